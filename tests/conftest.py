@@ -1,0 +1,75 @@
+"""Shared fixtures: every test runs with a temporary ASSISTANT_CODE_HOME and HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+
+from tui.devserver import AuthServer
+
+HOST_VARS = (
+    "ASSISTANT_OAUTH_HOST_CN",
+    "ASSISTANT_OAUTH_HOST_GLOBAL",
+    "ASSISTANT_BASE_URL_CN",
+    "ASSISTANT_BASE_URL_GLOBAL",
+    "ASSISTANT_CLIENT_ID",
+)
+
+# respx-mocked tests use these fixed https hosts
+CN_HOST = "https://auth.cn.test"
+GLOBAL_HOST = "https://auth.global.test"
+CN_BASE = "https://api.cn.test/coding/v1"
+GLOBAL_BASE = "https://api.global.test/coding/v1"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """A private config dir; the real ~/.assistant-code is never touched."""
+    config = tmp_path / "assistant-home"
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    for name in HOST_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", CN_HOST)
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_GLOBAL", GLOBAL_HOST)
+    monkeypatch.setenv("ASSISTANT_BASE_URL_CN", CN_BASE)
+    monkeypatch.setenv("ASSISTANT_BASE_URL_GLOBAL", GLOBAL_BASE)
+    monkeypatch.setenv("ASSISTANT_CLIENT_ID", "test-client")
+    monkeypatch.delenv("SSH_CONNECTION", raising=False)
+    monkeypatch.delenv("SSH_TTY", raising=False)
+    return config
+
+
+def point_env_at(server: AuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cn -> http://127.0.0.1:P, global -> http://localhost:P: one server, two distinct hosts."""
+    port = server.url.rsplit(":", 1)[1]
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_GLOBAL", f"http://localhost:{port}")
+    monkeypatch.setenv("ASSISTANT_BASE_URL_CN", f"http://127.0.0.1:{port}/cn/coding/v1")
+    monkeypatch.setenv("ASSISTANT_BASE_URL_GLOBAL", f"http://localhost:{port}/global/coding/v1")
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch):
+    """The project's local authorization server on 127.0.0.1, with the env pointed at it."""
+    srv = AuthServer(interval=1, auto_approve=None, client_id="test-client").start()
+    point_env_at(srv, monkeypatch)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def write_creds(home: pathlib.Path, data: object, name: str = "assistant-code") -> pathlib.Path:
+    path = home / "credentials" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.write_text(json.dumps(data, indent=2) if not isinstance(data, str) else data)
+    os.chmod(path, 0o600)
+    return path
+
+
+def read_json(path: pathlib.Path) -> object:
+    return json.loads(path.read_text())

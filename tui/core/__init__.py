@@ -1,0 +1,75 @@
+"""The specification as a Python API (see shared/design/core-api.md). Never imports Textual.
+
+Names are loaded on first use (PEP 562), so `import tui.core` costs almost nothing and reading a
+valid token never imports httpx or tomlkit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+_EXPORTS = {
+    "AuthError": "errors",
+    "Region": "regions",
+    "parse_region": "regions",
+    "Endpoints": "regions",
+    "endpoints": "regions",
+    "client_id": "regions",
+    "config_dir": "paths",
+    "credentials_dir": "paths",
+    "credentials_path": "paths",
+    "config_path": "paths",
+    "device_id_path": "paths",
+    "derive_scoped_key": "keys",
+    "resolve_storage_name": "keys",
+    "OAuthRef": "keys",
+    "TokenContext": "keys",
+    "resolve_context": "keys",
+    "is_expired": "credentials",
+    "merge_token_response": "credentials",
+    "load_credentials": "credentials",
+    "write_credentials": "credentials",
+    "device_id": "identity",
+    "identity_headers": "identity",
+    "DeviceAuthorization": "device_flow",
+    "PollStatus": "device_flow",
+    "start_device_authorization": "device_flow",
+    "poll_device_token": "device_flow",
+    "get_access_token": "tokens",
+    "refresh_access_token": "tokens",
+    "read_valid_token": "tokens",
+    "MANAGED_PROVIDER": "provider",
+    "provision_managed_provider": "provider",
+    "persist_device_signin": "provider",
+    "redact": "redact",
+    "mask": "redact",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tui.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .credentials import is_expired, load_credentials, merge_token_response, write_credentials
+    from .device_flow import DeviceAuthorization, PollStatus, poll_device_token, start_device_authorization
+    from .errors import AuthError
+    from .identity import device_id, identity_headers
+    from .keys import OAuthRef, TokenContext, derive_scoped_key, resolve_context, resolve_storage_name
+    from .paths import config_dir, config_path, credentials_dir, credentials_path, device_id_path
+    from .provider import MANAGED_PROVIDER, persist_device_signin, provision_managed_provider
+    from .redact import mask, redact
+    from .regions import Endpoints, Region, client_id, endpoints, parse_region
+    from .tokens import get_access_token, read_valid_token, refresh_access_token

@@ -1,0 +1,173 @@
+"""The credential file (spec 2.1, 4.6, 7.2): parse, expiry, merge, atomic 0600 writes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pathlib
+import time
+from collections.abc import Mapping
+
+from . import paths
+from .atomic import atomic_write, ensure_private_dir
+from .errors import AuthError
+from .redact import register_token_fields
+
+log = logging.getLogger("tui.core.credentials")
+
+EXPIRY_LEEWAY = 30  # seconds (spec 8)
+LOGIN_HINT = "sign in first with `assistant-auth login`"
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_expired(creds: Mapping, now: float | None = None) -> bool:
+    """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
+    expires_at = creds.get("expires_at") if isinstance(creds, Mapping) else None
+    if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)):
+        return False
+    current = time.time() if now is None else now
+    return current >= expires_at - EXPIRY_LEEWAY
+
+
+def merge_token_response(current_text: str, response: Mapping, now: float | None = None) -> object:
+    """Spec 4.6: merge a token response into the current file content.
+
+    Unparsable content starts from an empty object; content that parses to a non-object is
+    returned unchanged. Every other field of the file is kept.
+    """
+    try:
+        current = json.loads(current_text) if current_text.strip() else {}
+    except ValueError:
+        current = {}
+    if not isinstance(current, dict):
+        return current
+    merged = dict(current)
+    merged["access_token"] = response.get("access_token")
+    for field in ("refresh_token", "scope", "token_type"):
+        if response.get(field) is not None:
+            merged[field] = response[field]
+    expires_in = response.get("expires_in")
+    if _is_int(expires_in):
+        current_time = time.time() if now is None else now
+        merged["expires_in"] = expires_in
+        merged["expires_at"] = int(current_time) + expires_in
+    return merged
+
+
+def parse_credentials(text: str) -> dict:
+    """Parse credential JSON; AuthError `Failed to parse OAuth credentials: <detail>` otherwise."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
+    if not isinstance(data, dict):
+        raise AuthError(
+            f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}"
+        )
+    if not isinstance(data.get("access_token"), str):
+        problem = "missing" if "access_token" not in data else "not a string:"
+        raise AuthError(f"Failed to parse OAuth credentials: field `access_token` {problem}".rstrip(":"))
+    for field in ("refresh_token", "scope", "token_type"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a string")
+    for field in ("expires_at", "expires_in"):
+        if data.get(field) is not None and not _is_int(data[field]):
+            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not an integer")
+    register_token_fields(data)
+    return data
+
+
+def read_text(path: pathlib.Path) -> str:
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"invalid UTF-8: {exc}") from None
+
+
+def load_credentials(storage_name: str) -> dict:
+    path = paths.credentials_path(storage_name)
+    try:
+        text = read_text(path)
+    except FileNotFoundError as exc:
+        raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
+    except IsADirectoryError as exc:
+        raise AuthError(f"Failed to parse OAuth credentials: {path} is a directory ({exc.strerror})") from None
+    except OSError as exc:
+        raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
+    except ValueError as exc:
+        raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
+    return parse_credentials(text)
+
+
+def try_load(storage_name: str) -> dict | None:
+    """The parsed credentials, or None when missing or unreadable (for the re-read rules)."""
+    try:
+        return load_credentials(storage_name)
+    except AuthError:
+        return None
+
+
+def dump(data: object) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_credentials(storage_name: str, data: object) -> pathlib.Path:
+    """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created)."""
+    path = paths.credentials_path(storage_name)
+    ensure_private_dir(path.parent)
+    atomic_write(path, dump(data), mode=0o600)
+    return path
+
+
+def corrupt_name(path: pathlib.Path, now: float | None = None) -> pathlib.Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(time.time() if now is None else now))
+    candidate = path.with_name(f"{path.name}.corrupt-{stamp}")
+    counter = 1
+    while candidate.exists():
+        counter += 1
+        candidate = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+    return candidate
+
+
+def move_aside(path: pathlib.Path) -> pathlib.Path:
+    """Rename a corrupt file to `<name>.corrupt-<timestamp>`; nothing is ever deleted."""
+    target = corrupt_name(path)
+    os.replace(path, target)
+    log.warning("moved unreadable credential file aside to %s", target)
+    return target
+
+
+def write_merged(storage_name: str, response: Mapping, now: float | None = None) -> pathlib.Path:
+    """Read the current file, merge the token response (4.6) and write it back.
+
+    Beyond the specification: a current file that does not parse to an object would be
+    overwritten (or kept, losing the new tokens). It is moved aside to `.corrupt-<timestamp>`
+    first, so nothing is lost and the new tokens are stored.
+    """
+    path = paths.credentials_path(storage_name)
+    ensure_private_dir(path.parent)
+    try:
+        current = read_text(path)
+    except FileNotFoundError:
+        current = ""
+    except ValueError:
+        move_aside(path)
+        current = ""
+    merged = merge_token_response(current, response, now)
+    if current.strip() and (not isinstance(merged, dict) or not _parses_to_object(current)):
+        move_aside(path)
+        merged = merge_token_response("", response, now)
+    return write_credentials(storage_name, merged)
+
+
+def _parses_to_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False

@@ -1,0 +1,199 @@
+"""Device-authorization sign-in (spec 3.2, 4.1, 4.2 device grant, RFC 8628)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from .errors import AuthError
+from .redact import excerpt, register_secret, register_token_fields
+from .regions import Region, client_id, endpoints, parse_region
+
+log = logging.getLogger("tui.core.device_flow")
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+POLL_BUDGET = 15 * 60  # seconds (spec 8)
+MIN_INTERVAL = 1
+SLOW_DOWN_STEP = 5
+
+StatusName = Literal["pending", "slow_down", "success", "expired", "access_denied", "timeout"]
+TERMINAL = ("success", "expired", "access_denied", "timeout")
+
+
+@dataclass(frozen=True)
+class DeviceAuthorization:
+    """Spec 2.3. `to_dict` keeps the snake_case names and None as null."""
+
+    user_code: str
+    device_code: str
+    verification_uri: str | None = None
+    verification_uri_complete: str | None = None
+    expires_in: int | None = None
+    interval: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __repr__(self) -> str:  # the device code is a secret: keep it out of reprs and logs
+        return (
+            f"DeviceAuthorization(user_code={self.user_code!r}, device_code='[redacted]', "
+            f"verification_uri={self.verification_uri!r}, "
+            f"verification_uri_complete={self.verification_uri_complete!r}, "
+            f"expires_in={self.expires_in!r}, interval={self.interval!r})"
+        )
+
+
+@dataclass(frozen=True)
+class PollStatus:
+    """Spec 2.4: tagged by `status`; `interval` only for pending / slow_down."""
+
+    status: StatusName
+    interval: int | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {"status": self.status}
+        if self.interval is not None and self.status in ("pending", "slow_down"):
+            out["interval"] = self.interval
+        return out
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_device_authorization(text: str) -> DeviceAuthorization:
+    """Strict parse of the 2.3 body; ValueError with a readable detail otherwise."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+    for field in ("user_code", "device_code"):
+        if not isinstance(data.get(field), str):
+            raise ValueError(f"missing field `{field}`" if field not in data else f"field `{field}` is not a string")
+        if not data[field]:
+            raise ValueError(f"field `{field}` is empty")
+    for field in ("verification_uri", "verification_uri_complete"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            raise ValueError(f"field `{field}` is not a string")
+    for field in ("expires_in", "interval"):
+        if data.get(field) is not None and not _is_int(data[field]):
+            raise ValueError(f"field `{field}` is not an integer")
+    register_secret(data["device_code"])
+    return DeviceAuthorization(
+        user_code=data["user_code"],
+        device_code=data["device_code"],
+        verification_uri=data.get("verification_uri"),
+        verification_uri_complete=data.get("verification_uri_complete"),
+        expires_in=data.get("expires_in"),
+        interval=data.get("interval"),
+    )
+
+
+def parse_token_response(text: str) -> dict:
+    """Strict parse of the 2.2 body; ValueError with a readable detail otherwise."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+    register_token_fields(data)
+    if not isinstance(data.get("access_token"), str):
+        raise ValueError(
+            "missing field `access_token`" if "access_token" not in data else "field `access_token` is not a string"
+        )
+    if not data["access_token"]:
+        raise ValueError("field `access_token` is empty")
+    for field in ("refresh_token", "scope", "token_type"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            raise ValueError(f"field `{field}` is not a string")
+    if data.get("expires_in") is not None and not _is_int(data["expires_in"]):
+        raise ValueError("field `expires_in` is not an integer")
+    return data
+
+
+def oauth_error_code(text: str) -> str | None:
+    """The string `error` field of a JSON object body, or None."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("error"), str):
+        return data["error"]
+    return None
+
+
+async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
+    from .http import client_scope, post_form
+    from .identity import identity_headers
+
+    ep = endpoints(parse_region(region))
+    url = ep.oauth_host + "/api/oauth/device_authorization"
+    async with client_scope(client) as http:
+        response = await post_form(
+            http, url, {"client_id": client_id()}, identity_headers(), "Device authorization request failed"
+        )
+    if not response.ok:
+        raise AuthError(f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}")
+    try:
+        return parse_device_authorization(response.text)
+    except ValueError as exc:
+        raise AuthError(f"Failed to parse device authorization response: {excerpt(str(exc))}") from None
+
+
+async def poll_device_token(
+    device_code: str,
+    interval: int,
+    region: Region | str | None = None,
+    *,
+    client=None,
+    on_status: Callable[[PollStatus], object] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> PollStatus:
+    """Spec 3.2. Returns a terminal status; AuthError for the failed rows.
+
+    On success the tokens are already persisted and the provider provisioned (spec 4.4).
+    """
+    from .http import client_scope, post_form
+    from .identity import identity_headers
+    from .provider import persist_device_signin
+
+    region = parse_region(region)
+    register_secret(device_code)
+    ep = endpoints(region)
+    url = ep.oauth_host + "/api/oauth/token"
+    current = max(interval if _is_int(interval) else MIN_INTERVAL, MIN_INTERVAL)
+    deadline = clock() + POLL_BUDGET
+    form = {"grant_type": DEVICE_GRANT, "client_id": client_id(), "device_code": device_code}
+    headers = identity_headers()
+    async with client_scope(client) as http:
+        while True:
+            response = await post_form(http, url, form, headers, "Token polling request failed")
+            if response.ok:
+                try:
+                    tokens = parse_token_response(response.text)
+                except ValueError as exc:
+                    raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
+                persist_device_signin(tokens, region)
+                return PollStatus("success")
+            code = oauth_error_code(response.text)
+            if code is None:
+                raise AuthError(f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}")
+            if code == "authorization_pending":
+                status = PollStatus("pending", current)
+            elif code == "slow_down":
+                current += SLOW_DOWN_STEP
+                status = PollStatus("slow_down", current)
+            elif code == "expired_token":
+                return PollStatus("expired")
+            elif code == "access_denied":
+                return PollStatus("access_denied")
+            else:
+                raise AuthError(f"Token polling error ({excerpt(code)}): {excerpt(response.text)}")
+            if on_status is not None:
+                on_status(status)
+            if clock() + current >= deadline:
+                return PollStatus("timeout")
+            await sleep(current)

@@ -1,0 +1,121 @@
+"""The HTTP edge: one place that builds clients, checks hosts and turns failures into details.
+
+httpx is imported here, lazily, so that reading a valid token never pays for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from .errors import AuthError
+from .redact import redact
+
+REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
+MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
+
+log = logging.getLogger("tui.core.http")
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def insecure_reason(url: str) -> str | None:
+    """Why `url` must not receive a token, or None. Beyond the spec: https, or http on loopback."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "https" and parts.hostname:
+        return None
+    if scheme == "http" and parts.hostname and _is_loopback(parts.hostname):
+        return None
+    return (
+        f"Refusing to send credentials to {url}: the authorization host must use https:// "
+        "(plain http:// is allowed only for loopback addresses)"
+    )
+
+
+def check_secure(url: str) -> None:
+    reason = insecure_reason(url)
+    if reason:
+        raise AuthError(reason)
+
+
+def transport_detail(exc: BaseException) -> str:
+    text = str(exc).strip()
+    name = type(exc).__name__
+    return redact(f"{name}: {text}" if text else name)
+
+
+@contextlib.asynccontextmanager
+async def client_scope(client: object | None) -> AsyncIterator[object]:
+    """Use the caller's client, or build one with the 10-second timeout of spec 8."""
+    if client is not None:
+        yield client
+        return
+    try:
+        import httpx
+
+        own = httpx.AsyncClient(timeout=REQUEST_TIMEOUT, follow_redirects=False)
+    except Exception as exc:  # pragma: no cover - depends on the environment (e.g. bad SSL setup)
+        raise AuthError(f"Failed to build HTTP client: {transport_detail(exc)}") from None
+    async with own:
+        yield own
+
+
+async def post_form(
+    client: object,
+    url: str,
+    form: Mapping[str, str],
+    headers: Mapping[str, str] | None,
+    failure: str,
+) -> Response:
+    """POST a form with a 10-second budget for the whole exchange (spec 8).
+
+    A transport failure (connect, reset, timeout, a server trickling bytes past the budget)
+    becomes AuthError(f"{failure}: <detail>").
+    """
+    import asyncio
+
+    import httpx
+
+    check_secure(url)
+    log.debug("POST %s form=%s", url, redact(str(sorted(form.items()))))
+    try:
+        async with asyncio.timeout(REQUEST_TIMEOUT):
+            async with client.stream(  # type: ignore[attr-defined]
+                "POST", url, data=dict(form), headers=dict(headers or {})
+            ) as response:
+                chunks = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size >= MAX_BODY:
+                        break
+    except TimeoutError:
+        raise AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s") from None
+    except (httpx.HTTPError, OSError, ValueError) as exc:
+        raise AuthError(f"{failure}: {transport_detail(exc)}") from None
+    text = b"".join(chunks)[:MAX_BODY].decode("utf-8", errors="replace")
+    log.debug("HTTP %s from %s: %s", response.status_code, url, redact(text[:500]))
+    return Response(status=response.status_code, text=text)

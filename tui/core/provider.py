@@ -1,0 +1,153 @@
+"""The managed provider entry in config.toml (spec 2.6, 4.4), edited round-trip with tomlkit.
+
+tomlkit is imported lazily: only a sign-in or a config edit pays for it.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import Any
+
+from . import paths
+from .atomic import atomic_write, ensure_private_dir
+from .errors import AuthError
+from .regions import Region, endpoints, parse_region
+
+MANAGED_PROVIDER = "managed:assistant-code"
+PROVIDER_TYPE = "assistant"
+CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
+
+
+def read_config_text(path: pathlib.Path | None = None) -> str:
+    """The text of config.toml ('' when missing). AuthError for any other read problem."""
+    path = path or paths.config_path()
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}") from None
+
+
+def parse_config(text: str) -> Any:
+    """A tomlkit document; AuthError with the parser's line and column when the TOML is invalid."""
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
+    try:
+        return tomlkit.parse(text)
+    except ParseError as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+
+
+def write_config_text(text: str, path: pathlib.Path | None = None) -> None:
+    """Atomic write, keeping the existing file's mode (0600 for a new file: it may hold api keys)."""
+    path = path or paths.config_path()
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    try:
+        ensure_private_dir(path.parent)
+        atomic_write(path, text.encode("utf-8"), mode=mode)
+    except OSError as exc:
+        raise AuthError(f"Failed to write {CONFIG_LABEL} config: {exc.strerror or exc}") from None
+
+
+def providers_table(doc: Any, create: bool = False) -> Any:
+    import tomlkit
+
+    if "providers" not in doc:
+        if not create:
+            return None
+        doc["providers"] = tomlkit.table(is_super_table=True)
+    table = doc["providers"]
+    if not isinstance(table, dict):
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: `providers` is not a table")
+    return table
+
+
+def oauth_block(oauth_key: str, region: Region) -> Any:
+    import tomlkit
+
+    block = tomlkit.inline_table()
+    block["storage"] = "file"
+    block["key"] = oauth_key
+    if region is Region.GLOBAL:
+        block["oauthHost"] = endpoints(region).oauth_host
+    return block
+
+
+def apply_managed_provider(doc: Any, oauth_key: str, region: Region | str) -> None:
+    """Pure edit of a parsed document: create or update the managed entry (spec 2.6)."""
+    import tomlkit
+
+    region = parse_region(region)
+    providers = providers_table(doc, create=True)
+    base_url = endpoints(region).base_url
+    entry = providers.get(MANAGED_PROVIDER)
+    if entry is not None and not isinstance(entry, dict):
+        raise AuthError(
+            f"Failed to read {CONFIG_LABEL} config: `providers.\"{MANAGED_PROVIDER}\"` is not a table"
+        )
+    if entry is None:
+        entry = tomlkit.table()
+        entry["name"] = MANAGED_PROVIDER
+        entry["type"] = PROVIDER_TYPE
+        entry["base_url"] = base_url
+        entry["api_key"] = ""
+        entry["enabled"] = True
+        entry["active"] = False
+        entry["managed"] = True
+        entry["note"] = ""
+        entry["icon"] = ""
+        entry["oauth"] = oauth_block(oauth_key, region)
+        for empty in ("env", "settings", "usage"):
+            entry[empty] = tomlkit.inline_table()
+        providers[MANAGED_PROVIDER] = entry
+        return
+    entry["type"] = PROVIDER_TYPE
+    entry["base_url"] = base_url
+    entry["api_key"] = ""
+    entry["oauth"] = oauth_block(oauth_key, region)
+    entry["managed"] = True
+
+
+def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
+    """Read-modify-write config.toml; comments, order and unrelated tables survive."""
+    import tomlkit
+
+    text = read_config_text()
+    doc = parse_config(text)
+    apply_managed_provider(doc, oauth_key, region)
+    write_config_text(tomlkit.dumps(doc))
+
+
+def persist_device_signin(token_response: dict, region: Region | str) -> str:
+    """Spec 4.4: store the tokens in the region's slot and provision the provider."""
+    from .credentials import write_merged
+    from .keys import derive_scoped_key, resolve_storage_name
+
+    region = parse_region(region)
+    ep = endpoints(region)
+    oauth_key = derive_scoped_key(ep.oauth_host, ep.base_url)
+    storage_name = resolve_storage_name(oauth_key)
+    try:
+        write_merged(storage_name, token_response)
+    except OSError as exc:
+        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+    provision_managed_provider(oauth_key, region)
+    return storage_name
+
+
+def list_providers(doc: Any) -> list[tuple[str, Any]]:
+    table = providers_table(doc)
+    if table is None:
+        return []
+    return [(str(name), value) for name, value in table.items() if isinstance(value, dict)]
+
+
+def config_exists() -> bool:
+    return os.path.exists(paths.config_path())
