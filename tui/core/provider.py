@@ -80,49 +80,94 @@ def oauth_block(oauth_key: str, region: Region) -> Any:
     return block
 
 
-def apply_managed_provider(doc: Any, oauth_key: str, region: Region | str) -> None:
-    """Pure edit of a parsed document: create or update the managed entry (spec 2.6)."""
+def _new_entry(oauth_key: str, region: Region) -> Any:
     import tomlkit
 
+    entry = tomlkit.table()
+    entry["name"] = MANAGED_PROVIDER
+    entry["type"] = PROVIDER_TYPE
+    entry["base_url"] = endpoints(region).base_url
+    entry["api_key"] = ""
+    entry["enabled"] = True
+    entry["active"] = False
+    entry["managed"] = True
+    entry["note"] = ""
+    entry["icon"] = ""
+    entry["oauth"] = oauth_block(oauth_key, region)
+    for empty in ("env", "settings", "usage"):
+        entry[empty] = tomlkit.inline_table()
+    return entry
+
+
+def _append_entry(text: str, entry: Any) -> str | None:
+    """Append the new table at the end of the text, leaving every existing byte where it was.
+
+    Returns None when the result would not be valid TOML (e.g. `providers` is an inline table).
+    """
+    import tomlkit
+
+    holder = tomlkit.document()
+    providers = tomlkit.table(is_super_table=True)
+    providers[MANAGED_PROVIDER] = entry
+    holder["providers"] = providers
+    rendered = tomlkit.dumps(holder)
+    prefix = text
+    if prefix.strip():
+        prefix = prefix if prefix.endswith("\n") else prefix + "\n"
+        prefix += "\n"
+    else:
+        prefix = ""
+    candidate = prefix + rendered
+    try:
+        parsed = parse_config(candidate)
+        if not isinstance(parsed.get("providers", {}).get(MANAGED_PROVIDER), dict):
+            return None
+    except (AuthError, AttributeError):
+        return None
+    return candidate
+
+
+def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> str:
+    """Pure: the config text with the managed entry created or updated (spec 2.6).
+
+    A new entry is appended at the end of the file; an existing one is edited in place. Every
+    other byte of the file stays as it was.
+    """
     region = parse_region(region)
-    providers = providers_table(doc, create=True)
-    base_url = endpoints(region).base_url
-    entry = providers.get(MANAGED_PROVIDER)
+    doc = parse_config(text)
+    providers = providers_table(doc, create=False)
+    entry = providers.get(MANAGED_PROVIDER) if providers is not None else None
     if entry is not None and not isinstance(entry, dict):
         raise AuthError(
             f"Failed to read {CONFIG_LABEL} config: `providers.\"{MANAGED_PROVIDER}\"` is not a table"
         )
     if entry is None:
-        entry = tomlkit.table()
-        entry["name"] = MANAGED_PROVIDER
+        appended = _append_entry(text, _new_entry(oauth_key, region))
+        if appended is not None:
+            return appended
+        import tomlkit
+
+        providers = providers_table(doc, create=True)
+        fresh = _new_entry(oauth_key, region)
+        if isinstance(providers, tomlkit.items.InlineTable):  # `providers = { ... }`: stay inline
+            inline = tomlkit.inline_table()
+            inline.update(fresh.unwrap())
+            fresh = inline
+        providers[MANAGED_PROVIDER] = fresh
+    else:
         entry["type"] = PROVIDER_TYPE
-        entry["base_url"] = base_url
+        entry["base_url"] = endpoints(region).base_url
         entry["api_key"] = ""
-        entry["enabled"] = True
-        entry["active"] = False
-        entry["managed"] = True
-        entry["note"] = ""
-        entry["icon"] = ""
         entry["oauth"] = oauth_block(oauth_key, region)
-        for empty in ("env", "settings", "usage"):
-            entry[empty] = tomlkit.inline_table()
-        providers[MANAGED_PROVIDER] = entry
-        return
-    entry["type"] = PROVIDER_TYPE
-    entry["base_url"] = base_url
-    entry["api_key"] = ""
-    entry["oauth"] = oauth_block(oauth_key, region)
-    entry["managed"] = True
+        entry["managed"] = True
+    import tomlkit
+
+    return tomlkit.dumps(doc)
 
 
 def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive."""
-    import tomlkit
-
-    text = read_config_text()
-    doc = parse_config(text)
-    apply_managed_provider(doc, oauth_key, region)
-    write_config_text(tomlkit.dumps(doc))
+    write_config_text(apply_managed_provider(read_config_text(), oauth_key, region))
 
 
 def persist_device_signin(token_response: dict, region: Region | str) -> str:
