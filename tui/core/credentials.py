@@ -75,8 +75,9 @@ def parse_credentials(text: str) -> dict:
         if data.get(field) is not None and not isinstance(data[field], str):
             raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a string")
     for field in ("expires_at", "expires_in"):
-        if data.get(field) is not None and not _is_int(data[field]):
-            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not an integer")
+        value = data.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a number")
     register_token_fields(data)
     return data
 
