@@ -91,3 +91,30 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
         ctx = resolve_context(entry["oauth"], base)
         found.setdefault(ctx.storage_name, []).append(str(name))
     return found
+
+
+def selection_for_slot(storage_name: str) -> Selection:
+    """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
+    to, else its own key against the cn host."""
+    from .keys import DEFAULT_STORAGE_NAME, derive_scoped_key, resolve_storage_name
+
+    users = providers_by_slot()
+    if users.get(storage_name):
+        return provider_selection(users[storage_name][0])
+    for region in (Region.CN, Region.GLOBAL):
+        ep = endpoints(region)
+        if resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url)) == storage_name:
+            ref = None if region is Region.CN else OAuthRef(oauth_host=ep.oauth_host)
+            return Selection(ref, ep.base_url, f"region {region.value}")
+    if storage_name == DEFAULT_STORAGE_NAME:
+        return Selection(None, endpoints(Region.CN).base_url, "the default slot")
+    return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")
+
+
+def region_for_slot(storage_name: str) -> Region:
+    from .keys import derive_scoped_key, resolve_storage_name
+
+    ep = endpoints(Region.GLOBAL)
+    if resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url)) == storage_name:
+        return Region.GLOBAL
+    return Region.CN
