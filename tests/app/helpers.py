@@ -1,0 +1,32 @@
+"""Helpers for Pilot tests: wait for a condition, read what is on screen."""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0, step: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            await pilot.pause()  # let the new state finish composing and painting
+            return True
+        await pilot.pause(step)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def screen_text(app) -> str:
+    """The text a person sees (from the SVG export), one line per terminal row."""
+    svg = app.export_screenshot()
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in re.finditer(r'<text[^>]*x="([\d.]+)"[^>]*y="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S):
+        x, y, body = float(match.group(1)), float(match.group(2)), match.group(3)
+        text = html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\xa0", " ")
+        rows.setdefault(y, []).append((x, text))
+    return "\n".join("".join(t for _x, t in sorted(parts)) for _y, parts in sorted(rows.items()))
+
+
+def screen_name(app) -> str:
+    return type(app.screen).__name__

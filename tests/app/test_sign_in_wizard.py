@@ -1,0 +1,240 @@
+"""The wizard driven by real keys (Pilot) against the local authorization server."""
+
+import tomllib
+
+import pytest
+
+from tui.app import AssistantAuthApp
+from tui.core import MANAGED_PROVIDER
+from tui.devserver import TOKEN_PATH
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import read_json, write_creds
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def fixed_code(server):
+    server.user_code_factory = lambda: "WDJB-MJHT"
+    return "WDJB-MJHT"
+
+
+@pytest.mark.parametrize("keys, region", [(["enter"], "cn"), (["down", "enter"], "global")])
+async def test_full_sign_in_with_auto_approve(server, home, fixed_code, keys, region):
+    server.auto_approve = 1.0
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        assert server.count() == 0  # nothing is requested before the user asks
+        text = screen_text(app)
+        assert "Not signed in" in text and "127.0.0.1" in text and "localhost" in text
+        await pilot.press(*keys)
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
+        text = screen_text(app)
+        assert "W D J B - M J H T" in text
+        assert server.verification_uri() in text
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        text = screen_text(app)
+        assert "Signed in" in text and "credentials" in text and MANAGED_PROVIDER in text
+    entry = tomllib.loads((home / "config.toml").read_text())["providers"][MANAGED_PROVIDER]
+    key = entry["oauth"]["key"]
+    name = "assistant-code" if key == "oauth/assistant-code" else key.removeprefix("oauth/")
+    assert (region == "global") == name.startswith("assistant-code-env-")
+    creds = read_json(home / "credentials" / f"{name}.json")
+    assert creds["access_token"] not in text and creds["refresh_token"] not in text
+
+
+async def test_region_flag_preselects_global(server):
+    app = AssistantAuthApp(region=__import__("tui.core", fromlist=["Region"]).Region.GLOBAL, no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.selected_region.value == "global"
+
+
+async def test_denied_then_retry(server, fixed_code):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        server.deny(fixed_code)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=10)
+        assert app.screen.kind == "access_denied"
+        assert "Access denied" in screen_text(app)
+        before = server.count("/api/oauth/device_authorization")
+        await pilot.press("enter")  # start again: a new code
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
+        assert server.count("/api/oauth/device_authorization") == before + 1
+
+
+async def test_expired_code_offers_new_code(server):
+    server.device_ttl = 1
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=10)
+        assert app.screen.kind == "expired"
+        assert "The code expired" in screen_text(app)
+        await pilot.press("escape")
+        assert screen_name(app) == "HomeScreen"
+
+
+async def test_cancel_mid_poll_sends_no_more_requests(server):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "polls", 0) >= 1)
+        await pilot.press("escape")
+        assert screen_name(app) == "HomeScreen"
+        after_cancel = server.count(TOKEN_PATH)
+        await pilot.pause(2.5)  # more than two poll intervals
+        assert server.count(TOKEN_PATH) == after_cancel
+
+
+async def test_slow_down_is_shown(server):
+    server.inject(TOKEN_PATH, status=400, body='{"error": "slow_down"}')
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "slow_downs", 0) == 1)
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "polling every 6 s" in text and "1 slow-downs" in text and "slow down" in text
+        await pilot.press("escape")
+
+
+async def test_error_shows_spec_message_and_retry(server):
+    server.inject(TOKEN_PATH, status=502, body="<html>Bad gateway</html>", content_type="text/html")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        assert app.screen.kind == "error"
+        assert "Token polling failed (HTTP 502): <html>Bad gateway</html>" in screen_text(app)
+        await pilot.click("#back")
+        assert screen_name(app) == "HomeScreen"
+
+
+async def test_device_authorization_error_is_shown(server):
+    server.inject("/api/oauth/device_authorization", status=503, body="maintenance", content_type="text/plain")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        assert "Device authorization failed (HTTP 503): maintenance" in screen_text(app)
+
+
+HOSTILE_CODE = "[@click=app.quit]x[/]\x1b[31mRED\x1b]52;c;ZXZpbA==\x07"
+HOSTILE_URI = "[link=https://evil.test]click[/link]\u202eevil"
+
+
+async def test_markup_and_escapes_from_server_are_inert(server):
+    server.user_code_factory = lambda: HOSTILE_CODE
+    server.verification_uri_override = HOSTILE_URI
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "[ @ c l i c k = a p p . q u i t ] x [ / ]" in text  # shown literally, letter-spaced
+        assert "[link=https://evil.test]click[/link]" in text
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        await pilot.click("#user-code")
+        await pilot.click("#uri")
+        await pilot.pause(0.1)
+        assert app.is_running  # a live [@click=app.quit] would have quit
+        await pilot.press("escape")
+
+
+async def test_error_body_markup_is_inert(server):
+    body = '[@click=app.quit]boom[/] [bold]x[/bold] \x1b[2J\x1b]0;title\x07'
+    server.inject(TOKEN_PATH, status=500, body=body, content_type="text/plain")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        text = screen_text(app)
+        assert "[@click=app.quit]boom[/] [bold]x[/bold]" in text
+        assert "\x1b" not in text
+        await pilot.click("#outcome-error")
+        assert app.is_running
+
+
+async def test_copy_code_over_ssh_uses_osc52(server, fixed_code, monkeypatch):
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 5000 10.0.0.2 22")
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("c")
+        assert app.clipboard == fixed_code
+        text = screen_text(app)
+        assert "Asked your terminal to copy the code" in text and "set-clipboard on" in text
+        assert "W D J B - M J H T" in text  # the code stays visible
+        await pilot.press("u")
+        assert app.clipboard.endswith("user_code=" + fixed_code)
+        await pilot.press("escape")
+
+
+async def test_copy_code_locally_uses_pyperclip(server, fixed_code, monkeypatch):
+    import pyperclip
+
+    copied = []
+    monkeypatch.setattr(pyperclip, "copy", copied.append)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("c")
+        assert copied == [fixed_code]
+        assert "Copied the code to the clipboard" in screen_text(app)
+        await pilot.press("escape")
+
+
+async def test_qr_toggle_and_too_small(server):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("r")
+        assert app.screen.query_one("#qr-pane").display
+        assert "█" in screen_text(app)
+        await pilot.press("r")
+        assert not app.screen.query_one("#qr-pane").display
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.press("r")
+        assert not app.screen.query_one("#qr-pane").display
+        assert "too small for the QR code" in screen_text(app)
+        await pilot.press("escape")
+
+
+async def test_no_browser_flag(server):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("o")
+        assert "--no-browser" in screen_text(app)
+        await pilot.press("escape")
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, "Not signed in"),
+        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 4102444800}, "Signed in · valid"),
+        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 1}, "will refresh on next use"),
+        ({"access_token": "AT-x", "expires_at": 1}, "expired (no refresh token)"),
+        ("{corrupt", "Credentials unparsable"),
+    ],
+)
+async def test_home_shows_slot_state(home, content, words):
+    if content is not None:
+        write_creds(home, content)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert words in text
+        assert "AT-x" not in text
