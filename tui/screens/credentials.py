@@ -18,7 +18,7 @@ from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import mask
 from tui.core.status import NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus, list_slots
 from tui.text import one_line
-from tui.timefmt import clock, expiry, stamp
+from tui.timefmt import clock, expiry, relative, stamp
 from tui.widgets.safe import PlainStatic, plain
 
 BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
@@ -34,6 +34,8 @@ def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     left = slot.expires_in(now)
     if left is None:
         return "—" if slot.state not in ("valid", "expired") else "no expiry"
+    if abs(left) >= 86400:
+        return relative(left)
     return clock(left) if left > 0 else f"-{clock(-left)}"
 
 
@@ -122,7 +124,7 @@ class CredentialsScreen(Screen):
         self.sub_title = "credentials"
         table = self.query_one("#slots", DataTable)
         table.add_column("Slot", key="slot", width=30)
-        table.add_column("State", key="state", width=14)
+        table.add_column("State", key="state", width=26)
         table.add_column("Expires in", key="left", width=10)
         table.add_column("Mode", key="mode", width=4)
         table.add_column("Providers", key="providers", width=30)
@@ -143,7 +145,7 @@ class CredentialsScreen(Screen):
         for slot in self.slots:
             table.add_row(
                 plain(one_line(slot.name, 30)),
-                plain(one_line(slot.label, 14)),
+                plain(one_line(slot.label, 26)),
                 plain(expires_in_text(slot)),
                 plain("—" if slot.mode is None else f"{slot.mode:04o}"),
                 plain(one_line(", ".join(self.users.get(slot.name, [])) or "—", 30)),

@@ -1,0 +1,165 @@
+"""Credential inspector: states, masking, live reload and every repair action, with real files."""
+
+import os
+import stat
+import time
+
+from tui.app import AssistantAuthApp
+from tui.devserver import TOKEN_PATH
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import read_json, write_creds
+
+SIZE = (100, 30)
+
+
+def secret_fragments(token: str) -> list[str]:
+    """Parts of a token longer than what masking may show (4 + 4 characters)."""
+    return [token[i : i + 9] for i in range(0, len(token) - 9, 3)]
+
+
+async def open_inspector(pilot):
+    await pilot.press("i")
+    await wait_for(pilot, lambda: screen_name(pilot.app) == "CredentialsScreen")
+
+
+async def test_lists_slots_with_states_and_masks_tokens(home, server):
+    tokens = server.issue_tokens()
+    write_creds(home, {**tokens, "expires_at": int(time.time()) + 600, "custom": "kept"})
+    write_creds(home, {"access_token": "AT-expired-no-refresh", "expires_at": 1}, name="assistant-code-env-0123456789abcdef")
+    write_creds(home, "{corrupt", name="broken")
+    write_creds(home, "[1, 2]", name="listy")
+    write_creds(home, {"refresh_token": "x"}, name="noaccess")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 45)) as pilot:
+        await open_inspector(pilot)
+        text = screen_text(app)
+        for words in ("assistant-code", "valid", "unparsable", "not an object", "missing access_token", "expired (no refresh"):
+            assert words in text, text
+        assert "Access token claims" in text and "user-1" in text
+        assert tokens["access_token"][:4] + "…" + tokens["access_token"][-4:] in text
+        for fragment in secret_fragments(tokens["access_token"]) + secret_fragments(tokens["refresh_token"]):
+            assert fragment not in text
+
+
+async def test_live_countdown_and_reload_on_external_change(home):
+    write_creds(home, {"access_token": "AT-1", "refresh_token": "r", "expires_at": int(time.time()) + 300})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        assert "4:5" in screen_text(app) or "5:00" in screen_text(app)
+        # the official CLI writes another slot and rewrites this one
+        write_creds(home, {"access_token": "AT-2", "expires_at": 1}, name="official")
+        await wait_for(pilot, lambda: "official" in screen_text(app), timeout=5)
+        assert "reloaded" in screen_text(app)
+
+
+async def test_refresh_now_through_core(home, server):
+    tokens = server.issue_tokens()
+    path = write_creds(home, {**tokens, "expires_at": int(time.time()) + 100})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("r")
+        assert screen_name(app) == "ConfirmScreen"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Refreshed assistant-code" in screen_text(app), timeout=10)
+    assert server.count(TOKEN_PATH, "refresh_token") == 1
+    assert read_json(path)["refresh_token"] != tokens["refresh_token"]
+
+
+async def test_refresh_failure_shows_spec_text(home, server):
+    write_creds(home, {"access_token": "AT-1", "refresh_token": "RT-unknown", "expires_at": 1})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("r", "y")
+        await wait_for(pilot, lambda: "login expired and refresh failed (HTTP 400)" in screen_text(app), timeout=10)
+        assert "RT-unknown" not in screen_text(app)
+
+
+async def test_cancelled_confirmation_changes_nothing(home):
+    path = write_creds(home, {"access_token": "AT-1", "refresh_token": "r"})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("d")
+        await pilot.press("n")
+        assert screen_name(app) == "CredentialsScreen"
+    assert path.exists()
+
+
+async def test_fix_permissions(home):
+    path = write_creds(home, {"access_token": "AT-1"})
+    os.chmod(path, 0o644)
+    os.chmod(path.parent, 0o755)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        assert "0644" in screen_text(app)
+        await pilot.press("m", "y")
+        await wait_for(pilot, lambda: "Permissions fixed" in screen_text(app))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_corrupt_file_moved_aside_then_sign_in(home, server):
+    write_creds(home, "{corrupt but precious")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("x")
+        assert screen_name(app) == "ConfirmScreen"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
+        await pilot.press("escape")
+    aside = [p for p in (home / "credentials").iterdir() if ".corrupt-" in p.name]
+    assert len(aside) == 1 and aside[0].read_text() == "{corrupt but precious"
+    assert not (home / "credentials" / "assistant-code.json").exists()
+
+
+async def test_move_aside_refused_for_valid_file(home):
+    path = write_creds(home, {"access_token": "AT-1"})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("x")
+        assert screen_name(app) == "CredentialsScreen"
+        assert "Only an unreadable credential file" in screen_text(app)
+    assert path.exists()
+
+
+async def test_logout_removes_slot(home):
+    path = write_creds(home, {"access_token": "AT-1"})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("d", "y")
+        await wait_for(pilot, lambda: "Signed out" in screen_text(app))
+    assert not path.exists()
+
+
+async def test_sign_in_again_uses_slot_region(home, server):
+    from tui.core import Region, derive_scoped_key, endpoints, resolve_storage_name
+
+    ep = endpoints(Region.GLOBAL)
+    name = resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url))
+    write_creds(home, {"access_token": "AT-1", "expires_at": 1}, name=name)
+    (home / "credentials" / "assistant-code.json").unlink(missing_ok=True)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await pilot.press("down")  # the default slot is listed first (missing)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
+        assert app.screen.account_region is Region.GLOBAL
+        await pilot.press("escape")
+
+
+async def test_reachable_from_command_palette(home):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Credentials")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
