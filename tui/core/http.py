@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .errors import AuthError
-from .redact import redact
+from .redact import REDACTED, redact
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
-MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
+MAX_BODY = 1 << 20
+SECRET_FORM_FIELDS = ("refresh_token", "device_code", "client_secret")  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
 
 log = logging.getLogger("tui.core.http")
 
@@ -99,7 +101,9 @@ async def post_form(
     import httpx
 
     check_secure(url)
-    log.debug("POST %s form=%s", url, redact(str(sorted(form.items()))))
+    if log.isEnabledFor(logging.DEBUG):
+        shown = {k: (REDACTED if k in SECRET_FORM_FIELDS else v) for k, v in form.items()}
+        log.debug("POST %s form=%s", url, redact(json.dumps(shown, sort_keys=True)))
     try:
         async with asyncio.timeout(REQUEST_TIMEOUT):
             async with client.stream(  # type: ignore[attr-defined]
