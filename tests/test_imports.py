@@ -34,3 +34,27 @@ def test_no_textual_import_under_core():
     for path in (ROOT / "tui" / "core").rglob("*.py"):
         text = path.read_text()
         assert "import textual" not in text and "from textual" not in text, path
+
+
+def test_cli_token_path_imports_only_what_it_needs(tmp_path):
+    """`assistant-auth token` with valid credentials and a config written by sign-in."""
+    code = f"""
+import json, os, sys, io
+home = {str(tmp_path)!r}
+os.environ['ASSISTANT_CODE_HOME'] = home
+os.makedirs(os.path.join(home, 'credentials'))
+open(os.path.join(home, 'credentials', 'assistant-code.json'), 'w').write(json.dumps({{'access_token': 'tok', 'expires_at': 4102444800}}))
+open(os.path.join(home, 'config.toml'), 'w').write('[providers."managed:assistant-code"]\\nbase_url = "https://x/coding/v1"\\noauth = {{storage = "file", key = "oauth/assistant-code"}}\\n')
+before = set(sys.modules)
+from tui.cli import main
+out = io.StringIO()
+real, sys.stdout = sys.stdout, out
+try:
+    assert main(['token']) == 0
+finally:
+    sys.stdout = real
+assert out.getvalue() == 'tok\\n'
+heavy = ('httpx', 'tomlkit', 'textual', 'asyncio', 'argparse', 'tomllib', 'dataclasses', 'logging', 'pathlib', 'typing')
+print(sorted(m for m in heavy if m in sys.modules and m not in before))
+"""
+    assert run(code) == "[]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
@@ -12,7 +13,7 @@ from tui.core.regions import Region
 
 
 class AssistantAuthApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 

@@ -7,7 +7,8 @@ valid token never imports httpx or tomlkit.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # not `from typing import`: keep `import tui.core` nearly free
 
 _EXPORTS = {
     "AuthError": "errors",
@@ -15,7 +16,7 @@ _EXPORTS = {
     "parse_region": "regions",
     "Endpoints": "regions",
     "endpoints": "regions",
-    "client_id": "regions",
+    "client_id": "settings",
     "config_dir": "paths",
     "credentials_dir": "paths",
     "credentials_path": "paths",

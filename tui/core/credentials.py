@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
-import pathlib
 import time
-from collections.abc import Mapping
+from _collections_abc import Mapping
+TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 
 from . import paths
-from .atomic import atomic_write, ensure_private_dir
 from .errors import AuthError
-from .redact import register_token_fields
 
-log = logging.getLogger("tui.core.credentials")
+if TYPE_CHECKING:  # pragma: no cover
+    import pathlib
+
+
+def _log():
+    import logging
+
+    return logging.getLogger("tui.core.credentials")
 
 EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"
@@ -78,11 +82,10 @@ def parse_credentials(text: str) -> dict:
         value = data.get(field)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a number")
-    register_token_fields(data)
     return data
 
 
-def read_text(path: pathlib.Path) -> str:
+def read_text(path: str | pathlib.Path) -> str:
     with open(path, "rb") as handle:
         raw = handle.read()
     try:
@@ -92,7 +95,7 @@ def read_text(path: pathlib.Path) -> str:
 
 
 def load_credentials(storage_name: str) -> dict:
-    path = paths.credentials_path(storage_name)
+    path = paths.credentials_file(storage_name)
     try:
         text = read_text(path)
     except FileNotFoundError as exc:
@@ -120,6 +123,8 @@ def dump(data: object) -> bytes:
 
 def write_credentials(storage_name: str, data: object) -> pathlib.Path:
     """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created)."""
+    from .atomic import atomic_write, ensure_private_dir
+
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
     atomic_write(path, dump(data), mode=0o600)
@@ -140,7 +145,7 @@ def move_aside(path: pathlib.Path) -> pathlib.Path:
     """Rename a corrupt file to `<name>.corrupt-<timestamp>`; nothing is ever deleted."""
     target = corrupt_name(path)
     os.replace(path, target)
-    log.warning("moved unreadable credential file aside to %s", target)
+    _log().warning("moved unreadable credential file aside to %s", target)
     return target
 
 
@@ -151,6 +156,8 @@ def write_merged(storage_name: str, response: Mapping, now: float | None = None)
     overwritten (or kept, losing the new tokens). It is moved aside to `.corrupt-<timestamp>`
     first, so nothing is lost and the new tokens are stored.
     """
+    from .atomic import ensure_private_dir
+
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
     try:

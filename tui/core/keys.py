@@ -1,54 +1,19 @@
-"""Credential slots: scoped keys, storage names and context resolution (spec 2.5, 4.5)."""
+"""Credential slots (spec 2.5, 4.5): the records of the core API over `slot_rules`."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import AuthError
-from .regions import Region, endpoints
-
-DEFAULT_KEY = "oauth/assistant-code"
-DEFAULT_STORAGE_NAME = "assistant-code"
-SCOPED_PREFIX = "oauth/assistant-code-env-"
-_OAUTH_PREFIX = "oauth/"
-
-# Beyond the specification: a storage name becomes a file name, so it is held to a conservative
-# alphabet (ASCII letters, digits, "-", "_", ".", not starting with ".") and a sane length. The
-# spec's own rule (no "/", no leading ".") is a subset of what this rejects.
-_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
-
-
-def _normalize(value: str) -> str:
-    return value.strip().rstrip("/")
-
-
-def derive_scoped_key(oauth_host: str, base_url: str) -> str:
-    host, base = _normalize(oauth_host), _normalize(base_url)
-    cn = endpoints(Region.CN)
-    if host == _normalize(cn.oauth_host) and base == _normalize(cn.base_url):
-        return DEFAULT_KEY
-    text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return SCOPED_PREFIX + digest
-
-
-def _valid_name(name: str) -> bool:
-    return bool(_NAME_RE.fullmatch(name)) and ".." not in name
-
-
-def resolve_storage_name(key: str) -> str:
-    if key in (DEFAULT_STORAGE_NAME, DEFAULT_KEY):
-        return DEFAULT_STORAGE_NAME
-    if key.startswith(_OAUTH_PREFIX):
-        rest = key[len(_OAUTH_PREFIX):]
-        if rest and _valid_name(rest):
-            return rest
-    elif _valid_name(key):
-        return key
-    raise AuthError(f"Invalid OAuth token key: {key}")
+from .slot_rules import (  # noqa: F401 - re-exported names of the core API
+    DEFAULT_KEY,
+    DEFAULT_STORAGE_NAME,
+    SCOPED_PREFIX,
+    context_fields,
+    derive_scoped_key,
+    ref_fields,
+    resolve_storage_name,
+)
 
 
 @dataclass(frozen=True)
@@ -64,12 +29,8 @@ class OAuthRef:
             return data
         if not isinstance(data, Mapping):
             return None
-        key = data.get("key")
-        host = data.get("oauthHost")
-        return cls(
-            key=key if isinstance(key, str) else None,
-            oauth_host=host if isinstance(host, str) else None,
-        )
+        key, host = ref_fields(data)
+        return cls(key=key, oauth_host=host)
 
     def to_mapping(self) -> dict:
         out: dict = {"storage": "file"}
@@ -89,24 +50,5 @@ class TokenContext:
 
 
 def resolve_context(ref: OAuthRef | Mapping | None, base_url: str) -> TokenContext:
-    parsed = OAuthRef.from_mapping(ref) if ref is not None else None
-    cn_host = endpoints(Region.CN).oauth_host
-    if parsed is None:
-        key, host = DEFAULT_KEY, cn_host
-    else:
-        host = parsed.oauth_host.strip() if parsed.oauth_host and parsed.oauth_host.strip() else cn_host
-        if parsed.key and parsed.key.strip():
-            key = parsed.key.strip()
-        else:
-            key = derive_scoped_key(host, base_url)
-    try:
-        name = resolve_storage_name(key)
-    except AuthError:
-        name = DEFAULT_STORAGE_NAME
-    host = host.rstrip("/")
-    return TokenContext(
-        storage_key=key,
-        storage_name=name,
-        oauth_host=host,
-        token_endpoint=host + "/api/oauth/token",
-    )
+    key, name, host = context_fields(ref, base_url)
+    return TokenContext(storage_key=key, storage_name=name, oauth_host=host, token_endpoint=host + "/api/oauth/token")

@@ -1,37 +1,54 @@
-"""Where the files live (spec 2.1, 2.6, 2.7). Read from the environment at call time."""
+"""Where the files live (spec 2.1, 2.6, 2.7). Read from the environment at call time.
+
+The `*_file` functions return plain strings without importing pathlib (the token hot path);
+the `pathlib.Path` functions of the core API are built on them.
+"""
 
 from __future__ import annotations
 
 import os
-import pathlib
 
 ENV_HOME = "ASSISTANT_CODE_HOME"
 DEFAULT_DIR_NAME = ".assistant-code"
 
 
-def config_dir() -> pathlib.Path:
+def config_dir_str() -> str:
     override = os.environ.get(ENV_HOME, "").strip()
     if override:
-        return pathlib.Path(override).expanduser()
-    return pathlib.Path.home() / DEFAULT_DIR_NAME
+        return os.path.expanduser(override)
+    return os.path.join(os.path.expanduser("~"), DEFAULT_DIR_NAME)
 
 
-def credentials_dir() -> pathlib.Path:
+def credentials_file(storage_name: str) -> str:
+    return os.path.join(config_dir_str(), "credentials", f"{storage_name}.json")
+
+
+def config_file() -> str:
+    return os.path.join(config_dir_str(), "config.toml")
+
+
+def config_dir():
+    import pathlib
+
+    return pathlib.Path(config_dir_str())
+
+
+def credentials_dir():
     return config_dir() / "credentials"
 
 
-def credentials_path(storage_name: str) -> pathlib.Path:
+def credentials_path(storage_name: str):
     return credentials_dir() / f"{storage_name}.json"
 
 
-def lock_path(storage_name: str) -> pathlib.Path:
+def lock_path(storage_name: str):
     """The cross-process single-flight lock file, beside the credential file."""
     return credentials_dir() / f"{storage_name}.json.lock"
 
 
-def config_path() -> pathlib.Path:
+def config_path():
     return config_dir() / "config.toml"
 
 
-def device_id_path() -> pathlib.Path:
+def device_id_path():
     return config_dir() / "device_id"

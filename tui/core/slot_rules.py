@@ -1,0 +1,87 @@
+"""The rules that pick a credential slot (spec 4.5), as pure functions on plain values.
+
+No dataclasses, no pathlib: `assistant-auth token` runs these on every call. `keys.py` wraps
+them in the records of the core API (OAuthRef, TokenContext).
+"""
+
+from __future__ import annotations
+
+import re
+from _collections_abc import Mapping
+
+from . import settings
+from .errors import AuthError
+
+MANAGED_PROVIDER = "managed:assistant-code"
+DEFAULT_KEY = "oauth/assistant-code"
+DEFAULT_STORAGE_NAME = "assistant-code"
+SCOPED_PREFIX = "oauth/assistant-code-env-"
+_OAUTH_PREFIX = "oauth/"
+
+# Beyond the specification: a storage name becomes a file name, so it is held to a conservative
+# alphabet (ASCII letters, digits, "-", "_", ".", not starting with "." or "-") and 128 characters.
+# The spec's own rule (no "/", no leading ".") is a subset of what this rejects.
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def _normalize(value: str) -> str:
+    return value.strip().rstrip("/")
+
+
+def derive_scoped_key(oauth_host: str, base_url: str) -> str:
+    host, base = _normalize(oauth_host), _normalize(base_url)
+    if host == _normalize(settings.oauth_host("cn")) and base == _normalize(settings.base_url("cn")):
+        return DEFAULT_KEY
+    import hashlib
+
+    text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
+    return SCOPED_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _valid_name(name: str) -> bool:
+    return bool(_NAME_RE.fullmatch(name)) and ".." not in name
+
+
+def resolve_storage_name(key: str) -> str:
+    if key in (DEFAULT_STORAGE_NAME, DEFAULT_KEY):
+        return DEFAULT_STORAGE_NAME
+    if key.startswith(_OAUTH_PREFIX):
+        rest = key[len(_OAUTH_PREFIX):]
+        if rest and _valid_name(rest):
+            return rest
+    elif _valid_name(key):
+        return key
+    raise AuthError(f"Invalid OAuth token key: {key}")
+
+
+def ref_fields(data: object) -> tuple[str | None, str | None] | None:
+    """(key, oauthHost) of an OAuth reference (spec 2.5), leniently; None when there is none.
+
+    Accepts a mapping (the TOML/JSON `oauth` block) or an object with `key`/`oauth_host`.
+    """
+    if data is None:
+        return None
+    if isinstance(data, Mapping):
+        key, host = data.get("key"), data.get("oauthHost")
+    elif hasattr(data, "key") and hasattr(data, "oauth_host"):
+        key, host = data.key, data.oauth_host
+    else:
+        return None
+    return (key if isinstance(key, str) else None, host if isinstance(host, str) else None)
+
+
+def context_fields(ref: object, base_url: str) -> tuple[str, str, str]:
+    """Spec 4.5: (storage key, storage name, oauth host without trailing `/`)."""
+    fields = ref_fields(ref)
+    cn_host = settings.oauth_host("cn")
+    if fields is None:
+        key, host = DEFAULT_KEY, cn_host
+    else:
+        ref_key, ref_host = fields
+        host = ref_host.strip() if ref_host and ref_host.strip() else cn_host
+        key = ref_key.strip() if ref_key and ref_key.strip() else derive_scoped_key(host, base_url)
+    try:
+        name = resolve_storage_name(key)
+    except AuthError:
+        name = DEFAULT_STORAGE_NAME
+    return key, name, host.rstrip("/")
