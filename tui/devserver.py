@@ -144,10 +144,9 @@ class AuthServer:
     # -- control from tests and the page ----------------------------------------------------
     def _grant_by_user_code(self, user_code: str) -> Grant | None:
         wanted = user_code.strip().upper().replace(" ", "")
-        for grant in self.state.grants.values():
-            if grant.user_code.upper() == wanted or grant.user_code == user_code:
-                return grant
-        return None
+        matches = [g for g in self.state.grants.values() if g.user_code.upper() == wanted or g.user_code == user_code]
+        pending = [g for g in matches if g.state == "pending"]
+        return (pending or matches or [None])[-1]  # the newest pending grant wins
 
     def decide(self, user_code: str, approve: bool) -> bool:
         with self.lock:

@@ -182,10 +182,15 @@ def mask_secrets(text: str) -> str:
     return _SECRET_LINE.sub(hide, text)
 
 
-def masked_diff(old: str, new: str, filename: str = "config.toml") -> str:
-    """A unified diff with secret values (api_key = "...") masked."""
+def masked_diff(old: str, new: str, filename: str = "config.toml", context: int = 1) -> str:
+    """A unified diff with secret values (api_key = "...") masked; one line of context so the
+    change itself fits in a small dialog."""
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"{filename} (on disk)", f"{filename} (edited)"
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        f"{filename} (on disk)",
+        f"{filename} (edited)",
+        n=context,
     )
     return mask_secrets("".join(lines))
 

@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.text import clean
 from tui.widgets.safe import PlainStatic
 
 
@@ -17,8 +18,9 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel") -> None:
+    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None) -> None:
         super().__init__()
+        self.lexer = lexer
         self.question = title
         self.body = body
         self.yes_label = yes
@@ -29,11 +31,16 @@ class ConfirmScreen(ModalScreen[bool]):
             yield PlainStatic(self.question, id="confirm-title")
             if self.body:
                 with VerticalScroll(id="confirm-body"):
-                    yield PlainStatic(self.body)
+                    if self.lexer:
+                        from rich.syntax import Syntax
+
+                        # Syntax never interprets markup; the text is cleaned of control characters
+                        yield Static(Syntax(clean(self.body), self.lexer, theme="ansi_dark", word_wrap=False))
+                    else:
+                        yield PlainStatic(self.body)
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no_label} (n)", id="no")
-            yield Static("y confirms · n or Esc cancels", classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

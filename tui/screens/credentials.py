@@ -123,8 +123,8 @@ class CredentialsScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = "credentials"
         table = self.query_one("#slots", DataTable)
-        table.add_column("Slot", key="slot", width=30)
-        table.add_column("State", key="state", width=26)
+        table.add_column("Slot", key="slot", width=24)
+        table.add_column("State", key="state", width=22)
         table.add_column("Expires in", key="left", width=10)
         table.add_column("Mode", key="mode", width=4)
         table.add_column("Providers", key="providers", width=30)
@@ -144,8 +144,8 @@ class CredentialsScreen(Screen):
         table.clear()
         for slot in self.slots:
             table.add_row(
-                plain(one_line(slot.name, 30)),
-                plain(one_line(slot.label, 26)),
+                plain(one_line(slot.name, 24)),
+                plain(one_line(slot.label, 22)),
                 plain(expires_in_text(slot)),
                 plain("—" if slot.mode is None else f"{slot.mode:04o}"),
                 plain(one_line(", ".join(self.users.get(slot.name, [])) or "—", 30)),

@@ -246,7 +246,7 @@ class ProvidersScreen(Screen):
             if ok:
                 self.write(snapshot, new_text)
 
-        self.app.push_screen(ConfirmScreen(f"Write these changes to {snapshot.path}?", diff, yes="Write"), answer)
+        self.app.push_screen(ConfirmScreen(f"Write these changes to {snapshot.path}?", diff, yes="Write", lexer="diff"), answer)
 
     def write(self, snapshot: Snapshot, new_text: str) -> None:
         try:
