@@ -6,7 +6,6 @@ Exit codes: 0 success; 1 not signed in / denied / expired / timeout / token unav
 
 from __future__ import annotations
 
-import os
 import sys
 
 USAGE = """\

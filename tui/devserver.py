@@ -108,6 +108,8 @@ class AuthServer:
         self.user_code_factory = user_code_factory
         self.verification_uri_override = verification_uri
         self.include_complete_uri = include_complete_uri
+        self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
+        self.issued: list[tuple[str, str]] = []  # (access_token, refresh_token) pairs, in order
         self.secret = secrets.token_bytes(32)
         self.lock = threading.Lock()
         self.state = _State()
@@ -196,10 +198,12 @@ class AuthServer:
     def issue_tokens(self, subject: str = "user-1", scope: str = "coding") -> dict:
         """A fresh token response; the refresh token is registered for rotation."""
         refresh = "rt_" + secrets.token_urlsafe(24)
+        access = self._jwt(subject, scope, self.access_ttl)
         with self.lock:
             self.state.refresh_tokens[refresh] = {"sub": subject, "scope": scope, "used": False}
+            self.issued.append((access, refresh))
         return {
-            "access_token": self._jwt(subject, scope, self.access_ttl),
+            "access_token": access,
             "refresh_token": refresh,
             "expires_in": self.access_ttl,
             "scope": scope,
@@ -279,6 +283,8 @@ class AuthServer:
         return 200, self.issue_tokens()
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
+        if self.refresh_delay:
+            time.sleep(self.refresh_delay)
         with self.lock:
             record = self.state.refresh_tokens.get(refresh_token)
             if record is None or record["used"]:

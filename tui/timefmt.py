@@ -29,7 +29,11 @@ def relative(seconds: float) -> str:
 
 
 def stamp(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(epoch))
+    """Local date and time; values no calendar can hold (a server's absurd expires_in) say so."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(epoch))
+    except (OverflowError, ValueError, OSError):
+        return "far future" if epoch > 0 else "far past"
 
 
 def expiry(expires_at: float | None, now: float | None = None) -> str:

@@ -2,8 +2,8 @@
 
 import tomllib
 
-from tui.app import AssistantAuthApp
 from tests.app.helpers import screen_name, screen_text, wait_for
+from tui.app import AssistantAuthApp
 
 SIZE = (100, 34)
 API_KEY = "sk-live-0123456789abcdefghij"

@@ -4,11 +4,11 @@ import tomllib
 
 import pytest
 
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import MANAGED_PROVIDER
 from tui.devserver import TOKEN_PATH
-from tests.app.helpers import screen_name, screen_text, wait_for
-from tests.conftest import read_json, write_creds
 
 SIZE = (80, 24)
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from tui.devserver import DEVICE_PATH, TOKEN_PATH
 from tests.conftest import read_json, write_creds
+from tui.devserver import DEVICE_PATH, TOKEN_PATH
 
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 

@@ -6,9 +6,9 @@ import httpx
 import pytest
 import respx
 
+from tests.conftest import CN_HOST, GLOBAL_HOST, read_json
 from tui.core import AuthError, DeviceAuthorization, PollStatus, Region, poll_device_token, start_device_authorization
 from tui.core.device_flow import DEVICE_GRANT
-from tests.conftest import CN_HOST, GLOBAL_HOST, read_json
 
 DEVICE_URL = CN_HOST + "/api/oauth/device_authorization"
 TOKEN_URL = CN_HOST + "/api/oauth/token"

@@ -1,16 +1,16 @@
 """Whole flows against the project's own authorization server on 127.0.0.1 (no mocks)."""
 
 import asyncio
-import json
 import os
 import subprocess
 import sys
 import textwrap
 import time
-
-import pytest
 import tomllib
 
+import pytest
+
+from tests.conftest import read_json, write_creds
 from tui.core import (
     MANAGED_PROVIDER,
     AuthError,
@@ -22,7 +22,6 @@ from tui.core import (
     start_device_authorization,
 )
 from tui.devserver import DEVICE_PATH, TOKEN_PATH
-from tests.conftest import read_json, write_creds
 
 
 @pytest.mark.parametrize("region", [Region.CN, Region.GLOBAL])

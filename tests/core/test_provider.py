@@ -2,12 +2,12 @@
 
 import os
 import stat
-
-import pytest
 import tomllib
 
-from tui.core import AuthError, MANAGED_PROVIDER, Region, persist_device_signin, provision_managed_provider
-from tests.conftest import CN_HOST, GLOBAL_BASE, GLOBAL_HOST, CN_BASE, read_json
+import pytest
+
+from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
+from tui.core import MANAGED_PROVIDER, AuthError, Region, persist_device_signin, provision_managed_provider
 
 USER_CONFIG = """\
 # my settings, hand written

@@ -9,9 +9,9 @@ import httpx
 import pytest
 import respx
 
+from tests.conftest import CN_BASE, CN_HOST, GLOBAL_HOST, read_json, write_creds
 from tui.core import AuthError, OAuthRef, get_access_token, refresh_access_token
 from tui.core.tokens import NO_REFRESH_TOKEN, read_valid_token
-from tests.conftest import CN_BASE, CN_HOST, GLOBAL_HOST, read_json, write_creds
 
 TOKEN_URL = CN_HOST + "/api/oauth/token"
 

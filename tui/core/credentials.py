@@ -6,9 +6,10 @@ import json
 import os
 import time
 from _collections_abc import Mapping
+
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 
-from . import paths
+from . import jsonutil, paths
 from .errors import AuthError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,7 +45,7 @@ def merge_token_response(current_text: str, response: Mapping, now: float | None
     returned unchanged. Every other field of the file is kept.
     """
     try:
-        current = json.loads(current_text) if current_text.strip() else {}
+        current = jsonutil.loads(current_text) if current_text.strip() else {}
     except ValueError:
         current = {}
     if not isinstance(current, dict):
@@ -65,7 +66,7 @@ def merge_token_response(current_text: str, response: Mapping, now: float | None
 def parse_credentials(text: str) -> dict:
     """Parse credential JSON; AuthError `Failed to parse OAuth credentials: <detail>` otherwise."""
     try:
-        data = json.loads(text)
+        data = jsonutil.loads(text)
     except ValueError as exc:
         raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
     if not isinstance(data, dict):
@@ -176,6 +177,6 @@ def write_merged(storage_name: str, response: Mapping, now: float | None = None)
 
 def _parses_to_object(text: str) -> bool:
     try:
-        return isinstance(json.loads(text), dict)
+        return isinstance(jsonutil.loads(text), dict)
     except ValueError:
         return False

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from . import jsonutil
 from .errors import AuthError
 from .redact import excerpt, register_secret, register_token_fields
 from .regions import Region, client_id, endpoints, parse_region
@@ -68,7 +68,7 @@ def _is_int(value: object) -> bool:
 
 def parse_device_authorization(text: str) -> DeviceAuthorization:
     """Strict parse of the 2.3 body; ValueError with a readable detail otherwise."""
-    data = json.loads(text)
+    data = jsonutil.loads(text)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
     for field in ("user_code", "device_code"):
@@ -95,7 +95,7 @@ def parse_device_authorization(text: str) -> DeviceAuthorization:
 
 def parse_token_response(text: str) -> dict:
     """Strict parse of the 2.2 body; ValueError with a readable detail otherwise."""
-    data = json.loads(text)
+    data = jsonutil.loads(text)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
     register_token_fields(data)
@@ -116,7 +116,7 @@ def parse_token_response(text: str) -> dict:
 def oauth_error_code(text: str) -> str | None:
     """The string `error` field of a JSON object body, or None."""
     try:
-        data = json.loads(text)
+        data = jsonutil.loads(text)
     except ValueError:
         return None
     if isinstance(data, dict) and isinstance(data.get("error"), str):
@@ -137,7 +137,7 @@ async def start_device_authorization(region: Region | str | None = None, *, clie
     if not response.ok:
         raise AuthError(f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}")
     try:
-        return parse_device_authorization(response.text)
+        return parse_device_authorization(response.strict_text())
     except ValueError as exc:
         raise AuthError(f"Failed to parse device authorization response: {excerpt(str(exc))}") from None
 
@@ -173,7 +173,7 @@ async def poll_device_token(
             response = await post_form(http, url, form, headers, "Token polling request failed")
             if response.ok:
                 try:
-                    tokens = parse_token_response(response.text)
+                    tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
                 persist_device_signin(tokens, region)

@@ -26,11 +26,18 @@ log = logging.getLogger("tui.core.http")
 @dataclass(frozen=True)
 class Response:
     status: int
-    text: str
+    text: str  # decoded with replacement characters: for excerpts and error codes
+    valid_utf8: bool = True
 
     @property
     def ok(self) -> bool:
         return 200 <= self.status < 300
+
+    def strict_text(self) -> str:
+        """The body for parsing: a body that is not valid UTF-8 is not a valid response."""
+        if not self.valid_utf8:
+            raise ValueError("response body is not valid UTF-8")
+        return self.text
 
 
 def _is_loopback(host: str) -> bool:
@@ -120,6 +127,10 @@ async def post_form(
         raise AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s") from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
         raise AuthError(f"{failure}: {transport_detail(exc)}") from None
-    text = b"".join(chunks)[:MAX_BODY].decode("utf-8", errors="replace")
+    raw = b"".join(chunks)[:MAX_BODY]
+    try:
+        text, valid = raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        text, valid = raw.decode("utf-8", errors="replace"), False
     log.debug("HTTP %s from %s: %s", response.status_code, url, redact(text[:500]))
-    return Response(status=response.status_code, text=text)
+    return Response(status=response.status_code, text=text, valid_utf8=valid)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-import json
+
+from . import jsonutil
 
 
 def decode_claims(token: object) -> dict | None:
@@ -13,7 +14,7 @@ def decode_claims(token: object) -> dict | None:
     payload = token.split(".")[1]
     try:
         raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        claims = json.loads(raw.decode("utf-8"))
+        claims = jsonutil.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return None
     return claims if isinstance(claims, dict) else None

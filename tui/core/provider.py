@@ -13,8 +13,8 @@ from . import paths
 from .atomic import atomic_write, ensure_private_dir
 from .errors import AuthError
 from .regions import Region, endpoints, parse_region
-
 from .slot_rules import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
+
 PROVIDER_TYPE = "assistant"
 CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 import stat
 import time
 from dataclasses import dataclass, field
 
-from . import paths
+from . import jsonutil, paths
 from .credentials import is_expired
 
 # state values
@@ -89,7 +88,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return SlotStatus(name, path, UNREADABLE, exc.strerror or str(exc))
     meta = {"mode": stat.S_IMODE(info.st_mode), "size": info.st_size, "mtime": info.st_mtime}
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = jsonutil.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return SlotStatus(name, path, UNPARSABLE, str(exc), **meta)
     if not isinstance(data, dict):

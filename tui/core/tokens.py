@@ -86,7 +86,7 @@ async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
             f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}"
         )
     try:
-        tokens = parse_token_response(response.text)
+        tokens = parse_token_response(response.strict_text())
     except ValueError as exc:
         raise AuthError(f"Failed to parse token refresh response: {excerpt(str(exc))}") from None
     latest = try_load(ctx.storage_name)

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static
 
-from tui.core.device_flow import POLL_BUDGET, DeviceAuthorization, PollStatus
+from tui.core.device_flow import POLL_BUDGET, DeviceAuthorization
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints
 from tui.messages import CodeReady, PollUpdate, SignInFinished

@@ -1,0 +1,27 @@
+"""Shared pieces of the fault suite."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+
+def snapshot(home: pathlib.Path) -> dict[str, bytes]:
+    """Every file under the config dir, by relative path (lock files excluded: they hold nothing)."""
+    if not home.exists():
+        return {}
+    return {
+        str(p.relative_to(home)): p.read_bytes()
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock") and p.name != "device_id"
+    }
+
+
+@pytest.fixture
+def fast_timeout(monkeypatch):
+    """Shrink the 10 s request budget to 1 s for the many timeout cases (one test keeps 10 s)."""
+    import tui.core.http as http
+
+    monkeypatch.setattr(http, "REQUEST_TIMEOUT", 1.0)
+    return 1.0
