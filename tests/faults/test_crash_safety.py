@@ -1,0 +1,112 @@
+"""SIGKILL at random points while writing and while refreshing: the file is always whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+from tui.core import endpoints
+from tests.conftest import write_creds
+
+WRITE_ITERATIONS = 150
+REFRESH_ITERATIONS = 100
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from tui.core.credentials import write_merged
+    i = int(sys.argv[1])
+    print("go", flush=True)
+    while True:
+        i += 1
+        write_merged("assistant-code", {
+            "access_token": f"AT-{i}", "refresh_token": f"RT-{i}", "expires_in": 900,
+            "scope": "s" * 4000,  # a bigger file: more time inside each write
+        })
+    """
+)
+
+REFRESHER = textwrap.dedent(
+    """
+    import asyncio, sys
+    import httpx, tui.core.http, tui.core.device_flow, tui.core.single_flight  # loaded before "go"
+    from tui.core import get_access_token
+    async def main():
+        async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"
+            print("go", flush=True)
+            while True:
+                await get_access_token(None, sys.argv[1], client=client)
+    asyncio.run(main())
+    """
+)
+
+
+def spawn(script: str, arg: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, arg], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy()
+    )
+    assert proc.stdout.readline().strip() == b"go"
+    return proc
+
+
+def kill_soon(proc: subprocess.Popen, rng: random.Random, limit: float) -> None:
+    time.sleep(rng.uniform(0, limit))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+def test_sigkill_while_writing_never_leaves_a_mixture(home):
+    rng = random.Random(8628)
+    path = write_creds(home, {"access_token": "AT-0", "refresh_token": "RT-0", "keep": "me"})
+    generation = 0
+    for _ in range(WRITE_ITERATIONS):
+        proc = spawn(WRITER, str(generation))
+        kill_soon(proc, rng, 0.03)
+        data = json.loads(path.read_text())  # always parses
+        access, refresh = data["access_token"], data["refresh_token"]
+        assert access.removeprefix("AT-") == refresh.removeprefix("RT-"), (access, refresh)  # old or new, never mixed
+        assert data["keep"] == "me"  # unknown fields survive every write
+        generation = int(access.removeprefix("AT-")) + 1000
+    leftovers = [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    # a kill between creating and renaming the temporary file can leave one behind; it is
+    # never the credential file itself and holds a complete copy of one generation
+    for name in leftovers:
+        assert name.startswith(".assistant-code.json.")
+
+
+def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server):
+    rng = random.Random(5)
+    server.access_ttl = 0  # every token is born expired: each call refreshes
+    path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    base = endpoints("cn").base_url
+    refreshes_before = 0
+    for _ in range(REFRESH_ITERATIONS):
+        proc = spawn(REFRESHER, base)
+        kill_soon(proc, rng, 0.1)
+        data = json.loads(path.read_text())
+        pair = (data["access_token"], data["refresh_token"])
+        assert pair in server.issued  # exactly a pair the server issued together
+        with server.lock:
+            used = server.state.refresh_tokens[pair[1]]["used"]
+        if used:  # killed after the server rotated, before the write: start from a fresh session
+            write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    refreshes = server.count("/api/oauth/token", "refresh_token") - refreshes_before
+    assert refreshes > REFRESH_ITERATIONS // 2  # the kills really landed during refreshes
+
+
+def test_normal_runs_leave_no_temp_files(home, server):
+    import asyncio
+
+    from tui.core import get_access_token, persist_device_signin
+
+    persist_device_signin(server.issue_tokens(), "cn")
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    asyncio.run(get_access_token(None, endpoints("cn").base_url))
+    names = sorted(p.name for p in home.rglob("*"))
+    assert not [n for n in names if n.endswith(".tmp")], names
