@@ -20,7 +20,8 @@ def err(message: str) -> None:
 
 
 def out_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    # ASCII-only JSON: every control or bidi character arrives escaped (\\u009b), never raw
+    sys.stdout.write(json.dumps(data, ensure_ascii=True) + "\n")
     sys.stdout.flush()
 
 

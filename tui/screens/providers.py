@@ -159,7 +159,11 @@ class ProvidersScreen(Screen):
         if entry is None:
             return
         self.current = name
-        self.loaded_values = provider_fields(entry)
+        # values as shown: control characters from the file are made visible (U+FFFD), so an
+        # untouched field compares equal and is never rewritten
+        self.loaded_values = {
+            k: clean(v, keep_newlines=False) if isinstance(v, str) else v for k, v in provider_fields(entry).items()
+        }
         self.query_one("#form-title", PlainStatic).set_text(f'[providers."{name}"]')
         for field, _label in FORM:
             widget = self.query_one(f"#field-{field}")
