@@ -1,0 +1,39 @@
+"""The TUI stays alive and says what happened for every injected fault."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui.app import AssistantAuthApp
+from tui.devserver import DEVICE_PATH, TOKEN_PATH, Fault
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.faults.conftest import snapshot
+from tests.faults.test_http_faults import FAULTS, SUCCESS_PARSE, expected_prefix
+
+
+@pytest.mark.parametrize("endpoint", ["device", "poll"])
+async def test_every_fault_ends_on_an_outcome_screen(server, home, endpoint, fast_timeout):
+    faults = dict(FAULTS)
+    faults["reset"] = (0, "", "")
+    faults["hang"] = (0, "", "")
+    before = snapshot(home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for name, (status, body, content_type) in sorted(faults.items()):
+            if name in ("reset", "hang"):
+                fault = Fault(mode=name)
+            else:
+                fault = Fault(status=status, body=body, content_type=content_type)
+            server.inject(DEVICE_PATH if endpoint == "device" else TOKEN_PATH, fault)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=10)
+            assert app.is_running
+            text = screen_text(app)
+            assert app.screen.kind == "error", name
+            if name not in ("reset", "hang"):
+                prefix = expected_prefix(endpoint, status, body)
+                shown = prefix if prefix not in SUCCESS_PARSE.values() else prefix.split(":")[0]
+                assert shown.strip()[:30] in text, (name, text)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+    assert snapshot(home) == before
