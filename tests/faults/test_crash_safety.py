@@ -73,11 +73,16 @@ def test_sigkill_while_writing_never_leaves_a_mixture(home):
         assert access.removeprefix("AT-") == refresh.removeprefix("RT-"), (access, refresh)  # old or new, never mixed
         assert data["keep"] == "me"  # unknown fields survive every write
         generation = int(access.removeprefix("AT-")) + 1000
-    leftovers = [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
-    # a kill between creating and renaming the temporary file can leave one behind; it is
-    # never the credential file itself and holds a complete copy of one generation
-    for name in leftovers:
-        assert name.startswith(".assistant-code.json.")
+    leftovers = [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    # a kill between creating and renaming the temporary file can leave one behind: private,
+    # never the credential file itself, and swept by the next write once it is stale
+    for temp in leftovers:
+        assert temp.name.startswith(".assistant-code.json.") and temp.stat().st_mode & 0o077 == 0
+        os.utime(temp, (time.time() - 3600, time.time() - 3600))
+    from tui.core.credentials import write_merged
+
+    write_merged("assistant-code", {"access_token": "AT-final"})
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server):

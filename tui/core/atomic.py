@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import pathlib
 import secrets
+import time
+
+STALE_TEMP_AGE = 300  # seconds: a temporary file this old was left by a killed writer
 
 
 def ensure_private_dir(path: pathlib.Path) -> None:
@@ -48,6 +51,7 @@ def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
         except OSError:
             pass
         raise
+    _remove_stale_temps(path)
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -58,3 +62,19 @@ def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
         pass
     finally:
         os.close(dir_fd)
+
+
+def _remove_stale_temps(path: pathlib.Path) -> None:
+    """Delete `.<name>.<hex>.tmp` siblings left by a writer that was killed mid-write."""
+    prefix, now = f".{path.name}.", time.time()
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+            try:
+                if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_AGE:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
