@@ -247,7 +247,8 @@ def cmd_refresh(ns: Namespace) -> int:
 
 
 def cmd_logout(ns: Namespace) -> int:
-    from tui.core.paths import credentials_path, lock_path
+    from tui.core.paths import credentials_path
+    from tui.core.repair import remove_slot
 
     try:
         name = _slot_name(_selection(ns))
@@ -267,11 +268,11 @@ def cmd_logout(ns: Namespace) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             err("Kept.")
             return EXIT_FAIL
-    path.unlink()
     try:
-        lock_path(name).unlink()
-    except OSError:
-        pass
+        remove_slot(name)
+    except OSError as exc:
+        err(f"Could not remove {path}: {exc.strerror or exc}")
+        return EXIT_ERROR
     err(f"Signed out: removed {path}")
     return EXIT_OK
 

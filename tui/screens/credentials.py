@@ -233,6 +233,22 @@ class CredentialsScreen(Screen):
         name = slot.name if slot else "assistant-code"
         self.app.push_screen(SignInScreen(region_for_slot(name)))
 
+    def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
+        """Ask, then run a repair from the core; report its outcome and reload the table."""
+
+        def run() -> None:
+            try:
+                result = operation()
+            except OSError as exc:
+                self.notice(f"{failure}: {exc.strerror or exc}")
+                return
+            self.reload()
+            self.notice(success(result))
+            if then is not None:
+                then()
+
+        self._confirm(title, body, run)
+
     def action_fix_mode(self) -> None:
         from tui.core.repair import fix_permissions
 
@@ -240,47 +256,30 @@ class CredentialsScreen(Screen):
         if slot is None or slot.mode is None:
             self.notice("No file selected.")
             return
-
-        def fix() -> None:
-            try:
-                changed = fix_permissions(slot.name)
-            except OSError as exc:
-                self.notice(f"Could not change permissions: {exc.strerror or exc}")
-                return
-            self.reload()
-            self.notice("Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.")
-
-        self._confirm(
+        self._confirmed_change(
             f"Make {slot.name} private?",
             f"File {slot.path}: {slot.mode:04o} -> 0600\nDirectory {slot.path.parent}: -> 0700",
-            fix,
+            lambda: fix_permissions(slot.name),
+            "Could not change permissions",
+            lambda changed: "Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.",
         )
 
     def action_move_aside(self) -> None:
         from tui.core.repair import move_corrupt_aside
         from tui.core.selection import region_for_slot
+        from tui.screens.sign_in import SignInScreen
 
         slot = self.selected
         if slot is None or slot.state not in BROKEN:
             self.notice("Only an unreadable credential file is moved aside.")
             return
-
-        def move() -> None:
-            from tui.screens.sign_in import SignInScreen
-
-            try:
-                target = move_corrupt_aside(slot.name)
-            except OSError as exc:
-                self.notice(f"Could not move the file: {exc.strerror or exc}")
-                return
-            self.reload()
-            self.notice(f"Moved to {target}.")
-            self.app.push_screen(SignInScreen(region_for_slot(slot.name)))
-
-        self._confirm(
+        self._confirmed_change(
             f"Move {slot.name} aside and sign in again?",
             f"{slot.path}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted).",
-            move,
+            lambda: move_corrupt_aside(slot.name),
+            "Could not move the file",
+            lambda target: f"Moved to {target}.",
+            then=lambda: self.app.push_screen(SignInScreen(region_for_slot(slot.name))),
         )
 
     def action_logout(self) -> None:
@@ -290,17 +289,13 @@ class CredentialsScreen(Screen):
         if slot is None or slot.state == "missing":
             self.notice("Nothing to remove.")
             return
-
-        def remove() -> None:
-            try:
-                path = remove_slot(slot.name)
-            except OSError as exc:
-                self.notice(f"Could not remove the file: {exc.strerror or exc}")
-                return
-            self.reload()
-            self.notice(f"Signed out: removed {path}.")
-
-        self._confirm(f"Log out of {slot.name}?", f"{slot.path} will be removed.", remove)
+        self._confirmed_change(
+            f"Log out of {slot.name}?",
+            f"{slot.path} will be removed.",
+            lambda: remove_slot(slot.name),
+            "Could not remove the file",
+            lambda path: f"Signed out: removed {path}.",
+        )
 
     def action_back(self) -> None:
         self.app.pop_screen()
