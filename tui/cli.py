@@ -26,6 +26,8 @@ commands:
 
 options:
   -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
+  --region R      preselect the region in the wizard (cn or global)
+  --no-browser    never open a browser
   -h, --help      show help (also after a command)
 """
 
@@ -129,6 +131,8 @@ def _parser():
 
     parser = argparse.ArgumentParser(prog="assistant-auth", description="Sign in to your coding-assistant account.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log HTTP traffic to stderr, secrets redacted")
+    parser.add_argument("--region", help="preselect cn (default) or global in the wizard")
+    parser.add_argument("--no-browser", action="store_true", help="never open a browser")
     sub = parser.add_subparsers(dest="command")
 
     def selector(p):

@@ -35,7 +35,10 @@ def _run_app(**kwargs) -> int:
 
 
 def cmd_tui(ns: Namespace) -> int:
-    return _run_app()
+    from tui.core.regions import parse_region
+
+    region = parse_region(ns.region) if getattr(ns, "region", None) else None
+    return _run_app(region=region, no_browser=getattr(ns, "no_browser", False))
 
 
 def cmd_inspect(ns: Namespace) -> int:
@@ -58,8 +61,8 @@ def cmd_login(ns: Namespace) -> int:
     from tui.core.regions import parse_region
 
     region = parse_region(ns.region) if ns.region else None
-    if not ns.no_tui:
-        return _run_app(region=region, no_browser=ns.no_browser, start="signin" if region else "home")
+    if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
+        return _run_app(region=region, no_browser=ns.no_browser)
     return asyncio.run(plain_login(region or parse_region(None), no_browser=ns.no_browser, as_json=ns.json))
 
 
