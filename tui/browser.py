@@ -13,15 +13,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
-from tui.clipboard import in_ssh
-
-
-def has_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
-    env = os.environ if env is None else env
-    platform = platform or sys.platform
-    if platform == "darwin" or platform.startswith("win"):
-        return True
-    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+from tui.environment import has_display, in_ssh
 
 
 def browser_command(url: str, env: Mapping[str, str] | None = None, platform: str | None = None) -> list[str] | None:

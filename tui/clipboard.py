@@ -9,10 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-
-def in_ssh(env: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    return bool(env.get("SSH_CONNECTION") or env.get("SSH_TTY") or env.get("SSH_CLIENT"))
+from tui.environment import has_display, in_ssh
 
 
 def _osc52_message(what: str, env: Mapping[str, str]) -> str:
@@ -31,7 +28,8 @@ def copy_text(
 ) -> str:
     """Copy `text`; returns the sentence to show. `osc52` is the app's copy_to_clipboard."""
     env = os.environ if env is None else env
-    if not in_ssh(env):
+    if not in_ssh(env) and (local_copy is not None or has_display(env)):
+        # a local clipboard needs a display (xclip without one fails, sometimes silently)
         try:
             if local_copy is None:
                 import pyperclip

@@ -181,6 +181,7 @@ async def test_copy_code_locally_uses_pyperclip(server, fixed_code, monkeypatch)
 
     copied = []
     monkeypatch.setattr(pyperclip, "copy", copied.append)
+    monkeypatch.setenv("DISPLAY", ":0")  # a local graphical session
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
@@ -238,3 +239,11 @@ async def test_home_shows_slot_state(home, content, words):
         text = screen_text(app)
         assert words in text
         assert "AT-x" not in text
+
+
+async def test_host_settings_are_shown_as_plain_text(monkeypatch):
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_GLOBAL", "https://[b]bold[/b].test")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "https://[b]bold[/b].test" in screen_text(app)

@@ -14,7 +14,7 @@ from tui.core.regions import Region, endpoints
 from tui.core.status import slot_status
 from tui.text import one_line
 from tui.timefmt import expiry
-from tui.widgets.safe import PlainStatic
+from tui.widgets.safe import PlainStatic, plain
 
 
 def slot_summary(now: float | None = None) -> tuple[str, str]:
@@ -58,7 +58,7 @@ class HomeScreen(Screen):
         for region in (Region.CN, Region.GLOBAL):
             host = endpoints(region).oauth_host
             label = f"{region.value:<7} {host}" + ("   (default)" if region is Region.CN else "")
-            options.append(Option(one_line(label), id=region.value))
+            options.append(Option(plain(one_line(label)), id=region.value))  # hosts come from the environment
         return options
 
     def on_mount(self) -> None:
