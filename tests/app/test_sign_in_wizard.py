@@ -247,3 +247,16 @@ async def test_host_settings_are_shown_as_plain_text(monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert "https://[b]bold[/b].test" in screen_text(app)
+
+
+async def test_timeout_offers_new_code(server):
+    import json
+
+    server.inject("/api/oauth/device_authorization", status=200, body=json.dumps({"user_code": "LONG-WAIT", "device_code": "dc-t", "interval": 10**6}))
+    server.inject(TOKEN_PATH, status=400, body='{"error": "authorization_pending"}')
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        assert app.screen.kind == "timeout"
+        assert "Gave up waiting" in screen_text(app) and "Start again" in screen_text(app)
