@@ -228,7 +228,7 @@ async def test_poll_global_region_uses_global_host(home):
     route = respx.post(GLOBAL_HOST + "/api/oauth/token").mock(return_value=httpx.Response(200, json=TOKENS))
     assert (await poll_device_token("dc", 5, "global")).status == "success"
     assert route.called
-    names = [p.name for p in (home / "credentials").iterdir()]
+    names = [p.name for p in (home / "credentials").glob("*.json")]
     assert len(names) == 1 and names[0].startswith("assistant-code-env-")
 
 
@@ -240,3 +240,19 @@ def test_poll_status_to_dict_shapes():
 
 def test_device_code_not_in_repr():
     assert "secret-dc" not in repr(DeviceAuthorization("U", "secret-dc"))
+
+
+@respx.mock
+async def test_persist_waits_for_a_refresh_holding_the_slot_lock(home):
+    import asyncio
+
+    from tui.core import paths
+    from tui.core.single_flight import single_flight
+
+    respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
+    async with single_flight(paths.lock_path("assistant-code")):
+        task = asyncio.create_task(poll_device_token("dc", 5))
+        await asyncio.sleep(0.2)
+        assert not task.done() and not (home / "credentials" / "assistant-code.json").exists()
+    assert (await task).status == "success"
+    assert read_json(home / "credentials" / "assistant-code.json")["access_token"] == "AT-secret-1"

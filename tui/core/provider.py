@@ -173,7 +173,7 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
 def persist_device_signin(token_response: dict, region: Region | str) -> str:
     """Spec 4.4: store the tokens in the region's slot and provision the provider."""
     from .credentials import write_merged
-    from .keys import derive_scoped_key, resolve_storage_name
+    from .slot_rules import derive_scoped_key, resolve_storage_name
 
     region = parse_region(region)
     ep = endpoints(region)
