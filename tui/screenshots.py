@@ -37,7 +37,7 @@ async def wait_for(pilot, predicate, timeout: float = 15.0) -> None:
     await pilot.pause(0.2)
 
 
-async def capture(out: pathlib.Path) -> list[str]:
+async def capture(out: pathlib.Path, home: pathlib.Path = HOME) -> list[str]:
     from tui.app import AssistantAuthApp
     from tui.devserver import TOKEN_PATH, AuthServer
 
@@ -47,11 +47,11 @@ async def capture(out: pathlib.Path) -> list[str]:
     except OSError:
         server = AuthServer(interval=2, user_code_factory=lambda: CODE).start()
     port = server.url.rsplit(":", 1)[1]
-    shutil.rmtree(HOME.parent, ignore_errors=True)
-    HOME.mkdir(parents=True)
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
     os.environ.update(
         {
-            "ASSISTANT_CODE_HOME": str(HOME),
+            "ASSISTANT_CODE_HOME": str(home),
             "ASSISTANT_OAUTH_HOST_CN": f"http://127.0.0.1:{port}",
             "ASSISTANT_OAUTH_HOST_GLOBAL": f"http://localhost:{port}",
             "ASSISTANT_BASE_URL_CN": f"http://127.0.0.1:{port}/cn/coding/v1",
@@ -60,7 +60,7 @@ async def capture(out: pathlib.Path) -> list[str]:
         }
     )
     time.tzset()
-    (HOME / "config.toml").write_text(USER_CONFIG)
+    (home / "config.toml").write_text(USER_CONFIG)
 
     def shot(app, name: str) -> None:
         app.save_screenshot(f"{name}.svg", str(out))
@@ -91,7 +91,7 @@ async def capture(out: pathlib.Path) -> list[str]:
             await wait_for(pilot, lambda: type(app.screen).__name__ == "OutcomeScreen" and app.screen.kind == "error")
             shot(app, "06-error")
             await pilot.press("escape")
-            (HOME / "credentials" / "old-session.json").write_text("{not json")
+            (home / "credentials" / "old-session.json").write_text("{not json")
             await pilot.press("i")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "CredentialsScreen")
             shot(app, "07-credentials")
