@@ -13,9 +13,9 @@ import time
 
 import pytest
 
+from tests.conftest import read_json, write_creds
 from tui.core import AuthError, endpoints, get_access_token, poll_device_token
 from tui.devserver import TOKEN_PATH
-from tests.conftest import read_json, write_creds
 
 OFFICIAL_CLI = textwrap.dedent(
     """

@@ -11,8 +11,8 @@ import sys
 import textwrap
 import time
 
-from tui.core import endpoints
 from tests.conftest import write_creds
+from tui.core import endpoints
 
 WRITE_ITERATIONS = 150
 REFRESH_ITERATIONS = 100

@@ -9,12 +9,19 @@ import sys
 
 import pytest
 
-from tui.app import AssistantAuthApp
-from tui.core import AuthError, credentials_path, get_access_token, resolve_context, resolve_storage_name, start_device_authorization
-from tui.devserver import DEVICE_PATH
-from tui.text import clean, one_line
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+from tui.core import (
+    AuthError,
+    credentials_path,
+    get_access_token,
+    resolve_context,
+    resolve_storage_name,
+    start_device_authorization,
+)
+from tui.devserver import DEVICE_PATH
+from tui.text import clean, one_line
 
 HOSTILE_STRINGS = [
     "[@click=app.quit]quit[/]",

@@ -7,11 +7,10 @@ import os
 import time
 from _collections_abc import Mapping
 
-TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
-
 from . import jsonutil, paths
 from .errors import AuthError
 
+TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
     import pathlib
 
@@ -20,6 +19,7 @@ def _log():
     import logging
 
     return logging.getLogger("tui.core.credentials")
+
 
 EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"

@@ -18,6 +18,7 @@ def _log():
 
     return logging.getLogger("tui.core.tokens")
 
+
 NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"
 SIGN_IN_AGAIN = "sign in again with `assistant-auth login`"
 
