@@ -88,7 +88,7 @@ class StatusLine:
 
 async def plain_login(region, *, no_browser: bool = False, as_json: bool = False) -> int:
     from tui.browser import open_url, should_auto_open
-    from tui.core.device_flow import POLL_BUDGET, poll_device_token, start_device_authorization
+    from tui.core.device_flow import poll_device_token, start_device_authorization
     from tui.core.regions import endpoints
     from tui.timefmt import clock
 
@@ -115,8 +115,8 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         err(open_url(target))
     line = StatusLine()
     started = time.monotonic()
-    budget = POLL_BUDGET if auth.expires_in is None else min(POLL_BUDGET, max(auth.expires_in, 0))
-    counters = {"polls": 0, "interval": max(auth.interval or 5, 1), "slow_downs": 0}
+    budget = auth.time_budget
+    counters = {"polls": 0, "interval": max(auth.poll_interval, 1), "slow_downs": 0}
 
     def render() -> str:
         left = budget - (time.monotonic() - started)
@@ -142,7 +142,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     if not line.live:
         line.show(render())
     try:
-        status = await poll_device_token(auth.device_code, auth.interval or 5, region, on_status=on_status)
+        status = await poll_device_token(auth.device_code, auth.poll_interval, region, on_status=on_status)
     except AuthError as exc:
         line.done()
         err(str(exc))

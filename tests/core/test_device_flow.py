@@ -256,3 +256,12 @@ async def test_persist_waits_for_a_refresh_holding_the_slot_lock(home):
         assert not task.done() and not (home / "credentials" / "assistant-code.json").exists()
     assert (await task).status == "success"
     assert read_json(home / "credentials" / "assistant-code.json")["access_token"] == "AT-secret-1"
+
+
+def test_poll_interval_and_time_budget():
+    assert DeviceAuthorization("U", "D").poll_interval == 5  # RFC 8628 default
+    assert DeviceAuthorization("U", "D", interval=0).poll_interval == 0  # the loop clamps it to 1
+    assert DeviceAuthorization("U", "D").time_budget == 900
+    assert DeviceAuthorization("U", "D", expires_in=300).time_budget == 300
+    assert DeviceAuthorization("U", "D", expires_in=10**9).time_budget == 900
+    assert DeviceAuthorization("U", "D", expires_in=-5).time_budget == 0

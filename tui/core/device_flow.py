@@ -19,6 +19,7 @@ log = logging.getLogger("tui.core.device_flow")
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 POLL_BUDGET = 15 * 60  # seconds (spec 8)
 MIN_INTERVAL = 1
+DEFAULT_INTERVAL = 5  # RFC 8628 §3.2: what a client uses when the server sends no interval
 SLOW_DOWN_STEP = 5
 
 StatusName = Literal["pending", "slow_down", "success", "expired", "access_denied", "timeout"]
@@ -38,6 +39,18 @@ class DeviceAuthorization:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def poll_interval(self) -> int:
+        """The interval to start polling with: the server's, else RFC 8628's default."""
+        return self.interval if self.interval is not None else DEFAULT_INTERVAL
+
+    @property
+    def time_budget(self) -> int:
+        """Seconds worth waiting for approval: the poll budget, or less when the code expires first."""
+        if self.expires_in is None:
+            return POLL_BUDGET
+        return min(POLL_BUDGET, max(self.expires_in, 0))
 
     def __repr__(self) -> str:  # the device code is a secret: keep it out of reprs and logs
         return (

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static
 
-from tui.core.device_flow import POLL_BUDGET, DeviceAuthorization
+from tui.core.device_flow import DeviceAuthorization
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints
 from tui.messages import CodeReady, PollUpdate, SignInFinished
@@ -68,7 +68,6 @@ class SignInScreen(Screen):
         self.sub_title = f"sign in · {self.account_region.value}"
         for widget_id in ("#uri", "#user-code", "#qr-pane"):
             self.query_one(widget_id).display = False
-        self.query_one("#qr-pane").display = False
         self.set_interval(1, self.tick)
         self.run_sign_in()
 
@@ -82,7 +81,7 @@ class SignInScreen(Screen):
             self.post_message(CodeReady(auth))
             status = await poll_device_token(
                 auth.device_code,
-                auth.interval if auth.interval is not None else 5,
+                auth.poll_interval,
                 self.account_region,
                 client=self.app.http_client,
                 on_status=lambda s: self.post_message(PollUpdate(s)),
@@ -96,9 +95,8 @@ class SignInScreen(Screen):
         auth = message.auth
         self.auth = auth
         self.started = time.monotonic()
-        budget = POLL_BUDGET if auth.expires_in is None else min(POLL_BUDGET, max(auth.expires_in, 0))
-        self.deadline = self.started + budget
-        self.interval = max(auth.interval or 5, 1)
+        self.deadline = self.started + auth.time_budget
+        self.interval = max(auth.poll_interval, 1)
         self.state = "waiting"
         self.query_one("#requesting").display = False
         uri = self.query_one("#uri", PlainStatic)
