@@ -1,0 +1,113 @@
+"""The TUI subcommands in a real terminal: tmux at 80x24, real keys, the installed script."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from tests.conftest import write_creds
+
+TMUX = shutil.which("tmux")
+SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
+pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
+
+ENV_NAMES = ("ASSISTANT_CODE_HOME", "HOME", "ASSISTANT_OAUTH_HOST_CN", "ASSISTANT_OAUTH_HOST_GLOBAL",
+             "ASSISTANT_BASE_URL_CN", "ASSISTANT_BASE_URL_GLOBAL", "ASSISTANT_CLIENT_ID")
+
+
+class Terminal:
+    def __init__(self, *args: str, size=(80, 24)):
+        self.socket = f"aa-test-{uuid.uuid4().hex[:8]}"
+        env_flags = []
+        for name in ENV_NAMES:
+            if name in os.environ:
+                env_flags += ["-e", f"{name}={os.environ[name]}"]
+        command = " ".join(shlex.quote(a) for a in (SCRIPT, *args))
+        subprocess.run(
+            [TMUX, "-L", self.socket, "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), *env_flags,
+             f"{command}; echo EXITED=$?; sleep 30"],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        return subprocess.run([TMUX, "-L", self.socket, "capture-pane", "-p"], capture_output=True, text=True).stdout
+
+    def wait_for(self, text: str, timeout: float = 15) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "send-keys", *keys], check=True)
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def terminal():
+    opened = []
+
+    def open_(*args, **kwargs):
+        term = Terminal(*args, **kwargs)
+        opened.append(term)
+        return term
+
+    yield open_
+    for term in opened:
+        term.close()
+
+
+def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
+    server.auto_approve = 1.0
+    term = terminal("--no-browser")
+    term.wait_for("Choose the region of your account")
+    term.keys("Enter")
+    term.wait_for("Enter this code there")
+    screen = term.wait_for("Copy code")
+    assert "Cancel" in screen and "polls answered" in screen
+    term.wait_for("Signed in", timeout=20)
+    term.keys("q")
+    term.wait_for("EXITED=0")
+    assert (home / "credentials" / "assistant-code.json").exists()
+
+
+def test_login_region_preselects_global(terminal, server):
+    term = terminal("login", "--region", "global", "--no-browser")
+    screen = term.wait_for("Choose the region")
+    global_line = next(line for line in screen.splitlines() if "global" in line and "localhost" in line)
+    assert global_line  # listed; the cursor is on it: Enter starts global
+    term.keys("Enter")
+    term.wait_for("Region global")
+    term.keys("Escape")
+    term.wait_for("Choose the region")
+    term.keys("C-q")
+    term.wait_for("EXITED=0")
+
+
+def test_inspect_and_config_subcommands(terminal, home, server):
+    write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
+    term = terminal("inspect")
+    term.wait_for("assistant-code")
+    screen = term.wait_for("Refresh")
+    assert "valid" in screen
+    term.keys("C-q")
+    term.wait_for("EXITED=0")
+    home.joinpath("config.toml").write_text('[providers.p]\nbase_url = "https://p.test/v1"\n')
+    term = terminal("config")
+    screen = term.wait_for("providers.\"p\"")
+    assert "https://p.test/v1" in screen
+    term.keys("C-q")
+    term.wait_for("EXITED=0")
