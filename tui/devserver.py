@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from tui.core.device_flow import DEVICE_GRANT
+
 DEVICE_PATH = "/api/oauth/device_authorization"
 TOKEN_PATH = "/api/oauth/token"
 PAGE_PATH = "/device"
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"  # RFC 8628 6.1: no vowels, no look-alikes
 
 

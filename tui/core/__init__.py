@@ -64,13 +64,39 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .credentials import is_expired, load_credentials, merge_token_response, write_credentials
-    from .device_flow import DeviceAuthorization, PollStatus, poll_device_token, start_device_authorization
+    from .credentials import (
+        is_expired,
+        load_credentials,
+        merge_token_response,
+        write_credentials,
+    )
+    from .device_flow import (
+        DeviceAuthorization,
+        PollStatus,
+        poll_device_token,
+        start_device_authorization,
+    )
     from .errors import AuthError
     from .identity import device_id, identity_headers
-    from .keys import OAuthRef, TokenContext, derive_scoped_key, resolve_context, resolve_storage_name
-    from .paths import config_dir, config_path, credentials_dir, credentials_path, device_id_path
-    from .provider import MANAGED_PROVIDER, persist_device_signin, provision_managed_provider
+    from .keys import (
+        OAuthRef,
+        TokenContext,
+        derive_scoped_key,
+        resolve_context,
+        resolve_storage_name,
+    )
+    from .paths import (
+        config_dir,
+        config_path,
+        credentials_dir,
+        credentials_path,
+        device_id_path,
+    )
+    from .provider import (
+        MANAGED_PROVIDER,
+        persist_device_signin,
+        provision_managed_provider,
+    )
     from .redact import mask, redact
     from .regions import Endpoints, Region, client_id, endpoints, parse_region
     from .tokens import get_access_token, read_valid_token, refresh_access_token

@@ -25,10 +25,6 @@ EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def is_expired(creds: Mapping, now: float | None = None) -> bool:
     """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
     expires_at = creds.get("expires_at") if isinstance(creds, Mapping) else None
@@ -56,7 +52,7 @@ def merge_token_response(current_text: str, response: Mapping, now: float | None
         if response.get(field) is not None:
             merged[field] = response[field]
     expires_in = response.get("expires_in")
-    if _is_int(expires_in):
+    if jsonutil.is_int(expires_in):
         current_time = time.time() if now is None else now
         merged["expires_in"] = expires_in
         merged["expires_at"] = int(current_time) + expires_in

@@ -75,10 +75,6 @@ class PollStatus:
         return out
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def parse_device_authorization(text: str) -> DeviceAuthorization:
     """Strict parse of the 2.3 body; ValueError with a readable detail otherwise."""
     data = jsonutil.loads(text)
@@ -93,7 +89,7 @@ def parse_device_authorization(text: str) -> DeviceAuthorization:
         if data.get(field) is not None and not isinstance(data[field], str):
             raise ValueError(f"field `{field}` is not a string")
     for field in ("expires_in", "interval"):
-        if data.get(field) is not None and not _is_int(data[field]):
+        if data.get(field) is not None and not jsonutil.is_int(data[field]):
             raise ValueError(f"field `{field}` is not an integer")
     register_secret(data["device_code"])
     return DeviceAuthorization(
@@ -121,7 +117,7 @@ def parse_token_response(text: str) -> dict:
     for field in ("refresh_token", "scope", "token_type"):
         if data.get(field) is not None and not isinstance(data[field], str):
             raise ValueError(f"field `{field}` is not a string")
-    if data.get("expires_in") is not None and not _is_int(data["expires_in"]):
+    if data.get("expires_in") is not None and not jsonutil.is_int(data["expires_in"]):
         raise ValueError("field `expires_in` is not an integer")
     return data
 
@@ -186,7 +182,7 @@ async def poll_device_token(
     register_secret(device_code)
     ep = endpoints(region)
     url = ep.oauth_host + "/api/oauth/token"
-    current = max(interval if _is_int(interval) else MIN_INTERVAL, MIN_INTERVAL)
+    current = max(interval if jsonutil.is_int(interval) else MIN_INTERVAL, MIN_INTERVAL)
     deadline = clock() + POLL_BUDGET
     form = {"grant_type": DEVICE_GRANT, "client_id": client_id(), "device_code": device_code}
     headers = identity_headers()

@@ -40,7 +40,7 @@ class Response:
         return self.text
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
     if host.lower() in ("localhost", "localhost."):
         return True
     try:
@@ -55,7 +55,7 @@ def insecure_reason(url: str) -> str | None:
     scheme = parts.scheme.lower()
     if scheme == "https" and parts.hostname:
         return None
-    if scheme == "http" and parts.hostname and _is_loopback(parts.hostname):
+    if scheme == "http" and parts.hostname and is_loopback_host(parts.hostname):
         return None
     return (
         f"Refusing to send credentials to {url}: the authorization host must use https:// "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import ipaddress
 import pathlib
 import re
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from urllib.parse import urlsplit
 
 from . import paths
 from .errors import AuthError
+from .http import is_loopback_host
 from .keys import resolve_storage_name
 from .provider import parse_config, providers_table, write_config_text
 
@@ -63,15 +63,6 @@ def load_snapshot(path: pathlib.Path | None = None) -> Snapshot:
     return Snapshot(path, raw)
 
 
-def _is_loopback_host(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def validate(field: str, value: object) -> str | None:
     """An error message for a field value, or None when it is acceptable."""
     if field == "base_url":
@@ -86,7 +77,7 @@ def validate(field: str, value: object) -> str | None:
         parts = urlsplit(text)
         if not parts.hostname or parts.scheme not in ("http", "https"):
             return "oauthHost must be a URL like https://auth.example.com"
-        if parts.scheme == "http" and not _is_loopback_host(parts.hostname):
+        if parts.scheme == "http" and not is_loopback_host(parts.hostname):
             return "oauthHost must use https:// (http:// only for loopback addresses)"
         return None
     if field == "oauth_key":

@@ -183,7 +183,12 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
 def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
-    from .keys import DEFAULT_STORAGE_NAME, OAuthRef, derive_scoped_key, resolve_storage_name
+    from .keys import (
+        DEFAULT_STORAGE_NAME,
+        OAuthRef,
+        derive_scoped_key,
+        resolve_storage_name,
+    )
     from .regions import Region, endpoints
 
     users = providers_by_slot()

@@ -16,7 +16,13 @@ from tui.core.errors import AuthError
 from tui.core.jwt import decode_claims
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import mask
-from tui.core.status import NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus, list_slots
+from tui.core.status import (
+    NO_ACCESS_TOKEN,
+    NOT_OBJECT,
+    UNPARSABLE,
+    SlotStatus,
+    list_slots,
+)
 from tui.text import one_line
 from tui.timefmt import clock, expiry, relative, stamp
 from tui.widgets.safe import PlainStatic, plain
