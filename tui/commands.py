@@ -161,12 +161,10 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     }
     err(messages[status.status])
     if status.status == "success":
-        from tui.core.keys import derive_scoped_key, resolve_storage_name
         from tui.core.paths import credentials_path
+        from tui.core.slot_rules import region_storage_name
 
-        ep = endpoints(region)
-        name = resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url))
-        err(f"Credentials written to {credentials_path(name)}")
+        err(f"Credentials written to {credentials_path(region_storage_name(region))}")
     if as_json:
         out_json({"event": "status", **status.to_dict()})
     return EXIT_OK if status.status == "success" else EXIT_FAIL
@@ -206,11 +204,12 @@ def cmd_status(ns: Namespace) -> int:
     if selected not in [s.name for s in slots]:
         slots.insert(0, slot_status(selected))
     users = providers_by_slot()
+    usable = next(s.usable for s in slots if s.name == selected)
     if ns.json:
         out_json(
             {
                 "selected": selected,
-                "usable": next(s.usable for s in slots if s.name == selected),
+                "usable": usable,
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
             }
         )
@@ -227,7 +226,7 @@ def cmd_status(ns: Namespace) -> int:
                 line += f"; used by {', '.join(users[s.name])}"
             sys.stdout.write(clean(line) + "\n")
             sys.stdout.write(f"    {clean(str(s.path))}\n")
-    return EXIT_OK if next(s.usable for s in slots if s.name == selected) else EXIT_FAIL
+    return EXIT_OK if usable else EXIT_FAIL
 
 
 def cmd_refresh(ns: Namespace) -> int:

@@ -116,3 +116,13 @@ def test_context_invalid_key_falls_back_to_default_name():
 
 def test_context_non_mapping_ref_is_no_ref():
     assert resolve_context("garbage", GLOBAL_BASE).storage_name == "assistant-code"
+
+
+def test_region_key_and_slot_follow_the_region_endpoints():
+    from tui.core import Region
+    from tui.core.slot_rules import region_key, region_storage_name
+
+    assert region_key(Region.CN) == region_key("cn") == "oauth/assistant-code"
+    assert region_storage_name(Region.CN) == "assistant-code"
+    assert region_key(Region.GLOBAL) == derive_scoped_key(GLOBAL_HOST, GLOBAL_BASE)
+    assert region_storage_name("global") == derive_scoped_key(GLOBAL_HOST, GLOBAL_BASE).removeprefix("oauth/")

@@ -133,13 +133,6 @@ def oauth_error_code(text: str) -> str | None:
     return None
 
 
-def _storage_name(region: Region) -> str:
-    from .slot_rules import derive_scoped_key, resolve_storage_name
-
-    ep = endpoints(region)
-    return resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url))
-
-
 async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
     from .http import client_scope, post_form
     from .identity import identity_headers
@@ -177,6 +170,7 @@ async def poll_device_token(
     from .identity import identity_headers
     from .provider import persist_device_signin
     from .single_flight import single_flight
+    from .slot_rules import region_storage_name
 
     region = parse_region(region)
     register_secret(device_code)
@@ -196,7 +190,7 @@ async def poll_device_token(
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
                 # under the slot's single-flight lock, so a refresh in another process cannot
                 # interleave its write with ours
-                async with single_flight(paths.lock_path(_storage_name(region))):
+                async with single_flight(paths.lock_path(region_storage_name(region))):
                     persist_device_signin(tokens, region)
                 return PollStatus("success")
             code = oauth_error_code(response.text)

@@ -17,8 +17,8 @@ from .errors import AuthError
 from .redact import REDACTED, redact
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
-MAX_BODY = 1 << 20
-SECRET_FORM_FIELDS = ("refresh_token", "device_code", "client_secret")  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
+MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
+SECRET_FORM_FIELDS = ("refresh_token", "device_code", "client_secret")  # masked in verbose logs
 
 log = logging.getLogger("tui.core.http")
 

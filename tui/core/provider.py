@@ -173,11 +173,10 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
 def persist_device_signin(token_response: dict, region: Region | str) -> str:
     """Spec 4.4: store the tokens in the region's slot and provision the provider."""
     from .credentials import write_merged
-    from .slot_rules import derive_scoped_key, resolve_storage_name
+    from .slot_rules import region_key, resolve_storage_name
 
     region = parse_region(region)
-    ep = endpoints(region)
-    oauth_key = derive_scoped_key(ep.oauth_host, ep.base_url)
+    oauth_key = region_key(region)
     storage_name = resolve_storage_name(oauth_key)
     try:
         write_merged(storage_name, token_response)

@@ -25,9 +25,16 @@ class Selection:
         return f"Selection(ref={self.ref!r}, base_url={self.base_url!r}, label={self.label!r})"
 
 
-def read_config_readonly() -> dict:
+def parse_config_readonly(text: str) -> dict:
     import tomllib
 
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise AuthError(f"Failed to read assistant config: {exc}") from None
+
+
+def read_config_readonly() -> dict:
     try:
         with open(paths.config_file(), "rb") as handle:
             raw = handle.read()
@@ -36,9 +43,10 @@ def read_config_readonly() -> dict:
     except OSError as exc:
         raise AuthError(f"Failed to read assistant config: {exc.strerror or exc}") from None
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise AuthError(f"Failed to read assistant config: {exc}") from None
+    return parse_config_readonly(text)
 
 
 _HEADER = '[providers."' + MANAGED_PROVIDER + '"]'
@@ -150,7 +158,7 @@ def select(
     if fast is not None:
         return Selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}")
     try:
-        config = read_config_readonly()
+        config = parse_config_readonly(text)  # the text read above: the file is read once
     except AuthError:
         config = {}
     providers = config.get("providers")
@@ -183,20 +191,16 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
 def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
-    from .keys import (
-        DEFAULT_STORAGE_NAME,
-        OAuthRef,
-        derive_scoped_key,
-        resolve_storage_name,
-    )
+    from .keys import DEFAULT_STORAGE_NAME, OAuthRef
     from .regions import Region, endpoints
+    from .slot_rules import region_storage_name
 
     users = providers_by_slot()
     if users.get(storage_name):
         return provider_selection(users[storage_name][0])
     for region in (Region.CN, Region.GLOBAL):
-        ep = endpoints(region)
-        if resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url)) == storage_name:
+        if region_storage_name(region) == storage_name:
+            ep = endpoints(region)
             ref = None if region is Region.CN else OAuthRef(oauth_host=ep.oauth_host)
             return Selection(ref, ep.base_url, f"region {region.value}")
     if storage_name == DEFAULT_STORAGE_NAME:
@@ -205,10 +209,7 @@ def selection_for_slot(storage_name: str) -> Selection:
 
 
 def region_for_slot(storage_name: str):
-    from .keys import derive_scoped_key, resolve_storage_name
-    from .regions import Region, endpoints
+    from .regions import Region
+    from .slot_rules import region_storage_name
 
-    ep = endpoints(Region.GLOBAL)
-    if resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url)) == storage_name:
-        return Region.GLOBAL
-    return Region.CN
+    return Region.GLOBAL if region_storage_name(Region.GLOBAL) == storage_name else Region.CN

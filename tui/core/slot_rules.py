@@ -38,6 +38,17 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     return SCOPED_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def region_key(region: object) -> str:
+    """Spec 4.4 step 1: the OAuth key a sign-in in `region` ("cn"/"global" or a Region) uses."""
+    value = "global" if str(region) == "global" else "cn"
+    return derive_scoped_key(settings.oauth_host(value), settings.base_url(value))
+
+
+def region_storage_name(region: object) -> str:
+    """The credential slot a sign-in in `region` writes."""
+    return resolve_storage_name(region_key(region))
+
+
 def _valid_name(name: str) -> bool:
     return bool(_NAME_RE.fullmatch(name)) and ".." not in name
 

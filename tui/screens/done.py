@@ -8,10 +8,11 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from tui.core.keys import derive_scoped_key, resolve_storage_name
+from tui.core.keys import resolve_storage_name
 from tui.core.paths import config_path, credentials_path
 from tui.core.provider import MANAGED_PROVIDER
 from tui.core.regions import Region, endpoints
+from tui.core.slot_rules import region_key
 from tui.core.status import slot_status
 from tui.timefmt import expiry
 from tui.widgets.safe import PlainStatic
@@ -19,7 +20,7 @@ from tui.widgets.safe import PlainStatic
 
 def done_rows(region: Region) -> list[tuple[str, str]]:
     ep = endpoints(region)
-    key = derive_scoped_key(ep.oauth_host, ep.base_url)
+    key = region_key(region)
     name = resolve_storage_name(key)
     status = slot_status(name)
     return [
