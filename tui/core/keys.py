@@ -32,14 +32,6 @@ class OAuthRef:
         key, host = ref_fields(data)
         return cls(key=key, oauth_host=host)
 
-    def to_mapping(self) -> dict:
-        out: dict = {"storage": "file"}
-        if self.key is not None:
-            out["key"] = self.key
-        if self.oauth_host is not None:
-            out["oauthHost"] = self.oauth_host
-        return out
-
 
 @dataclass(frozen=True)
 class TokenContext:

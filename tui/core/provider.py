@@ -5,7 +5,6 @@ tomlkit is imported lazily: only a sign-in or a config edit pays for it.
 
 from __future__ import annotations
 
-import os
 import pathlib
 from typing import Any
 
@@ -191,7 +190,3 @@ def list_providers(doc: Any) -> list[tuple[str, Any]]:
     if table is None:
         return []
     return [(str(name), value) for name, value in table.items() if isinstance(value, dict)]
-
-
-def config_exists() -> bool:
-    return os.path.exists(paths.config_path())
