@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from . import paths
 from .errors import AuthError
-from .http import is_loopback_host
+from .http import insecure_reason
 from .keys import resolve_storage_name
 from .provider import parse_config, providers_table, write_config_text
 
@@ -77,7 +77,7 @@ def validate(field: str, value: object) -> str | None:
         parts = urlsplit(text)
         if not parts.hostname or parts.scheme not in ("http", "https"):
             return "oauthHost must be a URL like https://auth.example.com"
-        if parts.scheme == "http" and not is_loopback_host(parts.hostname):
+        if insecure_reason(text):  # the transport rule the refresh itself enforces
             return "oauthHost must use https:// (http:// only for loopback addresses)"
         return None
     if field == "oauth_key":
