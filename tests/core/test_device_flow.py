@@ -246,11 +246,10 @@ def test_device_code_not_in_repr():
 async def test_persist_waits_for_a_refresh_holding_the_slot_lock(home):
     import asyncio
 
-    from tui.core import paths
-    from tui.core.single_flight import single_flight
+    from tui.core.locks import hold_slot
 
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
-    async with single_flight(paths.lock_path("assistant-code")):
+    async with hold_slot("assistant-code"):
         task = asyncio.create_task(poll_device_token("dc", 5))
         await asyncio.sleep(0.2)
         assert not task.done() and not (home / "credentials" / "assistant-code.json").exists()

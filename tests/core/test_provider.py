@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
+from tests.conftest import CN_HOST, CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
 from tui.core import MANAGED_PROVIDER, AuthError, Region, persist_device_signin, provision_managed_provider
 
 USER_CONFIG = """\
@@ -67,7 +67,8 @@ oauth = {{ storage = "keyring", key = "x", oauthHost = "{GLOBAL_HOST}", extra = 
     assert entry["name"] == "my name" and entry["active"] is True and entry["icon"] == "star"
     assert entry["type"] == "assistant" and entry["base_url"] == CN_BASE and entry["api_key"] == ""
     assert entry["managed"] is True
-    assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code"}  # no oauthHost for cn
+    # edited in place: its shape, its host spelling (now the cn host) and unknown keys are kept
+    assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code", "oauthHost": CN_HOST, "extra": 1}
     assert "env" not in entry  # only a newly created entry gets the empty tables
 
 

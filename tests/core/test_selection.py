@@ -63,7 +63,7 @@ def test_select_prefers_managed_provider(home):
     (home / "config.toml").write_text(apply_managed_provider("", "oauth/assistant-code-env-0123456789abcdef", "global"))
     chosen = select()
     assert chosen.base_url == GLOBAL_BASE
-    assert chosen.ref == {"storage": "file", "key": "oauth/assistant-code-env-0123456789abcdef", "oauthHost": GLOBAL_HOST}
+    assert chosen.ref == {"key": "oauth/assistant-code-env-0123456789abcdef", "oauthHost": GLOBAL_HOST}
 
 
 def test_select_without_config_is_default_slot(home):
@@ -75,7 +75,7 @@ def test_select_falls_back_to_tomllib(home):
     home.mkdir(parents=True)
     (home / "config.toml").write_text(f'[providers]\n"{MANAGED_PROVIDER}" = {{ base_url = "https://a.test", oauth = {{ key = "oauth/x" }} }}\n')
     chosen = select()
-    assert chosen.ref == {"key": "oauth/x"} and chosen.base_url == "https://a.test"
+    assert chosen.ref == {"key": "oauth/x", "oauthHost": None} and chosen.base_url == "https://a.test"
 
 
 def test_explicit_flags_and_unknown_provider(home):

@@ -164,12 +164,11 @@ async def test_expired_file_written_meanwhile_is_merged(home):
 @respx.mock
 async def test_refreshed_under_lock_is_reused(home):
     """Re-read under the lock: if another caller refreshed meanwhile, no request at all."""
-    from tui.core import paths
-    from tui.core.single_flight import single_flight
+    from tui.core.locks import hold_slot
 
     write_creds(home, expired())
     route = respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=NEW))
-    async with single_flight(paths.lock_path("assistant-code")):
+    async with hold_slot("assistant-code"):
         task = asyncio.create_task(get_access_token(None, CN_BASE))
         await asyncio.sleep(0.05)
         write_creds(home, valid("AT-by-other"))

@@ -34,6 +34,20 @@ def is_expired(creds: Mapping, now: float | None = None) -> bool:
     return current >= expires_at - EXPIRY_LEEWAY
 
 
+def is_tombstone(creds: object) -> bool:
+    """The official client's mark of a session whose refresh was rejected: `access_token` "",
+    `refresh_token` "" (or absent) and `expires_at` 0. Never refreshed; a sign-in replaces it."""
+    if not isinstance(creds, Mapping):
+        return False
+    expires_at = creds.get("expires_at")
+    return (
+        creds.get("access_token") == ""
+        and creds.get("refresh_token") in ("", None)
+        and not isinstance(expires_at, bool)
+        and expires_at == 0
+    )
+
+
 def merge_token_response(current_text: str, response: Mapping, now: float | None = None) -> object:
     """Spec 4.6: merge a token response into the current file content.
 
@@ -49,13 +63,18 @@ def merge_token_response(current_text: str, response: Mapping, now: float | None
     merged = dict(current)
     merged["access_token"] = response.get("access_token")
     for field in ("refresh_token", "scope", "token_type"):
-        if response.get(field) is not None:
+        # safety over the letter of 4.6: an empty refresh_token is treated as absent, so an
+        # answer with "" never wipes the stored one (the only way back would be a new sign-in)
+        if response.get(field) is not None and not (field == "refresh_token" and response[field] == ""):
             merged[field] = response[field]
     expires_in = response.get("expires_in")
     if jsonutil.is_int(expires_in):
         current_time = time.time() if now is None else now
         merged["expires_in"] = expires_in
         merged["expires_at"] = int(current_time) + expires_in
+    kept = merged.get("expires_at")
+    if isinstance(kept, float) and kept == kept and abs(kept) < 1e15:
+        merged["expires_at"] = int(kept)  # always an integer on disk, as the official client writes it
     return merged
 
 

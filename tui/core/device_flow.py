@@ -165,11 +165,10 @@ async def poll_device_token(
 
     On success the tokens are already persisted and the provider provisioned (spec 4.4).
     """
-    from . import paths
     from .http import client_scope, post_form
     from .identity import identity_headers
-    from .provider import persist_device_signin
-    from .single_flight import single_flight
+    from .locks import hold_slot
+    from .provider import provision_managed_provider, write_signin_tokens
     from .slot_rules import region_storage_name
 
     region = parse_region(region)
@@ -188,10 +187,12 @@ async def poll_device_token(
                     tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
-                # under the slot's single-flight lock, so a refresh in another process cannot
-                # interleave its write with ours
-                async with single_flight(paths.lock_path(region_storage_name(region))):
-                    persist_device_signin(tokens, region)
+                # spec 4.4 under the slot's locks, so no refresh (ours or the official client's)
+                # interleaves its write with ours. Tokens the user approved are never dropped:
+                # the wait has no bound, says what it waits for, and ends only by cancellation.
+                async with hold_slot(region_storage_name(region), timeout=None, purpose="saving the sign-in", write_error=True):
+                    oauth_key, _name = write_signin_tokens(tokens, region)
+                provision_managed_provider(oauth_key, region)  # config.toml: never under the locks
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:

@@ -41,11 +41,6 @@ def credentials_path(storage_name: str):
     return credentials_dir() / f"{storage_name}.json"
 
 
-def lock_path(storage_name: str):
-    """The cross-process single-flight lock file, beside the credential file."""
-    return credentials_dir() / f"{storage_name}.json.lock"
-
-
 def config_path():
     return config_dir() / "config.toml"
 

@@ -79,6 +79,25 @@ def oauth_block(oauth_key: str, region: Region) -> Any:
     return block
 
 
+def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
+    """Edit an existing `oauth` table keeping its shape (inline or sub-table) and host spelling.
+
+    The official client writes a sub-table with `oauth_host` and omits the host for cn; the spec
+    writes an inline table with `oauthHost`. Whatever spellings are present get the region's host
+    (both, when both are there); when none is, global gets the spec's `oauthHost` and cn none.
+    """
+    from .slot_rules import HOST_SPELLINGS
+
+    oauth["storage"] = "file"
+    oauth["key"] = oauth_key
+    host = endpoints(region).oauth_host
+    present = [spelling for spelling in HOST_SPELLINGS if spelling in oauth]
+    if not present and region is Region.GLOBAL:
+        present = ["oauthHost"]
+    for spelling in present:
+        oauth[spelling] = host
+
+
 def _new_entry(oauth_key: str, region: Region) -> Any:
     import tomlkit
 
@@ -157,7 +176,11 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
         entry["type"] = PROVIDER_TYPE
         entry["base_url"] = endpoints(region).base_url
         entry["api_key"] = ""
-        entry["oauth"] = oauth_block(oauth_key, region)
+        oauth = entry.get("oauth")
+        if isinstance(oauth, dict):
+            update_oauth_in_place(oauth, oauth_key, region)
+        else:
+            entry["oauth"] = oauth_block(oauth_key, region)
         entry["managed"] = True
     import tomlkit
 
@@ -169,18 +192,35 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     write_config_text(apply_managed_provider(read_config_text(), oauth_key, region))
 
 
-def persist_device_signin(token_response: dict, region: Region | str) -> str:
-    """Spec 4.4: store the tokens in the region's slot and provision the provider."""
+def write_signin_tokens(token_response: dict, region: Region | str) -> tuple[str, str]:
+    """Spec 4.4 steps 1-3 without the locks: store the tokens in the region's slot.
+
+    Returns (oauth_key, storage_name). The caller holds the slot's locks.
+    """
     from .credentials import write_merged
     from .slot_rules import region_key, resolve_storage_name
 
-    region = parse_region(region)
-    oauth_key = region_key(region)
+    oauth_key = region_key(parse_region(region))
     storage_name = resolve_storage_name(oauth_key)
     try:
         write_merged(storage_name, token_response)
     except OSError as exc:
         raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+    return oauth_key, storage_name
+
+
+def persist_device_signin(token_response: dict, region: Region | str) -> str:
+    """Spec 4.4: store the tokens in the region's slot and provision the provider.
+
+    The tokens are written under the slot's locks (waiting as long as it takes: tokens the user
+    approved are never dropped); config.toml is read and written after the locks are released.
+    """
+    from .locks import hold_slot_sync
+    from .slot_rules import region_storage_name
+
+    region = parse_region(region)
+    with hold_slot_sync(region_storage_name(region), timeout=None, purpose="saving the sign-in", write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region)
     provision_managed_provider(oauth_key, region)
     return storage_name
 

@@ -32,11 +32,13 @@ def move_corrupt_aside(storage_name: str) -> pathlib.Path:
 
 
 def remove_slot(storage_name: str) -> pathlib.Path:
-    """Sign out of a slot: remove its credential file (and its lock file)."""
+    """Sign out of a slot: remove its credential file under the slot's locks.
+
+    The lock files stay: deleting a flock file another process holds breaks mutual exclusion.
+    """
+    from .locks import hold_slot_sync
+
     path = paths.credentials_path(storage_name)
-    path.unlink()
-    try:
-        paths.lock_path(storage_name).unlink()
-    except OSError:
-        pass
+    with hold_slot_sync(storage_name, purpose="signing out"):
+        path.unlink()
     return path

@@ -14,12 +14,13 @@ from .slot_rules import MANAGED_PROVIDER
 class Selection:
     """A slot to use: the OAuth reference (a mapping or None), the API base and a label."""
 
-    __slots__ = ("ref", "base_url", "label")
+    __slots__ = ("ref", "base_url", "label", "inferred_host")
 
-    def __init__(self, ref: object, base_url: str, label: str) -> None:
+    def __init__(self, ref: object, base_url: str, label: str, inferred_host: str | None = None) -> None:
         self.ref = ref
         self.base_url = base_url
         self.label = label  # for messages: "provider NAME", "the default slot", ...
+        self.inferred_host = inferred_host  # set when config.toml lacks the host its key was made for
 
     def __repr__(self) -> str:
         return f"Selection(ref={self.ref!r}, base_url={self.base_url!r}, label={self.label!r})"
@@ -50,77 +51,133 @@ def read_config_readonly() -> dict:
 
 
 _HEADER = '[providers."' + MANAGED_PROVIDER + '"]'
+_SUB_PREFIX = '[providers."' + MANAGED_PROVIDER + '".'
+_OAUTH_HEADER = _SUB_PREFIX + "oauth]"
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def _basic_string(text: str) -> str | None:
-    """The value of a one-line TOML basic string without escapes, else None."""
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1] and "\\" not in text:
-        return text[1:-1]
-    return None
+def _bare_key(text: str) -> str | None:
+    key = text.strip()
+    return key if key and all(ch in _BARE for ch in key) else None
 
 
-def _strip_comment(line: str) -> str:
-    # only called on lines whose strings hold no "#" (checked by the callers' simple-shape rules)
-    return line.split("#", 1)[0].strip()
+def _end_of_value(rest: str) -> bool:
+    rest = rest.strip()
+    return not rest or rest.startswith("#")
+
+
+def _basic_string(text: str) -> tuple[str, str] | None:
+    """A TOML basic string at the start of `text` (no escapes: the caller excludes backslashes):
+    (value, what follows it), else None."""
+    text = text.lstrip()
+    if not text.startswith('"'):
+        return None
+    close = text.find('"', 1)
+    return None if close < 0 else (text[1:close], text[close + 1:])
+
+
+def _string_value(text: str) -> str | None:
+    found = _basic_string(text)
+    return found[0] if found is not None and _end_of_value(found[1]) else None
+
+
+def _inline_table(text: str) -> dict | None:
+    """`{ a = "x", b = "y" }` of plain strings, then only a comment; else None."""
+    rest = text.strip()
+    if not rest.startswith("{"):
+        return None
+    rest = rest[1:].lstrip()
+    table: dict = {}
+    if rest.startswith("}"):
+        return table if _end_of_value(rest[1:]) else None
+    while True:
+        name, eq, rest = rest.partition("=")
+        key = _bare_key(name)
+        found = _basic_string(rest) if eq and key is not None and key not in table else None
+        if found is None:
+            return None
+        table[key] = found[0]
+        rest = found[1].lstrip()
+        if rest.startswith("}"):
+            return table if _end_of_value(rest[1:]) else None
+        if not rest.startswith(","):
+            return None
+        rest = rest[1:].lstrip()
+        if rest.startswith("}"):
+            return None  # a trailing comma: invalid in TOML 1.0
 
 
 def scan_managed_provider(text: str) -> tuple[dict | None, str] | None:
-    """A fast read of the managed provider's `oauth` block and `base_url`, for the token path.
+    """A fast read of the managed provider's `oauth` table and `base_url`, for the token path.
 
-    Handles only the plain shape this program writes (one `[providers."managed:assistant-code"]`
-    header, one-line `key = "value"` pairs, `oauth` as a one-line inline table of plain strings).
+    Handles the plain shapes this program and the official client write: one
+    `[providers."managed:assistant-code"]` header with one-line `key = "value"` pairs, `oauth` as
+    a one-line inline table of plain strings or as the sub-table `[providers."…".oauth]`, other
+    sub-tables, and lines elsewhere whose value is the provider's name (`provider = "…"`).
     Returns None for anything else, and the caller parses the file with tomllib instead; tests
     check that wherever it answers, it answers exactly what tomllib does.
     """
-    if '"""' in text or "'''" in text or "\\" in text or text.count(MANAGED_PROVIDER) > 2:
+    if '"""' in text or "'''" in text or "\\" in text or text.startswith("\ufeff"):
         return None
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.strip() == _HEADER]
-    if len(starts) != 1:
-        return None
-    for i, line in enumerate(lines):  # the provider must not be defined any other way
-        stripped = line.strip()
-        if MANAGED_PROVIDER in stripped and i != starts[0] and not stripped.startswith("name"):
-            return None
-        if stripped.startswith("providers") or stripped.startswith("[providers]"):
-            return None
+    section = "top"  # top | main | oauth | other
+    seen_main = seen_oauth_table = False
     base_url: str | None = None
     oauth: dict | None = None
-    seen: set[str] = set()
-    for line in lines[starts[0] + 1:]:
+    keys: dict[str, set] = {"main": set(), "oauth": set()}
+    for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith("["):
-            break
         if not stripped or stripped.startswith("#"):
             continue
-        key, eq, value = stripped.partition("=")
-        key = key.strip()
-        if not eq or key in seen or "." in key or '"' in key or "'" in key:
-            return None
-        seen.add(key)
-        if "#" in value.split('"')[-1]:
-            value = value[: len(value) - len(value.split('"')[-1])] + _strip_comment(value.split('"')[-1])
-        value = value.strip()
-        if key == "base_url":
-            base_url = _basic_string(value)
-            if base_url is None:
-                return None
-        elif key == "oauth":
-            if not (value.startswith("{") and value.endswith("}")) or value.count("{") != 1 or value.count("}") != 1:
-                return None
-            oauth = {}
-            body = value[1:-1].strip()
-            for pair in filter(None, (p.strip() for p in body.split(","))) if body else []:
-                name, peq, raw = pair.partition("=")
-                name = name.strip()
-                parsed = _basic_string(raw)
-                if not peq or parsed is None or not name.replace("_", "").isalnum() or name in oauth:
+        if stripped.startswith("["):
+            if stripped.startswith("[["):
+                if MANAGED_PROVIDER in stripped or "providers" in stripped:
                     return None
-                oauth[name] = parsed
-            if body.endswith(","):
+                section = "other"
+            elif stripped == _HEADER:
+                if seen_main:
+                    return None
+                seen_main, section = True, "main"
+            elif stripped == _OAUTH_HEADER:
+                if seen_oauth_table or oauth is not None:
+                    return None
+                seen_oauth_table, section, oauth = True, "oauth", {}
+            elif stripped.startswith(_SUB_PREFIX + "oauth") or (
+                MANAGED_PROVIDER in stripped and not stripped.startswith(_SUB_PREFIX)
+            ):
                 return None
-    if base_url is None:
+            else:
+                section = "other"
+            continue
+        name, eq, value = stripped.partition("=")
+        key = _bare_key(name)
+        if not eq or key is None:
+            return None  # dotted or quoted keys, continuation lines: leave them to tomllib
+        if section in keys:
+            if key in keys[section]:
+                return None
+            keys[section].add(key)
+        if section == "main":
+            if key == "base_url":
+                base_url = _string_value(value)
+                if base_url is None:
+                    return None
+            elif key == "oauth":
+                if seen_oauth_table:
+                    return None
+                oauth = _inline_table(value)
+                if oauth is None:
+                    return None
+        elif section == "oauth":
+            parsed = _string_value(value)
+            if parsed is None:
+                return None
+            oauth[key] = parsed
+        elif MANAGED_PROVIDER in stripped:
+            if section == "top" or _string_value(value) != MANAGED_PROVIDER:
+                return None  # only a plain reference by name, never a definition
+        elif section == "top" and key == "providers":
+            return None
+    if base_url is None or not seen_main:
         return None
     return oauth, base_url
 
@@ -132,8 +189,16 @@ def provider_selection(name: str, config: dict | None = None) -> Selection:
     if not isinstance(entry, dict):
         raise AuthError(f"No provider named {name!r} in {paths.config_file()}")
     base = entry.get("base_url")
-    oauth = entry.get("oauth")
-    return Selection(oauth if isinstance(oauth, dict) else None, base if isinstance(base, str) else "", f"provider {name}")
+    return provider_entry_selection(entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}")
+
+
+def provider_entry_selection(oauth: object, base_url: str, label: str) -> Selection:
+    """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
+    inferred from a scoped key when the table names none (README: a deliberate deviation)."""
+    from .slot_rules import provider_ref
+
+    ref, inferred = provider_ref(oauth if isinstance(oauth, dict) else None, base_url)
+    return Selection(ref, base_url, label, inferred)
 
 
 def select(
@@ -156,7 +221,7 @@ def select(
         return Selection(None, settings.base_url("cn"), "the default slot")
     fast = scan_managed_provider(text)
     if fast is not None:
-        return Selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}")
+        return provider_entry_selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}")
     try:
         config = parse_config_readonly(text)  # the text read above: the file is read once
     except AuthError:
@@ -183,7 +248,7 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
         if not isinstance(entry, dict) or not isinstance(entry.get("oauth"), dict):
             continue
         base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
-        ctx = resolve_context(entry["oauth"], base)
+        ctx = resolve_context(provider_entry_selection(entry["oauth"], base, "").ref, base)
         found.setdefault(ctx.storage_name, []).append(str(name))
     return found
 

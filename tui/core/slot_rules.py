@@ -65,20 +65,75 @@ def resolve_storage_name(key: str) -> str:
     raise AuthError(f"Invalid OAuth token key: {key}")
 
 
-def ref_fields(data: object) -> tuple[str | None, str | None] | None:
-    """(key, oauthHost) of an OAuth reference (spec 2.5), leniently; None when there is none.
+HOST_SPELLINGS = ("oauthHost", "oauth_host")  # the spec's, then the official client's
 
-    Accepts a mapping (the TOML/JSON `oauth` block) or an object with `key`/`oauth_host`.
+
+def ref_fields(data: object) -> tuple[str | None, str | None] | None:
+    """(key, host) of an OAuth reference (spec 2.5), leniently; None when there is none.
+
+    Accepts a mapping (the TOML/JSON `oauth` block) or an object with `key`/`oauth_host`. The
+    host is read from `oauthHost` (spec 2.5) and, beyond the spec, from `oauth_host`, the
+    spelling the official client writes; a blank `oauthHost` does not hide an `oauth_host`.
     """
     if data is None:
         return None
     if isinstance(data, Mapping):
-        key, host = data.get("key"), data.get("oauthHost")
+        key = data.get("key")
+        host = None
+        for spelling in HOST_SPELLINGS:
+            value = data.get(spelling)
+            if isinstance(value, str) and value.strip():
+                host = value
+                break
     elif hasattr(data, "key") and hasattr(data, "oauth_host"):
         key, host = data.key, data.oauth_host
     else:
         return None
     return (key if isinstance(key, str) else None, host if isinstance(host, str) else None)
+
+
+def host_for_key(key: object, base_url: str) -> str | None:
+    """The region host a scoped key was made for: the one region whose derive_scoped_key(host,
+    base_url) equals `key`. None when no region (or both) match."""
+    if not isinstance(key, str) or not key.strip().startswith(SCOPED_PREFIX):
+        return None
+    found = [
+        settings.oauth_host(region)
+        for region in ("cn", "global")
+        if derive_scoped_key(settings.oauth_host(region), base_url) == key.strip()
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def provider_ref(oauth: object, base_url: str) -> tuple[dict | None, str | None]:
+    """A provider's `oauth` table as the reference to use, and the host inferred for it.
+
+    Beyond the specification (README, "Sharing files with the official client"): when the key
+    is scoped but neither spelling gives a host, the host the key was derived for is used (the
+    official client drops the host for cn and may rewrite the file without it). Returns
+    (reference, inferred host or None); `resolve_context` itself keeps the spec's letter.
+    """
+    fields = ref_fields(oauth)
+    if fields is None:
+        return None, None
+    key, host = fields
+    ref = {"key": key, "oauthHost": host}
+    if host is None:
+        inferred = host_for_key(key, base_url)
+        if inferred is not None and inferred != settings.oauth_host("cn"):
+            ref["oauthHost"] = inferred
+            return ref, inferred
+    return ref, None
+
+
+def refuse_foreign_fallback(key: str, host: str) -> None:
+    """Safety over spec 4.5: an invalid key falls back to the default slot, but that slot's
+    refresh token must never go to a host other than the default slot's own (cn) host."""
+    try:
+        resolve_storage_name(key)
+    except AuthError:
+        if _normalize(host) != _normalize(settings.oauth_host("cn")):
+            raise
 
 
 def context_fields(ref: object, base_url: str) -> tuple[str, str, str]:

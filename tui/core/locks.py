@@ -1,0 +1,466 @@
+"""One refresh or credential write of a slot at a time, across this program and the official clients.
+
+A slot `<name>` is held through three locks, always taken in this order and released in reverse:
+
+1. a `threading.Lock` per slot, for the tasks, threads and event loops of this process;
+2. `fcntl.flock(LOCK_EX)` on `<config_dir>/credentials/<name>.lock`, the legacy official client's
+   lock (and ours). The file is never deleted: deleting a held flock file breaks mutual exclusion;
+3. the directory `<config_dir>/oauth/<name>.lock`, made with `mkdir`, the current official
+   client's lock (proper-lockfile semantics): its mtime is kept fresh every second by a thread
+   while held (the official client calls a lock older than 5 s stale and takes it over), a stale
+   one is removed and retaken, and it is removed on release, on SIGTERM/SIGHUP and at exit.
+
+Nothing here is created through a symlink. A wait longer than a second is reported (which lock,
+which process when the kernel tells); a wait past the bound fails closed with `AuthError`: no
+refresh is ever sent without all three locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import os
+import signal
+import stat
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+
+from . import paths
+from .atomic import ensure_private_dir
+from .errors import AuthError
+
+STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
+TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)
+REPORT_AFTER = 1.0  # seconds of waiting before we say what we wait for
+DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
+TIMEOUT_ENV = "ASSISTANT_LOCK_TIMEOUT"
+_POLL_START = 0.005
+_POLL_MAX = 0.1
+
+class LockUnavailable(AuthError):
+    """A lock file or directory could not be created (unwritable or odd config dir); `detail`
+    says what, for callers that put it into their own message (a sign-in's write error)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"{detail}; nothing was sent")
+        self.detail = detail
+
+
+Reporter = Callable[[str], object]
+_reporter: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar("assistant_lock_reporter", default=None)
+
+
+def lock_timeout() -> float:
+    """The bounded wait of a refresh, from `ASSISTANT_LOCK_TIMEOUT` (seconds), else 30."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value == value and 0 < value < 86400 else DEFAULT_TIMEOUT  # NaN, absurd -> default
+
+
+@contextlib.contextmanager
+def reporting_to(report: Reporter) -> Iterator[None]:
+    """Send "waiting for …" lines of this context (a task, a worker) to `report`."""
+    token = _reporter.set(report)
+    try:
+        yield
+    finally:
+        _reporter.reset(token)
+
+
+def _report(text: str) -> None:
+    report = _reporter.get()
+    if report is not None:
+        report(text)
+        return
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def flock_path(storage_name: str) -> str:
+    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.lock")
+
+
+def legacy_lock_path(storage_name: str) -> str:
+    """Where versions before the co-tenancy work kept their flock file; removed when we hold the slot."""
+    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.json.lock")
+
+
+def dir_lock_path(storage_name: str) -> str:
+    return os.path.join(paths.config_dir_str(), "oauth", f"{storage_name}.lock")
+
+
+# -- who holds a flock ------------------------------------------------------------------------
+
+def flock_holder(path: str) -> int | None:
+    """The pid holding a flock on `path`, from /proc/locks (Linux); None when unknown."""
+    try:
+        info = os.stat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in lines:
+        parts = line.split()
+        if "->" in parts:  # a waiter, not the holder
+            continue
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == wanted:
+            try:
+                return int(parts[4])
+            except ValueError:
+                return None
+    return None
+
+
+# -- the three locks, each as a non-blocking attempt -------------------------------------------
+
+class _Wait:
+    """One bounded (or unbounded) wait for a slot's locks, reporting once after a second."""
+
+    def __init__(self, storage_name: str, timeout: float | None, purpose: str) -> None:
+        self.storage_name = storage_name
+        self.purpose = purpose
+        self.started = time.monotonic()
+        self.deadline = None if timeout is None else self.started + timeout
+        self.timeout = timeout
+        self.reported: str | None = None
+        self.delay = _POLL_START
+
+    def waited(self) -> float:
+        return time.monotonic() - self.started
+
+    def next_delay(self, what: str) -> float:
+        """Called after a failed attempt; raises AuthError past the deadline."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise AuthError(
+                f"Gave up after {self.timeout:g} s waiting for {what} of credential slot "
+                f"{self.storage_name}; nothing was sent. Another process is using the slot: "
+                "try again when it has finished."
+            )
+        if self.waited() >= REPORT_AFTER and self.reported != what:
+            self.reported = what
+            bound = "" if self.deadline is None else f" (up to {self.timeout:g} s)"
+            _report(f"Waiting for {what} of credential slot {self.storage_name} before {self.purpose}{bound}…")
+        delay = self.delay
+        self.delay = min(self.delay * 2, _POLL_MAX)
+        return delay
+
+    def reset_backoff(self) -> None:
+        self.delay = _POLL_START
+
+
+_registry_lock = threading.Lock()
+_thread_locks: dict[tuple[str, str], threading.Lock] = {}
+
+
+def _thread_lock(storage_name: str) -> threading.Lock:
+    key = (paths.config_dir_str(), storage_name)
+    with _registry_lock:
+        return _thread_locks.setdefault(key, threading.Lock())
+
+
+def _open_no_follow(path: str, flags: int) -> int:
+    """Open (creating with 0600) without following a symlink at the last component."""
+    try:
+        return os.open(path, flags | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise LockUnavailable(f"Refusing to use the lock file {path}: it is a symbolic link") from None
+        raise LockUnavailable(f"Cannot create the lock file {path}: {exc.strerror or exc}") from None
+
+
+def _open_flock_file(storage_name: str) -> int:
+    path = flock_path(storage_name)
+    try:
+        ensure_private_dir(paths.credentials_dir())
+    except OSError as exc:
+        raise LockUnavailable(f"Cannot create the lock file {path}: {exc.strerror or exc}") from None
+    fd = _open_no_follow(path, os.O_RDWR)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LockUnavailable(f"Refusing to use the lock file {path}: it is not a regular file")
+    return fd
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _unflock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover
+        return
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+class DirLock:
+    """A held `oauth/<name>.lock` directory, its mtime kept fresh by a thread until released."""
+
+    def __init__(self, path: str, inode: int) -> None:
+        self.path = path
+        self.inode = inode
+        self.compromised = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._keep_fresh, name=f"lock-touch {path}", daemon=True)
+
+    def _keep_fresh(self) -> None:
+        while not self._stop.wait(TOUCH_EVERY):
+            try:
+                if os.lstat(self.path).st_ino != self.inode:
+                    raise FileNotFoundError
+                os.utime(self.path, follow_symlinks=False)
+            except OSError:
+                self.compromised = True  # removed or taken over: the re-read rules still protect us
+                return
+
+    def start(self) -> DirLock:
+        with _held_lock:
+            _held.add(self)
+        _install_exit_cleanup()
+        self._thread.start()
+        return self
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2)
+        with _held_lock:
+            _held.discard(self)
+        self.remove()
+
+    def remove(self) -> None:
+        try:
+            if os.lstat(self.path).st_ino == self.inode:
+                os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+def _prepare_oauth_dir(storage_name: str) -> str:
+    directory = os.path.dirname(dir_lock_path(storage_name))
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        try:
+            ensure_private_dir(paths.config_dir())
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise LockUnavailable(f"Cannot create the lock directory {directory}: {exc.strerror or exc}") from None
+        info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise LockUnavailable(f"Refusing to lock in {directory}: it is not a plain directory (a symbolic link or a file)")
+    marker = os.path.join(directory, storage_name)
+    try:  # the empty marker file the official client creates before locking
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600))
+    except OSError:
+        pass  # a link or unwritable: the marker holds nothing, the lock does not depend on it
+    return directory
+
+
+def _try_dir_lock(path: str) -> DirLock | None:
+    """One `mkdir` attempt; a stale lock (mtime older than 5 s) is removed and retaken once."""
+    for attempt in (1, 2):
+        try:
+            os.mkdir(path, 0o700)
+            return DirLock(path, os.lstat(path).st_ino).start()
+        except FileExistsError:
+            if attempt == 2 or not _remove_if_stale(path):
+                return None
+        except OSError as exc:
+            raise LockUnavailable(f"Cannot create the lock directory {path}: {exc.strerror or exc}") from None
+    return None
+
+
+def lock_age(path: str) -> float | None:
+    """Seconds since the directory lock was last touched; None when absent or not a directory."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        return None
+    return time.time() - info.st_mtime
+
+
+def _remove_if_stale(path: str) -> bool:
+    age = lock_age(path)
+    if age is None or age <= STALE_AFTER:
+        return False
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
+
+
+def _remove_legacy_lock(storage_name: str) -> None:
+    path = legacy_lock_path(storage_name)
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _describe_flock(storage_name: str) -> str:
+    path = flock_path(storage_name)
+    holder = flock_holder(path)
+    return f"the lock file {path}" + (f" (held by process {holder})" if holder else "")
+
+
+def _describe_dir_lock(storage_name: str) -> str:
+    path = dir_lock_path(storage_name)
+    age = lock_age(path)
+    touched = "" if age is None else f", last renewed {max(age, 0):.0f} s ago"
+    return f"the lock directory {path} (held by another client{touched})"
+
+
+# -- holding a slot ---------------------------------------------------------------------------
+
+def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
+    """Take the three locks in order. Yields the delay before each retry; `releases` gets one
+    callback per lock taken, so the driver can undo exactly what is held on any exit."""
+    thread_lock = _thread_lock(storage_name)
+    while not thread_lock.acquire(blocking=False):
+        yield wait.next_delay("another task of this process")
+    releases.append(thread_lock.release)
+    fd = _open_flock_file(storage_name)
+    releases.append(lambda: os.close(fd))
+    wait.reset_backoff()
+    while not _try_flock(fd):
+        yield wait.next_delay(_describe_flock(storage_name))
+    releases.append(lambda: _unflock(fd))
+    wait.reset_backoff()
+    path = dir_lock_path(storage_name)
+    _prepare_oauth_dir(storage_name)
+    held = _try_dir_lock(path)
+    while held is None:
+        yield wait.next_delay(_describe_dir_lock(storage_name))
+        held = _try_dir_lock(path)
+    releases.append(held.release)
+    _remove_legacy_lock(storage_name)
+
+
+def _release(releases: list) -> None:
+    while releases:
+        releases.pop()()
+
+
+def _attempts(storage_name: str, timeout: float | None, purpose: str, releases: list, write_error: bool) -> Iterator[float]:
+    wait = _Wait(storage_name, lock_timeout() if timeout == -1.0 else timeout, purpose)
+    try:
+        yield from _acquire(storage_name, wait, releases)
+    except LockUnavailable as exc:
+        if write_error:  # a sign-in: the spec's write error, with what could not be created
+            raise AuthError(f"Failed to write credentials: {exc.detail}") from None
+        raise
+
+
+@contextlib.asynccontextmanager
+async def hold_slot(
+    storage_name: str, *, timeout: float | None = -1.0, purpose: str = "refreshing", write_error: bool = False
+) -> AsyncIterator[None]:
+    """Hold all three locks of a slot. `timeout` -1: the setting (30 s); None: wait until cancelled.
+
+    `write_error`: a lock that cannot be created fails as `Failed to write credentials: …`.
+    """
+    releases: list = []
+    try:
+        for delay in _attempts(storage_name, timeout, purpose, releases, write_error):
+            await asyncio.sleep(delay)
+        yield
+    finally:
+        _release(releases)
+
+
+@contextlib.contextmanager
+def hold_slot_sync(
+    storage_name: str, *, timeout: float | None = -1.0, purpose: str = "writing", write_error: bool = False
+) -> Iterator[None]:
+    """`hold_slot` for synchronous callers (logout, repairs): same locks, same order, same bound."""
+    releases: list = []
+    try:
+        for delay in _attempts(storage_name, timeout, purpose, releases, write_error):
+            time.sleep(delay)
+        yield
+    finally:
+        _release(releases)
+
+
+# -- release on every exit path -----------------------------------------------------------------
+
+_held: set[DirLock] = set()
+_held_lock = threading.Lock()
+_atexit_registered = False
+_signals_installed = False
+
+
+def release_all() -> None:
+    """Remove every directory lock this process holds (exit, SIGTERM, SIGHUP)."""
+    with _held_lock:
+        held = list(_held)
+        _held.clear()
+    for lock in held:
+        lock._stop.set()
+        lock.remove()
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    previous = _previous_handlers.get(signum, signal.SIG_DFL)
+    if callable(previous):  # the program's own handler decides; an exit it raises unwinds our locks
+        previous(signum, frame)
+        return
+    release_all()  # the default action is to die: remove the directory locks first
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+_previous_handlers: dict[int, object] = {}
+
+
+def _install_exit_cleanup() -> None:
+    """atexit once; SIGTERM/SIGHUP handlers once, from the main thread (signals need it)."""
+    global _atexit_registered, _signals_installed
+    if not _atexit_registered:
+        import atexit
+
+        atexit.register(release_all)
+        _atexit_registered = True
+    if _signals_installed or threading.current_thread() is not threading.main_thread():
+        return
+    _signals_installed = True
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        try:
+            previous = signal.getsignal(signum)
+            if previous is _on_signal or previous == signal.SIG_IGN:
+                continue  # ignored on purpose: the process lives on, and so must its locks
+            _previous_handlers[signum] = previous
+            signal.signal(signum, _on_signal)
+        except (ValueError, OSError):  # pragma: no cover - not settable here
+            pass
