@@ -108,6 +108,7 @@ def cmd_token(args: list[str]) -> int:
     from tui.core.selection import select
     from tui.core.tokens import read_valid_token
 
+    selection = None
     try:
         selection = select(**parsed[0])
         token = read_valid_token(selection.ref, selection.base_url)
@@ -118,7 +119,9 @@ def cmd_token(args: list[str]) -> int:
 
             token = asyncio.run(get_access_token(selection.ref, selection.base_url))
     except AuthError as exc:
-        _err(str(exc))
+        from tui.core.selection import explain_for
+
+        _err(explain_for(exc, selection).describe())
         return 1
     sys.stdout.write(token + "\n")
     return 0

@@ -15,6 +15,11 @@ from tui.text import clean, one_line
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
+def fail(exc: AuthError) -> None:
+    """An AuthError on stderr: the spec's message, then its hint line when it has one."""
+    err(exc.describe())
+
+
 def err(message: str) -> None:
     sys.stderr.write(clean(message) + "\n")
 
@@ -96,7 +101,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     try:
         auth = await start_device_authorization(region)
     except AuthError as exc:
-        err(str(exc))
+        fail(exc)
         if as_json:
             out_json({"event": "error", "message": clean(str(exc))})
         return EXIT_ERROR
@@ -145,7 +150,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         status = await poll_device_token(auth.device_code, auth.poll_interval, region, on_status=on_status)
     except AuthError as exc:
         line.done()
-        err(str(exc))
+        fail(exc)
         if as_json:
             out_json({"event": "error", "message": clean(str(exc))})
         return EXIT_ERROR
@@ -190,20 +195,21 @@ def _slot_name(selection) -> str:
 
 
 def cmd_status(ns: Namespace) -> int:
-    from tui.core.selection import providers_by_slot
+    from tui.core.selection import inferred_hosts, providers_by_slot
     from tui.core.status import list_slots, slot_status
     from tui.timefmt import expiry
 
     try:
         selection = _selection(ns)
     except AuthError as exc:
-        err(str(exc))
+        fail(exc)
         return EXIT_ERROR
     selected = _slot_name(selection)
     slots = [slot_status(selected)] if ns.provider else list_slots()
     if selected not in [s.name for s in slots]:
         slots.insert(0, slot_status(selected))
     users = providers_by_slot()
+    missing_hosts = inferred_hosts()
     usable = next(s.usable for s in slots if s.name == selected)
     if ns.json:
         out_json(
@@ -211,6 +217,7 @@ def cmd_status(ns: Namespace) -> int:
                 "selected": selected,
                 "usable": usable,
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
+                "providers_missing_oauth_host": missing_hosts,
             }
         )
     else:
@@ -226,6 +233,11 @@ def cmd_status(ns: Namespace) -> int:
                 line += f"; used by {', '.join(users[s.name])}"
             sys.stdout.write(clean(line) + "\n")
             sys.stdout.write(f"    {clean(str(s.path))}\n")
+        for name, host in missing_hosts.items():
+            sys.stdout.write(clean(
+                f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "
+                "which is used. Write it back as oauthHost (assistant-auth config)."
+            ) + "\n")
     return EXIT_OK if usable else EXIT_FAIL
 
 
@@ -234,11 +246,14 @@ def cmd_refresh(ns: Namespace) -> int:
     from tui.core.tokens import refresh_access_token
     from tui.timefmt import expiry
 
+    from tui.core.selection import explain_for
+
+    selection = None
     try:
         selection = _selection(ns)
         asyncio.run(refresh_access_token(selection.ref, selection.base_url))
     except AuthError as exc:
-        err(str(exc))
+        fail(explain_for(exc, selection))
         return EXIT_FAIL
     status = slot_status(_slot_name(selection))
     if ns.json:
@@ -255,7 +270,7 @@ def cmd_logout(ns: Namespace) -> int:
     try:
         name = _slot_name(_selection(ns))
     except AuthError as exc:
-        err(str(exc))
+        fail(exc)
         return EXIT_ERROR
     path = credentials_path(name)
     if not path.exists():

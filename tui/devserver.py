@@ -110,6 +110,9 @@ class AuthServer:
         self.verification_uri_override = verification_uri
         self.include_complete_uri = include_complete_uri
         self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
+        # reuse of a rotated refresh token revokes every token of its family (as strict servers do)
+        self.revoke_family_on_reuse = False
+        self.revoked_families: set[str] = set()
         self.issued: list[tuple[str, str]] = []  # (access_token, refresh_token) pairs, in order
         self.secret = secrets.token_bytes(32)
         self.lock = threading.Lock()
@@ -196,12 +199,15 @@ class AuthServer:
         signature = _b64(hmac.new(self.secret, signing_input, hashlib.sha256).digest())
         return f"{header}.{payload}.{signature}"
 
-    def issue_tokens(self, subject: str = "user-1", scope: str = "coding") -> dict:
-        """A fresh token response; the refresh token is registered for rotation."""
+    def issue_tokens(self, subject: str = "user-1", scope: str = "coding", family: str | None = None) -> dict:
+        """A fresh token response; the refresh token is registered for rotation in `family`
+        (a new family for a new sign-in)."""
         refresh = "rt_" + secrets.token_urlsafe(24)
         access = self._jwt(subject, scope, self.access_ttl)
         with self.lock:
-            self.state.refresh_tokens[refresh] = {"sub": subject, "scope": scope, "used": False}
+            self.state.refresh_tokens[refresh] = {
+                "sub": subject, "scope": scope, "used": False, "family": family or secrets.token_hex(6),
+            }
             self.issued.append((access, refresh))
         return {
             "access_token": access,
@@ -288,10 +294,12 @@ class AuthServer:
             time.sleep(self.refresh_delay)
         with self.lock:
             record = self.state.refresh_tokens.get(refresh_token)
-            if record is None or record["used"]:
+            if record is not None and record["used"] and self.revoke_family_on_reuse:
+                self.revoked_families.add(record["family"])
+            if record is None or record["used"] or record["family"] in self.revoked_families:
                 return 400, {"error": "invalid_grant", "error_description": "refresh token is invalid or was used"}
             record["used"] = True
-        return 200, self.issue_tokens(record["sub"], record["scope"])
+        return 200, self.issue_tokens(record["sub"], record["scope"], record["family"])
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -47,19 +47,22 @@ def test_copy_without_display_uses_osc52(monkeypatch):
     assert osc.calls == ["CODE"] and "OSC 52" in message
 
 
+U = "https://auth.test/device?user_code=WDJB-MJHT"
+
+
 @pytest.mark.parametrize(
     "env, platform, expected",
     [
         ({"SSH_CONNECTION": "1 2 3 4", "DISPLAY": ":0"}, "linux", None),
         ({}, "linux", None),
-        ({"BROWSER": "firefox"}, "linux", ["firefox", "U"]),
-        ({"BROWSER": "chromium --new-window %s"}, "linux", ["chromium", "--new-window", "U"]),
-        ({"BROWSER": "w3m:lynx"}, "linux", ["w3m", "U"]),
-        ({}, "darwin", ["open", "U"]),
+        ({"BROWSER": "firefox"}, "linux", ["firefox", U]),
+        ({"BROWSER": "chromium --new-window %s"}, "linux", ["chromium", "--new-window", U]),
+        ({"BROWSER": "w3m:lynx"}, "linux", ["w3m", U]),
+        ({}, "darwin", ["open", U]),
     ],
 )
 def test_browser_command(env, platform, expected):
-    assert browser_command("U", env, platform) == expected
+    assert browser_command(U, env, platform) == expected
 
 
 def test_auto_open_only_local_with_display():

@@ -8,13 +8,15 @@ import pytest
 
 
 def snapshot(home: pathlib.Path) -> dict[str, bytes]:
-    """Every file under the config dir, by relative path (lock files excluded: they hold nothing)."""
+    """Every file under the config dir, by relative path (locks and the official client's lock
+    markers in `oauth/` excluded: they hold nothing)."""
     if not home.exists():
         return {}
     return {
         str(p.relative_to(home)): p.read_bytes()
         for p in sorted(home.rglob("*"))
         if p.is_file() and not p.name.endswith(".lock") and p.name != "device_id"
+        and p.relative_to(home).parts[0] != "oauth"
     }
 
 

@@ -87,7 +87,9 @@ async def test_sign_in_into_unwritable_credentials_dir(home, server):
 
 
 async def test_refresh_into_unwritable_dir_still_returns_token(home, server, caplog):
+    """Spec 4.3 step 5: a write failure is only logged (the lock file exists from earlier)."""
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    (home / "credentials" / "assistant-code.lock").touch(mode=0o600)
     before = path.read_bytes()
     with unwritable(home / "credentials"), caplog.at_level("WARNING"):
         token = await get_access_token(None, endpoints("cn").base_url)
@@ -95,6 +97,16 @@ async def test_refresh_into_unwritable_dir_still_returns_token(home, server, cap
     assert path.read_bytes() == before
     assert "could not write refreshed credentials" in caplog.text
     assert token not in caplog.text and server.issued[-1][1] not in caplog.text
+
+
+async def test_refresh_without_a_lock_file_fails_closed(home, server):
+    """No lock can be created: no refresh (its rotated token could not be kept either)."""
+    path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    before = path.read_bytes()
+    with unwritable(home / "credentials"):
+        with pytest.raises(AuthError, match="^Cannot create the lock file .*assistant-code.lock: .*; nothing was sent$"):
+            await get_access_token(None, endpoints("cn").base_url)
+    assert path.read_bytes() == before and server.count(TOKEN_PATH) == 0
 
 
 async def test_credential_path_is_a_directory(home, server):

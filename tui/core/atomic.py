@@ -26,17 +26,29 @@ def ensure_private_dir(path: pathlib.Path) -> None:
             pass
 
 
+def resolve_link(path: pathlib.Path) -> pathlib.Path:
+    """The file a symbolic link finally points at (the path itself when it is no link)."""
+    if not os.path.islink(path):
+        return path
+    return pathlib.Path(os.path.realpath(path))
+
+
 def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
     """Replace `path` with `data` so that readers see the old or the new content, never a mix.
 
     The temporary file is created with `mode` from the start (O_CREAT|O_EXCL), so there is no
-    window in which it is readable by others, whatever the umask.
+    window in which it is readable by others, whatever the umask; it then gets exactly `mode`
+    (the umask cannot narrow or widen it). When `path` is a symbolic link (a dotfile manager's,
+    or a file shared with another tool), the link's target is replaced and the link is kept:
+    replacing the link would leave the other reader with the old, already-rotated tokens.
     """
+    path = resolve_link(path)
     directory = path.parent
     tmp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         try:
+            os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)

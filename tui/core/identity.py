@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import re
+import stat
 import time
 
 from . import paths
@@ -26,19 +27,58 @@ def generate_device_id() -> str:
     return f"{APP_TAG}-{time.time_ns():x}-{os.getpid()}"
 
 
+MAX_DEVICE_ID = 128  # characters of the one line the file may hold
+
+
+def read_device_id() -> tuple[str | None, str | None]:
+    """(value, problem) of the device identity file, without creating or following anything.
+
+    Only a regular file (never through a symlink, never a FIFO) of one printable ASCII line of at
+    most 128 characters is used; anything else gives (None, why) and is never sent or rewritten.
+    A missing or empty file gives (None, None): it may be created.
+    """
+    path = paths.device_id_path()
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        if os.path.islink(path):
+            return None, f"{path} is a symbolic link: ignored"
+        return None, f"{path} cannot be read ({exc.strerror or exc}): ignored"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, f"{path} is not a regular file: ignored"
+        raw = os.read(fd, 4 * MAX_DEVICE_ID + 2)
+    except OSError as exc:
+        return None, f"{path} cannot be read ({exc.strerror or exc}): ignored"
+    finally:
+        os.close(fd)
+    text = raw.decode("ascii", errors="replace").strip()
+    if not text:
+        return None, None
+    if len(raw) > 2 * MAX_DEVICE_ID or len(text) > MAX_DEVICE_ID:
+        return None, f"{path} is longer than {MAX_DEVICE_ID} characters: ignored"
+    if any(not (0x20 <= ord(ch) <= 0x7E) for ch in text):
+        return None, f"{path} holds more than one line of printable ASCII: ignored"
+    return text, None
+
+
 def device_id() -> str | None:
-    """The stored device id, created on first use; None only when nothing usable can be had."""
+    """The stored device id, created on first use; None when the file is unusable (then the
+    header is left out, as spec 2.7 allows, and the file is left alone)."""
+    from .atomic import atomic_write
+
+    value, problem = read_device_id()
+    if value is not None or problem is not None:
+        return value
+    value = generate_device_id()
     path = paths.device_id_path()
     try:
-        existing = path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        existing = ""
-    if existing:
-        return existing
-    value = generate_device_id()
-    try:
         ensure_private_dir(path.parent)
-        path.write_text(value + "\n", encoding="utf-8")
+        if not os.path.islink(path):
+            atomic_write(path, (value + "\n").encode("ascii"), mode=0o600)
     except OSError:
         pass  # spec 2.7: a failed write is ignored
     return value

@@ -138,17 +138,19 @@ class _Wait:
     def waited(self) -> float:
         return time.monotonic() - self.started
 
-    def next_delay(self, what: str) -> float:
-        """Called after a failed attempt; raises AuthError past the deadline."""
+    def next_delay(self, lock: str, describe: Callable[[], str] | None = None) -> float:
+        """Called after a failed attempt on `lock`; raises AuthError past the deadline. The wait
+        is reported once per lock, as `describe()` says it (who holds it, since when)."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise AuthError(
-                f"Gave up after {self.timeout:g} s waiting for {what} of credential slot "
-                f"{self.storage_name}; nothing was sent. Another process is using the slot: "
-                "try again when it has finished."
+                f"Gave up after {self.timeout:g} s waiting for {describe() if describe else lock} of "
+                f"credential slot {self.storage_name}; nothing was sent. Another process is using "
+                "the slot: try again when it has finished."
             )
-        if self.waited() >= REPORT_AFTER and self.reported != what:
-            self.reported = what
+        if self.waited() >= REPORT_AFTER and self.reported != lock:
+            self.reported = lock
             bound = "" if self.deadline is None else f" (up to {self.timeout:g} s)"
+            what = describe() if describe else lock
             _report(f"Waiting for {what} of credential slot {self.storage_name} before {self.purpose}{bound}…")
         delay = self.delay
         self.delay = min(self.delay * 2, _POLL_MAX)
@@ -351,14 +353,14 @@ def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
     releases.append(lambda: os.close(fd))
     wait.reset_backoff()
     while not _try_flock(fd):
-        yield wait.next_delay(_describe_flock(storage_name))
+        yield wait.next_delay("flock", lambda: _describe_flock(storage_name))
     releases.append(lambda: _unflock(fd))
     wait.reset_backoff()
     path = dir_lock_path(storage_name)
     _prepare_oauth_dir(storage_name)
     held = _try_dir_lock(path)
     while held is None:
-        yield wait.next_delay(_describe_dir_lock(storage_name))
+        yield wait.next_delay("dir", lambda: _describe_dir_lock(storage_name))
         held = _try_dir_lock(path)
     releases.append(held.release)
     _remove_legacy_lock(storage_name)

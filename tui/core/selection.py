@@ -26,6 +26,16 @@ class Selection:
         return f"Selection(ref={self.ref!r}, base_url={self.base_url!r}, label={self.label!r})"
 
 
+def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
+    """Add a line naming the provider to an invalid-key refusal (the spec's text stays first)."""
+    if selection is not None and not exc.hint and exc.message.startswith("Invalid OAuth token key: "):
+        exc.hint = (
+            f"{selection.label}: its oauth key is not a valid slot name and its oauthHost is not the "
+            "default slot's host, so no token is sent there. Fix the key with `assistant-auth config`."
+        )
+    return exc
+
+
 def parse_config_readonly(text: str) -> dict:
     import tomllib
 
@@ -250,6 +260,24 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
         base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
         ctx = resolve_context(provider_entry_selection(entry["oauth"], base, "").ref, base)
         found.setdefault(ctx.storage_name, []).append(str(name))
+    return found
+
+
+def inferred_hosts(config: dict | None = None) -> dict[str, str]:
+    """provider name -> the host its scoped key was made for, for providers whose `oauth` table
+    names no host (status and the inspector report them so the host can be written back)."""
+    try:
+        config = read_config_readonly() if config is None else config
+    except AuthError:
+        return {}
+    providers = config.get("providers")
+    found: dict[str, str] = {}
+    for name, entry in (providers.items() if isinstance(providers, dict) else ()):
+        if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
+            base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
+            chosen = provider_entry_selection(entry["oauth"], base, "")
+            if chosen.inferred_host:
+                found[str(name)] = chosen.inferred_host
     return found
 
 

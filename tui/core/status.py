@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import jsonutil, paths
-from .credentials import is_expired
+from .credentials import is_expired, is_tombstone
 
 # state values
 VALID = "valid"
@@ -18,6 +18,8 @@ UNREADABLE = "unreadable"
 UNPARSABLE = "unparsable"
 NOT_OBJECT = "not_object"
 NO_ACCESS_TOKEN = "no_access_token"
+REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
+REVOKED_DETAIL = "the official client marked this session revoked; sign in again with `assistant-auth login`"
 
 LABELS = {
     VALID: "valid",
@@ -27,6 +29,7 @@ LABELS = {
     UNPARSABLE: "unparsable",
     NOT_OBJECT: "not an object",
     NO_ACCESS_TOKEN: "missing access_token",
+    REVOKED: "signed out (revoked)",
 }
 
 
@@ -102,6 +105,8 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         "token_type": data.get("token_type") if isinstance(data.get("token_type"), str) else None,
         "fields": data,
     }
+    if is_tombstone(data):
+        return SlotStatus(name, path, REVOKED, REVOKED_DETAIL, **meta, **extra)
     if not isinstance(data.get("access_token"), str) or not data["access_token"]:
         return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
     state = EXPIRED if is_expired(data, now) else VALID

@@ -45,7 +45,9 @@ def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     return clock(left) if left > 0 else f"-{clock(-left)}"
 
 
-def detail_lines(slot: SlotStatus, users: list[str], now: float | None = None) -> list[str]:
+def detail_lines(
+    slot: SlotStatus, users: list[str], now: float | None = None, missing_hosts: dict[str, str] | None = None
+) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
     lines = [f"File       {slot.path}", f"State      {slot.label}"]
     if slot.detail:
@@ -58,6 +60,9 @@ def detail_lines(slot: SlotStatus, users: list[str], now: float | None = None) -
         mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
         lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
     lines.append(f"Used by    {', '.join(users) if users else 'no provider in config.toml'}")
+    for name in users:
+        if missing_hosts and name in missing_hosts:
+            lines.append(f"Note       {name} names no oauth host; its key was made for {missing_hosts[name]} (used)")
     if slot.state in BROKEN:
         lines.append("")
         lines.append("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again.")
@@ -115,6 +120,7 @@ class CredentialsScreen(Screen):
         super().__init__()
         self.slots: list[SlotStatus] = []
         self.users: dict[str, list[str]] = {}
+        self.missing_hosts: dict[str, str] = {}
         self.signature: tuple = ()
 
     def compose(self) -> ComposeResult:
@@ -140,11 +146,12 @@ class CredentialsScreen(Screen):
 
     # -- data ---------------------------------------------------------------------------------
     def reload(self) -> None:
-        from tui.core.selection import providers_by_slot
+        from tui.core.selection import inferred_hosts, providers_by_slot
 
         self.signature = disk_signature()
         self.slots = list_slots()
         self.users = providers_by_slot()
+        self.missing_hosts = inferred_hosts()
         table = self.query_one("#slots", DataTable)
         selected = self.selected.name if self.selected else None
         table.clear()
@@ -177,7 +184,7 @@ class CredentialsScreen(Screen):
         if slot is None:
             details.set_text("No credentials yet.")
             return
-        details.set_text("\n".join(detail_lines(slot, self.users.get(slot.name, []))))
+        details.set_text("\n".join(detail_lines(slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts)))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_details()
@@ -222,11 +229,16 @@ class CredentialsScreen(Screen):
         from tui.core.tokens import refresh_access_token
 
         self.notice(f"Refreshing {name}…")
+        from tui.core.locks import reporting_to
+        from tui.core.selection import explain_for
+
+        selection = None
         try:
             selection = selection_for_slot(name)
-            await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client)
+            with reporting_to(self.notice):
+                await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client)
         except AuthError as exc:
-            self.notice(str(exc))
+            self.notice(explain_for(exc, selection).describe())
             return
         self.reload()
         self.notice(f"Refreshed {name}.")

@@ -11,7 +11,7 @@ from textual.widgets.option_list import Option
 
 from tui.core.keys import DEFAULT_STORAGE_NAME
 from tui.core.regions import Region, endpoints
-from tui.core.status import slot_status
+from tui.core.status import REVOKED, slot_status
 from tui.text import one_line
 from tui.timefmt import expiry
 from tui.widgets.safe import PlainStatic, plain
@@ -22,6 +22,8 @@ def slot_summary(now: float | None = None) -> tuple[str, str]:
     status = slot_status(DEFAULT_STORAGE_NAME, now)
     if status.state == "missing":
         return "Not signed in: no credentials yet.", "missing"
+    if status.state == REVOKED:
+        return "Signed out (revoked) by the official client: sign in again.", "broken"
     if status.state in ("valid", "expired"):
         verb = "Signed in" if status.state == "valid" else "Signed in, token expired"
         text = f"{verb} · {status.label} · expires {expiry(status.expires_at, now)}"

@@ -38,6 +38,7 @@ class SignInScreen(Screen):
         super().__init__()
         self.account_region = region
         self.auth: DeviceAuthorization | None = None
+        self.refusal: str | None = None  # why the browser policy refuses the address, if it does
         self.started = 0.0
         self.deadline = 0.0
         self.polls = 0
@@ -75,19 +76,22 @@ class SignInScreen(Screen):
     @work(exclusive=True, group="sign-in")
     async def run_sign_in(self) -> None:
         from tui.core.device_flow import poll_device_token, start_device_authorization
+        from tui.core.locks import reporting_to
 
         try:
             auth = await start_device_authorization(self.account_region, client=self.app.http_client)
             self.post_message(CodeReady(auth))
-            status = await poll_device_token(
-                auth.device_code,
-                auth.poll_interval,
-                self.account_region,
-                client=self.app.http_client,
-                on_status=lambda s: self.post_message(PollUpdate(s)),
-            )
+            # a wait for the slot's locks (another client refreshing) is said on screen
+            with reporting_to(lambda text: self.notify(text, severity="warning", timeout=10)):
+                status = await poll_device_token(
+                    auth.device_code,
+                    auth.poll_interval,
+                    self.account_region,
+                    client=self.app.http_client,
+                    on_status=lambda s: self.post_message(PollUpdate(s)),
+                )
         except AuthError as exc:
-            self.post_message(SignInFinished(None, str(exc)))
+            self.post_message(SignInFinished(None, exc.describe()))
             return
         self.post_message(SignInFinished(status))
 
@@ -106,10 +110,14 @@ class SignInScreen(Screen):
         code.set_text(spaced(auth.user_code))
         code.display = True
         self.tick()
-        from tui.browser import open_url, should_auto_open
+        from tui.browser import address_refusal, open_url, should_auto_open
 
         target = auth.verification_uri_complete or auth.verification_uri
-        if target and should_auto_open(self.app.no_browser):
+        self.refusal = address_refusal(target)
+        self.refresh_bindings()
+        if target and self.refusal:  # still shown above as inert text, never opened or drawn
+            self.notice(f"This address will not be opened or drawn as a QR code: {self.refusal}.")
+        elif target and should_auto_open(self.app.no_browser):
             self.notice(open_url(target))
 
     def on_poll_update(self, message: PollUpdate) -> None:
@@ -164,6 +172,12 @@ class SignInScreen(Screen):
         auth = self.auth
         self._copy((auth.verification_uri_complete or auth.verification_uri) if auth else None, "address")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`o Open browser` is offered only for an address the browser policy accepts."""
+        if action == "open_browser":
+            return self.auth is not None and self.refusal is None
+        return True
+
     def action_open_browser(self) -> None:
         from tui.browser import open_url
 
@@ -183,11 +197,21 @@ class SignInScreen(Screen):
             pane.display = False
             pane.remove_children()
             return
+        from tui.browser import address_refusal
+
         data = self.auth.verification_uri_complete if self.auth else None
         if not data:
             self.notice("No complete verification address to encode: use the address and code shown.")
             return
-        width, height = qr_size(data)
+        refusal = address_refusal(data)
+        if refusal is not None:
+            self.notice(f"No QR code for this address: {refusal}.")
+            return
+        size = qr_size(data)
+        if size is None:
+            self.notice("The address is too long for a QR code: use the address and code shown.")
+            return
+        width, height = size
         room_w = self.size.width - 44
         room_h = self.size.height - 4
         if width > room_w or height > room_h:

@@ -25,8 +25,14 @@ def qr_lines(data: str) -> list[str]:
     return ["".join(chars[(top, bottom)] for top, bottom in zip(grid[y], grid[y + 1])) for y in range(0, len(grid), 2)]
 
 
-def qr_size(data: str) -> tuple[int, int]:
-    lines = qr_lines(data)
+def qr_size(data: str) -> tuple[int, int] | None:
+    """(width, height) in cells, or None when `data` is too long for any QR code."""
+    from segno import DataOverflowError
+
+    try:
+        lines = qr_lines(data)
+    except DataOverflowError:
+        return None
     return (len(lines[0]) if lines else 0, len(lines))
 
 

@@ -1,0 +1,394 @@
+"""Co-tenancy with the official clients: both lock protocols, raced by a separate process.
+
+The competitor (`tests/official_client.py`) imports nothing of ours and follows each official
+protocol as the co-tenancy issue states it. Every lock lives in the test's temporary home.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from tests.conftest import read_json, write_creds
+from tui.core import AuthError, endpoints, get_access_token, poll_device_token, refresh_access_token
+from tui.core.locks import LockUnavailable, dir_lock_path, flock_path, legacy_lock_path, reporting_to
+from tui.core.status import REVOKED, slot_status
+from tui.core.tokens import NO_REFRESH_TOKEN, REVOKED_HINT
+from tui.devserver import TOKEN_PATH
+
+OFFICIAL = pathlib.Path(__file__).resolve().parent.parent / "official_client.py"
+SLOT = "assistant-code"
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def cn_base() -> str:
+    return endpoints("cn").base_url
+
+
+def competitor(home, server, action="refresh", protocol="dir", seconds=0.0) -> subprocess.Popen:
+    cmd = [sys.executable, str(OFFICIAL), action, str(seconds), "--protocol", protocol, "--home", str(home)]
+    if server is not None:
+        cmd += ["--token-url", endpoints("cn").oauth_host + TOKEN_PATH]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_locked(proc: subprocess.Popen) -> None:
+    line = proc.stdout.readline()
+    assert line.strip() == "locked", (line, proc.stderr.read() if proc.poll() is not None else "")
+
+
+def finish(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+async def until(predicate, timeout=5.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "condition not reached"
+        await asyncio.sleep(0.01)
+
+
+def refresh_requests(server) -> int:
+    return server.count(TOKEN_PATH, grant_type="refresh_token")
+
+
+def expired_session(home, server) -> pathlib.Path:
+    return write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+
+
+@pytest.fixture
+def race(server):
+    """Rotating refresh tokens, slow answers, and a server that revokes the family on reuse."""
+    server.refresh_delay = 0.8
+    server.revoke_family_on_reuse = True
+    return server
+
+
+def assert_one_rotation(server, path, our_token, theirs: dict) -> None:
+    assert refresh_requests(server) == 1
+    assert not server.revoked_families  # no refresh token was ever used twice
+    final = read_json(path)
+    assert final["refresh_token"] == server.issued[-1][1]  # the file holds the last rotation
+    assert final["access_token"] == server.issued[-1][0] == our_token
+    assert theirs["access_sha"] == sha(final["access_token"])  # the competitor is live too
+    assert final["expires_at"] > time.time() + 60 and isinstance(final["expires_at"], int)
+
+
+# -- races: in every order, both protocols ---------------------------------------------------
+
+@pytest.mark.parametrize("protocol", ["dir", "flock"])
+async def test_we_refresh_first_the_official_client_adopts(home, race, protocol):
+    path = expired_session(home, race)
+    ours = asyncio.create_task(get_access_token(None, cn_base()))
+    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))  # we hold every lock, request in flight
+    proc = competitor(home, race, protocol=protocol)  # reads the file before locking: the old token
+    token = await ours
+    theirs = await asyncio.to_thread(finish, proc)
+    assert theirs["outcome"] == "adopted"
+    assert_one_rotation(race, path, token, theirs)
+
+
+@pytest.mark.parametrize("protocol", ["dir", "flock"])
+async def test_official_client_refreshes_first_we_adopt(home, race, protocol):
+    path = expired_session(home, race)
+    proc = competitor(home, race, protocol=protocol)
+    await asyncio.to_thread(wait_locked, proc)  # it holds its lock and is refreshing
+    token = await get_access_token(None, cn_base())
+    theirs = await asyncio.to_thread(finish, proc)
+    assert theirs["outcome"] == "refreshed"
+    assert_one_rotation(race, path, token, theirs)
+
+
+async def test_refresh_longer_than_the_stale_limit_keeps_the_lock_fresh(home, race):
+    """A 6 s answer (beyond the official 5 s staleness): our mtime keeper stops a takeover."""
+    race.refresh_delay = 6.0
+    path = expired_session(home, race)
+    ours = asyncio.create_task(refresh_access_token(None, cn_base()))
+    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))
+    proc = competitor(home, race, protocol="dir")
+    oldest = 0.0
+    while not ours.done():
+        try:
+            oldest = max(oldest, time.time() - os.stat(dir_lock_path(SLOT)).st_mtime)
+        except FileNotFoundError:
+            pass
+        await asyncio.sleep(0.1)
+    theirs = await asyncio.to_thread(finish, proc)
+    assert oldest < 2.5, oldest
+    assert theirs["outcome"] == "adopted"
+    assert_one_rotation(race, path, ours.result(), theirs)
+
+
+async def test_rotation_seen_while_waiting_is_refreshed_with_the_adopted_token(home, race):
+    """The file's refresh token changed while we waited and its access token is expired:
+    refresh with the new refresh token, never with the one read before waiting."""
+    path = expired_session(home, race)
+    race.refresh_delay = 0.0
+    holder = competitor(home, None, action="hold", protocol="flock", seconds=1.0)
+    await asyncio.to_thread(wait_locked, holder)
+    ours = asyncio.create_task(get_access_token(None, cn_base()))
+    await asyncio.sleep(0.3)  # we have read the file and wait for the flock
+    rotated = {**race.issue_tokens(), "expires_at": 1}
+    write_creds(home, rotated)
+    token = await ours
+    await asyncio.to_thread(finish, holder)
+    sent = race.requests(TOKEN_PATH, grant_type="refresh_token")
+    assert [r.form["refresh_token"] for r in sent] == [rotated["refresh_token"]]
+    assert read_json(path)["access_token"] == token == race.issued[-1][0]
+
+
+# -- the directory lock: stale takeover, bounded wait, reporting, release ---------------------
+
+async def test_stale_directory_lock_is_taken_over(home, server):
+    expired_session(home, server)
+    lock = pathlib.Path(dir_lock_path(SLOT))
+    lock.mkdir(parents=True)
+    os.utime(lock, (time.time() - 10, time.time() - 10))  # no holder, older than 5 s
+    assert await get_access_token(None, cn_base()) == server.issued[-1][0]
+    assert refresh_requests(server) == 1 and not lock.exists()
+
+
+async def test_fresh_directory_lock_without_holder_is_not_stolen(home, server, monkeypatch):
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "1")
+    path = expired_session(home, server)
+    before = path.read_bytes()
+    lock = pathlib.Path(dir_lock_path(SLOT))
+    lock.mkdir(parents=True)
+    os.utime(lock, (time.time() - 3.5, time.time() - 3.5))  # 3.5 s old: not stale within our 1 s
+    with pytest.raises(AuthError, match="Gave up after 1 s waiting for the lock directory"):
+        await get_access_token(None, cn_base())
+    assert refresh_requests(server) == 0 and path.read_bytes() == before and lock.is_dir()
+
+
+@pytest.mark.parametrize("protocol", ["dir", "flock"])
+async def test_lock_held_beyond_our_bound_fails_closed_with_a_clear_message(home, server, monkeypatch, protocol):
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "1")
+    path = expired_session(home, server)
+    before = path.read_bytes()
+    holder = competitor(home, None, action="hold", protocol=protocol, seconds=3.0)
+    await asyncio.to_thread(wait_locked, holder)
+    with pytest.raises(AuthError) as info:
+        await get_access_token(None, cn_base())
+    text = str(info.value)
+    assert text.startswith("Gave up after 1 s waiting for") and "nothing was sent" in text
+    if protocol == "dir":
+        assert dir_lock_path(SLOT) in text
+    else:
+        assert flock_path(SLOT) in text and f"held by process {holder.pid}" in text
+    assert refresh_requests(server) == 0 and path.read_bytes() == before
+    await asyncio.to_thread(finish, holder)
+
+
+async def test_a_wait_over_a_second_says_what_it_waits_for(home, server):
+    expired_session(home, server)
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=1.6)
+    await asyncio.to_thread(wait_locked, holder)
+    said: list[str] = []
+    with reporting_to(said.append):
+        await get_access_token(None, cn_base())
+    await asyncio.to_thread(finish, holder)
+    assert len(said) == 1 and said[0].startswith("Waiting for the lock directory ")
+    assert dir_lock_path(SLOT) in said[0] and "(up to 30 s)" in said[0]
+    assert refresh_requests(server) == 1
+
+
+async def test_sign_in_waits_for_the_locks_and_never_drops_approved_tokens(home, server, monkeypatch):
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "1")  # the refresh bound does not apply to a sign-in
+    server.auto_approve = 0.0
+    from tui.core import start_device_authorization
+
+    auth = await start_device_authorization("cn")
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=2.5)
+    await asyncio.to_thread(wait_locked, holder)
+    said: list[str] = []
+    with reporting_to(said.append):
+        status = await poll_device_token(auth.device_code, 1, "cn")
+    await asyncio.to_thread(finish, holder)
+    assert status.status == "success"
+    assert read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0]
+    assert said and "saving the sign-in" in said[0] and "up to" not in said[0]
+
+
+async def test_cancelled_refresh_releases_every_lock(home, server):
+    expired_session(home, server)
+    server.refresh_delay = 2.0
+    task = asyncio.create_task(get_access_token(None, cn_base()))
+    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not os.path.exists(dir_lock_path(SLOT))
+    holder = competitor(home, None, action="hold", protocol="flock", seconds=0)
+    await asyncio.to_thread(wait_locked, holder)  # the flock is free again
+    await asyncio.to_thread(finish, holder)
+
+
+REFRESHER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from tui.core import get_access_token
+    asyncio.run(get_access_token(None, sys.argv[1]))
+    """
+)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signum):
+    expired_session(home, server)
+    server.refresh_delay = 3.0
+    proc = subprocess.Popen([sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE)
+    try:
+        await until(lambda: os.path.isdir(dir_lock_path(SLOT)), timeout=10)
+        proc.send_signal(signum)
+        await asyncio.to_thread(proc.wait, 10)
+    finally:
+        proc.kill()
+    assert not os.path.exists(dir_lock_path(SLOT))
+    assert os.path.isfile(flock_path(SLOT))  # the flock file stays: it is never deleted
+
+
+# -- files: symlinks, the legacy lock file, logout -------------------------------------------
+
+async def test_no_lock_is_created_through_a_symlink(home, server, tmp_path):
+    path = expired_session(home, server)
+    target = tmp_path / "elsewhere"
+    os.symlink(target, flock_path(SLOT))
+    with pytest.raises(LockUnavailable, match="symbolic link"):
+        await get_access_token(None, cn_base())
+    assert not target.exists() and refresh_requests(server) == 0 and read_json(path)["expires_at"] == 1
+    os.unlink(flock_path(SLOT))
+    real_dir = tmp_path / "real-oauth"
+    real_dir.mkdir()
+    os.symlink(real_dir, home / "oauth")
+    with pytest.raises(LockUnavailable, match="not a plain directory"):
+        await get_access_token(None, cn_base())
+    assert list(real_dir.iterdir()) == [] and refresh_requests(server) == 0
+
+
+async def test_legacy_lock_file_is_removed_and_the_flock_file_kept(home, server):
+    expired_session(home, server)
+    legacy = pathlib.Path(legacy_lock_path(SLOT))
+    legacy.write_text("")
+    await get_access_token(None, cn_base())
+    assert not legacy.exists() and os.path.isfile(flock_path(SLOT))
+    assert os.path.isfile(home / "oauth" / SLOT)  # the official client's marker file
+
+
+def test_logout_takes_the_locks_and_keeps_the_flock_file(home):
+    from tui.core.repair import remove_slot
+
+    write_creds(home, {"access_token": "a", "refresh_token": "r"})
+    remove_slot(SLOT)
+    assert not (home / "credentials" / f"{SLOT}.json").exists()
+    assert os.path.isfile(flock_path(SLOT)) and not os.path.exists(dir_lock_path(SLOT))
+
+
+# -- adopt after a rejected refresh ----------------------------------------------------------
+
+def write_in_place_later(path: pathlib.Path, data: dict, delay: float) -> threading.Thread:
+    """A tool that ignores locks (the official client on Windows) writes while we refresh."""
+
+    def run() -> None:
+        time.sleep(delay)
+        with open(path, "w") as handle:
+            handle.write(json.dumps(data))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("status,body", [
+    (400, '{"error": "invalid_grant"}'),
+    (401, '{"error": "invalid_client"}'),
+    (403, "forbidden"),
+])
+async def test_rejected_refresh_adopts_the_other_tools_rotation(home, server, status, body):
+    path = expired_session(home, server)
+    server.inject(TOKEN_PATH, status=status, body=body, delay=0.5)
+    theirs = {**server.issue_tokens(), "expires_at": int(time.time()) + 900}
+    writer = write_in_place_later(path, theirs, 0.2)
+    token = await get_access_token(None, cn_base())
+    writer.join()
+    assert token == theirs["access_token"] and read_json(path) == theirs
+
+
+@pytest.mark.parametrize("theirs", [
+    None,  # nobody wrote: the spec's failure
+    "same-refresh-token",  # a different access token but our refresh token: not a rotation
+    "expired",  # a rotation whose access token is already expired
+])
+async def test_rejected_refresh_without_a_live_rotation_fails_with_the_spec_text(home, server, theirs):
+    mine = {**server.issue_tokens(), "expires_at": 1}
+    path = write_creds(home, mine)
+    server.inject(TOKEN_PATH, status=400, body='{"error": "invalid_grant"}', delay=0.4)
+    written = mine
+    if theirs == "same-refresh-token":
+        written = {**mine, "access_token": "AT-other", "expires_at": int(time.time()) + 900}
+    elif theirs == "expired":
+        written = {**server.issue_tokens(), "expires_at": 1}
+    writer = write_in_place_later(path, written, 0.1)  # lands while our refresh is in flight
+    with pytest.raises(AuthError) as info:
+        await get_access_token(None, cn_base())
+    writer.join()
+    assert str(info.value).startswith("login expired and refresh failed (HTTP 400): ")
+    assert read_json(path) == written  # we never write a tombstone or anything else
+
+
+# -- the tombstone ---------------------------------------------------------------------------
+
+async def test_official_tombstone_is_shown_never_refreshed_and_replaced_by_sign_in(home, server):
+    spent = server.issue_tokens()
+    server._refresh_grant(spent["refresh_token"])  # rotated elsewhere: the file's token is spent
+    path = write_creds(home, {**spent, "expires_at": 1})
+    proc = competitor(home, server, protocol="dir")
+    theirs = await asyncio.to_thread(finish, proc)
+    assert theirs["outcome"] == "signed_out"
+    assert read_json(path) == {"access_token": "", "refresh_token": "", "expires_at": 0}
+    status = slot_status(SLOT)
+    assert status.state == REVOKED and status.label == "signed out (revoked)" and not status.usable
+    sent = refresh_requests(server)
+    with pytest.raises(AuthError) as info:
+        await get_access_token(None, cn_base())
+    assert str(info.value) == NO_REFRESH_TOKEN and info.value.hint == REVOKED_HINT
+    with pytest.raises(AuthError):
+        await refresh_access_token(None, cn_base())
+    assert refresh_requests(server) == sent  # never a refresh for a tombstone
+    server.auto_approve = 0.0
+    from tui.core import start_device_authorization
+
+    auth = await start_device_authorization("cn")
+    assert (await poll_device_token(auth.device_code, 1, "cn")).status == "success"
+    assert slot_status(SLOT).state == "valid"
+
+
+def test_token_command_on_a_tombstone_prints_both_lines(home):
+    write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True, env=os.environ.copy()
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [NO_REFRESH_TOKEN, REVOKED_HINT]
+
+
+def test_status_shows_the_tombstone(home):
+    write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "assistant-code: signed out (revoked)" in done.stdout and "sign in again" in done.stdout
