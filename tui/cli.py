@@ -124,6 +124,7 @@ def cmd_token(args: list[str]) -> int:
         _err(explain_for(exc, selection).describe())
         return 1
     sys.stdout.write(token + "\n")
+    sys.stdout.flush()  # inside the boundary: a closed pipe is reported here, not at exit
     return 0
 
 
@@ -134,7 +135,7 @@ def _parser():
 
     parser = argparse.ArgumentParser(prog="assistant-auth", description="Sign in to your coding-assistant account.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log HTTP traffic to stderr, secrets redacted")
-    parser.add_argument("--region", help="preselect cn (default) or global in the wizard")
+    parser.add_argument("--region", type=region_arg, help="preselect cn (default) or global in the wizard")
     parser.add_argument("--no-browser", action="store_true", help="never open a browser")
     sub = parser.add_subparsers(dest="command")
 
@@ -146,7 +147,7 @@ def _parser():
         group.add_argument("--oauth-host", metavar="HOST", help="the authorization host for refresh")
 
     login = sub.add_parser("login", help="sign in (opens the wizard)")
-    login.add_argument("--region", help="cn (default) or global")
+    login.add_argument("--region", type=region_arg, help="cn (default) or global")
     login.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
     login.add_argument("--no-browser", action="store_true", help="never open a browser")
     login.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout")
@@ -173,6 +174,67 @@ def _parser():
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The one error boundary: whatever happens, a one-line message and an exit code, never a
+    traceback (a closed or full stdout, a broken pipe, an odd setting)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _quiet_err("interrupted")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except OSError as exc:
+        if exc.errno in (28, 9):  # ENOSPC (/dev/full), EBADF (stdout closed)
+            _silence_stdout()
+            _quiet_err(f"assistant-auth: cannot write output: {exc.strerror or exc}")
+            return 1
+        return _unexpected(exc)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the boundary of last resort
+        return _unexpected(exc)
+
+
+def _unexpected(exc: BaseException) -> int:
+    from tui.core.redact import redact
+
+    _quiet_err(f"assistant-auth: unexpected error: {type(exc).__name__}: {redact(str(exc))[:300]}")
+    return 2
+
+
+def _quiet_err(message: str) -> None:
+    try:
+        _err(message)
+    except (OSError, ValueError, AttributeError):  # stderr closed too
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def region_arg(value: str) -> str:
+    """--region on the command line: cn or global only (stored values keep the spec's lenient parse)."""
+    import argparse
+
+    cleaned = value.strip().lower()
+    if cleaned not in ("cn", "global"):
+        raise argparse.ArgumentTypeError(f"unknown region {value!r}: use cn or global")
+    return cleaned
+
+
+def _main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        _quiet_err("assistant-auth: cannot write output: standard output is closed")
+        return 1
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = False
     while args and args[0] in ("-v", "--verbose"):
@@ -189,11 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     from tui import commands
 
     handler = getattr(commands, f"cmd_{(ns.command or 'tui')}")
-    try:
-        return handler(ns)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+    return handler(ns)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -102,8 +102,9 @@ def parse_credentials(text: str) -> dict:
 
 
 def read_text(path: str | pathlib.Path) -> str:
-    with open(path, "rb") as handle:
-        raw = handle.read()
+    from .files import read_regular
+
+    raw = read_regular(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -119,6 +120,10 @@ def load_credentials(storage_name: str) -> dict:
     except IsADirectoryError as exc:
         raise AuthError(f"Failed to parse OAuth credentials: {path} is a directory ({exc.strerror})") from None
     except OSError as exc:
+        from .files import NotRegularFile, TooLarge
+
+        if isinstance(exc, (NotRegularFile, TooLarge)):
+            raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
     except ValueError as exc:
         raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None

@@ -51,7 +51,16 @@ def is_loopback_host(host: str) -> bool:
 
 def insecure_reason(url: str) -> str | None:
     """Why `url` must not receive a token, or None. Beyond the spec: https, or http on loopback."""
-    parts = urlsplit(url)
+    from .redact import excerpt
+
+    shown = excerpt(url)
+    if not url.isascii() or not url.isprintable() or any(ch.isspace() for ch in url):
+        return f"Refusing to send credentials to {shown!r}: the address holds spaces, control or non-ASCII characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as exc:
+        return f"Refusing to send credentials to {shown}: it does not parse as an address ({exc})"
     scheme = parts.scheme.lower()
     if scheme == "https" and parts.hostname:
         return None

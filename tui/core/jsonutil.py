@@ -10,8 +10,20 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _no_constant(name: str) -> object:
+    raise ValueError(f"invalid number {name}")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"number out of range: {text[:20]}")
+    return value
+
+
 def loads(text: str | bytes) -> object:
+    """Strict JSON: NaN, Infinity and numbers beyond a double (1e400) are invalid values."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None

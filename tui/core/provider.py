@@ -20,37 +20,57 @@ CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
 
 def read_config_text(path: pathlib.Path | None = None) -> str:
     """The text of config.toml ('' when missing). AuthError for any other read problem."""
+    from .files import describe, read_regular
+
     path = path or paths.config_path()
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}") from None
+    except OSError as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {describe(exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
 
 
 def parse_config(text: str) -> Any:
     """A tomlkit document; AuthError with the parser's line and column when the TOML is invalid."""
     import tomlkit
-    from tomlkit.exceptions import ParseError
 
     try:
-        return tomlkit.parse(text)
-    except ParseError as exc:
+        return tomlkit.parse(text.removeprefix(BOM))
+    except Exception as exc:  # noqa: BLE001 - the one boundary: every parser error (duplicate
+        # keys, bad nesting, recursion) becomes the spec's message, never a traceback
         raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
 
 
+BOM = "\ufeff"
+
+
+def keep_style(text: str, previous: str) -> str:
+    """`text` in the line endings and byte-order mark of `previous` (the file it replaces): a
+    CRLF file stays CRLF, a BOM stays, whatever tomlkit wrote for new lines."""
+    body = text.removeprefix(BOM)
+    if "\r\n" in previous:
+        body = body.replace("\r\n", "\n").replace("\n", "\r\n")
+    return (BOM if previous.startswith(BOM) else "") + body
+
+
 def write_config_text(text: str, path: pathlib.Path | None = None) -> None:
-    """Atomic write, keeping the existing file's mode (0600 for a new file: it may hold api keys)."""
+    """Atomic write, keeping the existing file's mode (0600 for a new file: it may hold api
+    keys), line endings and byte-order mark."""
     path = path or paths.config_path()
     try:
         mode = path.stat().st_mode & 0o777
     except OSError:
         mode = 0o600
     try:
+        previous = read_config_text(path)
+    except AuthError:
+        previous = ""
+    try:
         ensure_private_dir(path.parent)
-        atomic_write(path, text.encode("utf-8"), mode=mode)
+        atomic_write(path, keep_style(text, previous).encode("utf-8"), mode=mode)
     except OSError as exc:
         raise AuthError(f"Failed to write {CONFIG_LABEL} config: {exc.strerror or exc}") from None
 
@@ -189,7 +209,13 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
 
 def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive."""
-    write_config_text(apply_managed_provider(read_config_text(), oauth_key, region))
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        text = apply_managed_provider(read_config_text(), oauth_key, region)
+    except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+    write_config_text(text)
 
 
 def write_signin_tokens(token_response: dict, region: Region | str) -> tuple[str, str]:

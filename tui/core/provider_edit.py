@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import pathlib
 import re
 from dataclasses import dataclass
@@ -161,21 +162,66 @@ _SECRET_LINE = re.compile(
 )
 
 
-def mask_secrets(text: str) -> str:
-    """TOML text with every `api_key = "..."` value masked (first and last 4 characters at most)."""
+def secret_literals(text: str) -> list[tuple[str, str]]:
+    """(raw TOML literal, value) of every string whose key is a secret name, at any depth, read
+    from the parsed document: dotted keys, quoted names, multi-line and literal strings included.
+    Empty when the text does not parse (the line pattern is then the only net)."""
+    from .redact import is_secret_name
+
+    try:
+        doc = parse_config(text)
+    except AuthError:
+        return []
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str) and is_secret_name(key) and str(value):
+                    raw = value.as_string() if hasattr(value, "as_string") else json.dumps(str(value))
+                    found.append((raw, str(value)))
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    return found
+
+
+def _hide_literals(text: str, literals: list[tuple[str, str]]) -> str:
+    from .redact import mask
+
+    for raw, value in sorted(literals, key=lambda pair: len(pair[0]), reverse=True):
+        text = text.replace(raw, json.dumps(mask(value), ensure_ascii=False))
+        if "\n" in raw:  # a multi-line string cut into diff lines: hide every piece of it
+            for piece in raw.splitlines():
+                if piece.strip():
+                    text = text.replace(piece, "•••")
+    return text
+
+
+def _hide_by_pattern(text: str) -> str:
     from .redact import mask
 
     def hide(match: re.Match) -> str:
         value = match.group("v")
-        shown = mask(value) if value else value
+        shown = mask(value) if value and "…" not in value and set(value) != {"•"} else value
         return f"{match.group('head')}{match.group('q')}{shown}{match.group('q')}"
 
     return _SECRET_LINE.sub(hide, text)
 
 
+def mask_secrets(text: str) -> str:
+    """TOML text with every secret value (api_key, …) masked: from the parsed document, so no
+    spelling escapes, then the line pattern as a second net (for text that does not parse)."""
+    return _hide_by_pattern(_hide_literals(text, secret_literals(text)))
+
+
 def masked_diff(old: str, new: str, filename: str = "config.toml", context: int = 1) -> str:
-    """A unified diff with secret values (api_key = "...") masked; one line of context so the
-    change itself fits in a small dialog."""
+    """A unified diff with the secret values of both versions masked (from the parsed documents);
+    one line of context so the change itself fits in a small dialog."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),
@@ -183,7 +229,7 @@ def masked_diff(old: str, new: str, filename: str = "config.toml", context: int 
         f"{filename} (edited)",
         n=context,
     )
-    return mask_secrets("".join(lines))
+    return _hide_by_pattern(_hide_literals("".join(lines), secret_literals(old) + secret_literals(new)))
 
 
 def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:

@@ -7,6 +7,7 @@ never registered (a server echoing a token it minted itself, say).
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 
@@ -23,6 +24,15 @@ _JWT_RE = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*
 _BEARER_RE = re.compile(r"(Bearer\s+)([A-Za-z0-9._~+/=-]+)", re.IGNORECASE)
 
 
+def is_secret_name(name: object) -> bool:
+    """The one masking rule for names: a field, key or form field whose value is a secret
+    (`access_token`, `refresh_token`, `device_code`, `api_key`, `client_secret`, `password`, …)."""
+    lowered = str(name).lower().replace("-", "_")
+    if lowered in ("token_type", "user_code"):
+        return False
+    return any(word in lowered for word in ("token", "secret", "password", "api_key", "apikey", "device_code"))
+
+
 def register_secret(value: object) -> None:
     """Remember a secret so that :func:`redact` hides it anywhere it shows up."""
     if isinstance(value, str) and len(value) >= 4:
@@ -36,16 +46,54 @@ def register_token_fields(data: object) -> None:
             register_secret(data.get(field))
 
 
+def _spellings(secret: str) -> set[str]:
+    """A secret as it may appear in JSON text: plain, escaped, with `/` escaped as `\\/`."""
+    escaped = json.dumps(secret)[1:-1]
+    ascii_escaped = json.dumps(secret, ensure_ascii=True)[1:-1]
+    return {secret, escaped, ascii_escaped, escaped.replace("/", "\\/"), ascii_escaped.replace("/", "\\/")}
+
+
 def redact(text: str) -> str:
     with _lock:
         known = sorted(_secrets, key=len, reverse=True)
     for secret in known:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+        for spelling in _spellings(secret):
+            if spelling in text:
+                text = text.replace(spelling, REDACTED)
     text = _FIELD_RE.sub(lambda m: m.group(1) + REDACTED, text)
     text = _JWT_RE.sub(REDACTED, text)
     text = _BEARER_RE.sub(lambda m: m.group(1) + REDACTED, text)
-    return text
+    return _redact_parsed(text, known)
+
+
+def _redact_parsed(text: str, known: list[str]) -> str:
+    """The second look, on the parsed form: JSON whose keys or values are escaped (`access\\u005ftoken`,
+    `rt\\/…`) hides secrets from the text patterns. If a secret is still there, the JSON is
+    re-written with every secret-named or known secret value replaced."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > (1 << 20):
+        return text
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    secrets = set(known)
+    found = False
+
+    def walk(node: object, key: object = None) -> object:
+        nonlocal found
+        if isinstance(node, dict):
+            return {k: walk(v, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, key) for v in node]
+        if isinstance(node, str) and node != REDACTED and (
+            (key is not None and is_secret_name(key)) or node in secrets or _JWT_RE.search(node)
+        ):
+            found = True
+            return REDACTED
+        return node
+
+    cleaned = walk(data)
+    return json.dumps(cleaned, ensure_ascii=True) if found else text
 
 
 def excerpt(body: str, limit: int = 200) -> str:

@@ -40,24 +40,33 @@ def parse_config_readonly(text: str) -> dict:
     import tomllib
 
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise AuthError(f"Failed to read assistant config: {exc}") from None
+
+
+def read_config_bytes() -> bytes:
+    """config.toml's bytes (b"" when missing), through the file policy: regular, at most 1 MiB."""
+    from .files import describe, read_regular
+
+    try:
+        return read_regular(paths.config_file())
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        raise AuthError(f"Failed to read assistant config: {describe(exc)}") from None
+
+
+def decode_config(raw: bytes) -> str:
+    """UTF-8 text of config.toml; a leading byte-order mark is accepted (and kept by writers)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise AuthError(f"Failed to read assistant config: {exc}") from None
 
 
 def read_config_readonly() -> dict:
-    try:
-        with open(paths.config_file(), "rb") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise AuthError(f"Failed to read assistant config: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise AuthError(f"Failed to read assistant config: {exc}") from None
-    return parse_config_readonly(text)
+    return parse_config_readonly(decode_config(read_config_bytes()))
 
 
 _HEADER = '[providers."' + MANAGED_PROVIDER + '"]'
@@ -223,9 +232,8 @@ def select(
         ref = {"key": key, "oauthHost": oauth_host} if (key or oauth_host) else None
         return Selection(ref, base_url or settings.base_url("cn"), "the selected slot")
     try:
-        with open(paths.config_file(), "rb") as handle:
-            text = handle.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = decode_config(read_config_bytes())
+    except AuthError:
         text = ""
     if MANAGED_PROVIDER not in text:
         return Selection(None, settings.base_url("cn"), "the default slot")

@@ -82,13 +82,15 @@ class SlotStatus:
 
 
 def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotStatus:
+    from .files import describe, read_regular
+
     try:
         info = path.stat()
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         return SlotStatus(name, path, MISSING, "no credential file")
     except OSError as exc:
-        return SlotStatus(name, path, UNREADABLE, exc.strerror or str(exc))
+        return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False))
     meta = {"mode": stat.S_IMODE(info.st_mode), "size": info.st_size, "mtime": info.st_mtime}
     try:
         data = jsonutil.loads(raw.decode("utf-8"))

@@ -30,6 +30,18 @@ REJECTED_STATUSES = (400, 401, 403)  # 400 only with `invalid_grant`
 ADOPT_DELAY = 0.1  # seconds to let the other tool finish its write after our refresh was rejected
 
 
+def printable(token: str) -> str:
+    """Safety: an access token is printable ASCII without spaces. Anything else (a newline that
+    would split `$(assistant-auth token)`, terminal escape sequences) is refused, never shown."""
+    if not token or not all("!" <= ch <= "~" for ch in token):
+        raise AuthError(
+            "The stored access token is not printable ASCII (it holds spaces, control or escape "
+            "characters): refusing to use it",
+            hint=SIGN_IN_AGAIN[0].upper() + SIGN_IN_AGAIN[1:] + ".",
+        )
+    return token
+
+
 def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str) -> str | None:
     """The stored access token if it is not expired, else None. Sync, no HTTP: the fast path.
 
@@ -39,7 +51,7 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str) -> str | Non
     refuse_foreign_fallback(key, host)
     creds = load_credentials(storage_name)
     if not is_expired(creds):
-        return creds["access_token"]
+        return printable(creds["access_token"])
     return None
 
 
@@ -55,8 +67,8 @@ async def get_access_token(ref: OAuthRef | Mapping | None, base_url: str, *, cli
     ctx = _context(ref, base_url)
     creds = load_credentials(ctx.storage_name)
     if not is_expired(creds):
-        return creds["access_token"]
-    return await _refresh_under_lock(ctx, creds, force=False, client=client)
+        return printable(creds["access_token"])
+    return printable(await _refresh_under_lock(ctx, creds, force=False, client=client))
 
 
 async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *, client=None) -> str:
@@ -67,7 +79,7 @@ async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *,
     """
     ctx = _context(ref, base_url)
     creds = load_credentials(ctx.storage_name)
-    return await _refresh_under_lock(ctx, creds, force=True, client=client)
+    return printable(await _refresh_under_lock(ctx, creds, force=True, client=client))
 
 
 def _refuse_revoked(creds: Mapping) -> None:

@@ -32,8 +32,9 @@ TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
 
 
 def is_secret_field(name: str) -> bool:
-    lowered = name.lower()
-    return lowered != "token_type" and any(word in lowered for word in ("token", "secret", "password", "code"))
+    from tui.core.redact import is_secret_name
+
+    return is_secret_name(name) or name.lower().endswith("code")
 
 
 def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:

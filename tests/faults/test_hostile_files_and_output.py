@@ -1,0 +1,279 @@
+"""Classes 4, 8, 10-15, 17, 19 (mode) and 20 of the hardening issue: hostile files, odd outputs,
+odd settings. Each ends in a clear message and an exit code; nothing hangs, leaks or is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from tests.app.helpers import screen_text, wait_for
+from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+from tui.core import AuthError, MANAGED_PROVIDER, endpoints, get_access_token, load_credentials
+from tui.core.provider import provision_managed_provider
+from tui.core.provider_edit import mask_secrets, masked_diff
+from tui.core.redact import redact, register_secret
+
+
+def cli(*args: str, stdin: str | None = None, timeout: float = 20, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout, input=stdin, **kwargs
+    )
+
+
+def shell(command: str, timeout: float = 20) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=timeout)
+
+
+def no_traceback(done: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, done.stderr
+
+
+# -- class 4: secrets masked from the parsed document -----------------------------------------
+
+SECRET_CONFIG = '''[providers.a]
+a.api_key = "sk-dotted-SECRET-1"
+"api_key" = "sk-quoted-SECRET-2"
+[providers.b]
+api_key = """sk-multi-SECRET-3
+second-line-SECRET-4"""
+[providers.c]
+api_key = "sk-escaped\\"SECRET-5"
+[providers.d]
+api_key = \'\'\'sk-literal-SECRET-6\'\'\'
+[providers.e]
+oauth = { key = "k", client_secret = "cs-inline-SECRET-7" }
+[[providers.f.keys]]
+api_key = "sk-array-SECRET-8"
+'''
+
+
+def test_raw_view_masks_every_spelling():
+    shown = mask_secrets(SECRET_CONFIG)
+    assert "SECRET" not in shown
+    assert "[providers.b]" in shown and "oauth = { key = \"k\"" in shown  # the rest is untouched
+
+
+def test_save_diff_masks_every_spelling_on_both_sides():
+    new = SECRET_CONFIG.replace("SECRET-2", "SECRET-9").replace("second-line", "other-line")
+    diff = masked_diff(SECRET_CONFIG, new)
+    assert "SECRET" not in diff and diff.count("\n-") >= 1 and diff.count("\n+") >= 1
+
+
+async def test_raw_view_on_screen_shows_no_secret(home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(SECRET_CONFIG)
+    app = AssistantAuthApp(start="providers")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("f2")
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "providers.b" in text and "SECRET" not in text
+
+
+# -- class 8: every parser error becomes the spec's message -----------------------------------
+
+DUPLICATES = [
+    f'[providers."{MANAGED_PROVIDER}"]\nbase_url = "a"\nbase_url = "b"\n',
+    "[general]\ntheme = 1\n[other]\nx = 1\n[general]\ny = 2\n",
+    "a = 1\na = 2\n",
+    "[a]\nb = { c = 1, c = 2 }\n",
+]
+
+
+@pytest.mark.parametrize("text", DUPLICATES)
+def test_duplicate_keys_give_the_config_message(home, text):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(text)
+    with pytest.raises(AuthError, match="^Failed to read assistant config: "):
+        provision_managed_provider("oauth/assistant-code", "cn")
+    assert (home / "config.toml").read_text() == text
+
+
+@pytest.mark.parametrize("text", DUPLICATES[:2])
+def test_cli_login_with_duplicate_keys_keeps_tokens_and_prints_no_traceback(home, server, text):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(text)
+    server.auto_approve = 0.0
+    done = cli("login", "--no-tui", timeout=30)
+    no_traceback(done)
+    assert "Failed to read assistant config: " in done.stderr
+    assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]  # tokens kept
+
+
+@pytest.mark.parametrize("text", DUPLICATES[:2])
+async def test_editor_with_duplicate_keys_shows_the_message(home, text):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(text)
+    app = AssistantAuthApp(start="providers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert "Failed to read assistant config" in screen_text(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.1)
+    assert (home / "config.toml").read_text() == text
+
+
+# -- class 10: non-finite numbers are invalid values ------------------------------------------
+
+@pytest.mark.parametrize("value", ["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
+async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
+    path = home / "credentials" / "assistant-code.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": %s}' % value)
+    with pytest.raises(AuthError, match="^Failed to parse OAuth credentials: "):
+        load_credentials("assistant-code")
+    done = cli("status")
+    no_traceback(done)
+    assert "assistant-code: unparsable" in done.stdout and done.returncode == 1
+    done = cli("token")
+    no_traceback(done)
+    assert done.returncode == 1 and done.stderr.startswith("Failed to parse OAuth credentials: ")
+    for start in ("home", "inspect"):
+        app = AssistantAuthApp(start=start)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.3)
+            assert "unparsable" in screen_text(app).lower()
+
+
+# -- class 11: closed or full outputs, odd host settings ---------------------------------------
+
+@pytest.fixture
+def valid_token(home):
+    write_creds(home, {"access_token": "AT-valid-0123456789", "refresh_token": "RT-x", "expires_at": 4102444800})
+
+
+@pytest.mark.parametrize("redirect", ["| head -c0", "> /dev/full", ">&-", "| true"])
+@pytest.mark.parametrize("command", ["token", "status", "status --json", "--help"])
+def test_closed_or_full_stdout_gives_one_line_and_an_exit_code(valid_token, redirect, command):
+    done = shell(f"{sys.executable} -m tui.cli {command} {redirect}; echo rc=$? >&2")
+    no_traceback(done)
+    assert "rc=" in done.stderr and "Error" not in done.stderr.replace("rc=", "")
+
+
+@pytest.mark.parametrize("host", ["https://[::1", "https://h:abc", "https://h\udcff", "https://h ost", "ht!tp://x"])
+def test_odd_host_settings_give_a_message(home, host):
+    write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 1})
+    env = {**os.environ, "ASSISTANT_OAUTH_HOST_CN": host}
+    for command in (["token"], ["refresh"], ["login", "--no-tui"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", *command],
+            capture_output=True, timeout=20, env={k: v.encode("utf-8", "surrogateescape") for k, v in env.items()},
+        )
+        stderr = done.stderr.decode("utf-8", "replace")
+        assert b"Traceback" not in done.stderr, stderr
+        assert done.returncode in (1, 2) and stderr.strip(), (command, stderr)
+
+
+# -- class 12: a token that is not printable ASCII is never printed ---------------------------
+
+@pytest.mark.parametrize("token", ["AT-line\nbreak-012345", "AT-\x1b]52;c;ZXZpbA==\x07", "AT-\x1b[2J-0123", "AT with spaces", "AT-é-0123"])
+def test_token_command_refuses_unprintable_tokens(home, token):
+    write_creds(home, {"access_token": token, "refresh_token": "RT-x", "expires_at": 4102444800})
+    done = cli("token")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("The stored access token is not printable ASCII")
+    assert token not in done.stderr and "\x1b" not in done.stderr
+
+
+# -- class 13: FIFOs never hang ---------------------------------------------------------------
+
+@pytest.mark.parametrize("where", ["credentials/assistant-code.json", "credentials/other.json", "config.toml"])
+def test_fifos_do_not_hang_status_or_token(home, where):
+    (home / "credentials").mkdir(parents=True)
+    os.mkfifo(home / where)
+    for command in (["status"], ["token"], ["status", "--json"]):
+        done = cli(*command, timeout=10)
+        no_traceback(done)
+        assert done.returncode in (1, 2)
+    if where.endswith(".json"):
+        assert "not a regular file" in cli("status").stdout
+
+
+# -- class 14: a huge config.toml is refused quickly -------------------------------------------
+
+def test_huge_config_is_refused_with_the_size(home, server):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("# filler\n" * (300_000))  # ~2.7 MB
+    with pytest.raises(AuthError) as info:
+        provision_managed_provider("oauth/assistant-code", "cn")
+    assert str(info.value) == f"Failed to read assistant config: {home / 'config.toml'} is larger than 1 MiB"
+    done = cli("status", "--provider", "x")
+    assert "is larger than 1 MiB" in done.stderr
+
+
+# -- class 15: unknown regions on the command line ---------------------------------------------
+
+@pytest.mark.parametrize("args", [["login", "--region", "globl"], ["--region", "eu"], ["login", "--no-tui", "--region", ""]])
+def test_unknown_region_is_rejected(home, args):
+    done = cli(*args)
+    assert done.returncode == 2 and "unknown region" in done.stderr
+    assert not (home / "credentials").exists()
+
+
+# -- class 17: line endings and byte-order marks are kept --------------------------------------
+
+@pytest.mark.parametrize("prefix", ["", "\ufeff"])
+@pytest.mark.parametrize("region", ["cn", "global"])
+def test_crlf_and_bom_survive_provisioning(home, prefix, region):
+    home.mkdir(parents=True)
+    original = prefix + "# mine\r\n[general]\r\ntheme = \"dark\"\r\n"
+    (home / "config.toml").write_bytes(original.encode("utf-8"))
+    provision_managed_provider("oauth/assistant-code", region)
+    provision_managed_provider("oauth/assistant-code", "cn")  # edit in place too
+    raw = (home / "config.toml").read_bytes()
+    assert raw.startswith(original.encode("utf-8"))
+    assert raw.count(b"\n") == raw.count(b"\r\n")  # no bare LF anywhere
+    assert tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff"))["providers"][MANAGED_PROVIDER]
+
+
+def test_bom_config_is_read(home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_bytes("\ufeff[providers.x]\nbase_url = \"https://x.test\"\n".encode())
+    assert cli("status", "--provider", "x").returncode in (0, 1)
+    assert "Empty key" not in cli("status", "--provider", "x").stderr
+
+
+# -- class 19: config.toml's mode is kept exactly, whatever the umask --------------------------
+
+@pytest.mark.parametrize("mode", [0o666, 0o640, 0o600])
+def test_config_mode_kept_on_rewrite(home, mode):
+    home.mkdir(parents=True)
+    path = home / "config.toml"
+    path.write_text("[general]\n")
+    os.chmod(path, mode)
+    old = os.umask(0o077)
+    try:
+        provision_managed_provider("oauth/assistant-code", "cn")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
+# -- class 20: redaction on the parsed form ----------------------------------------------------
+
+def test_json_escaped_secrets_are_redacted():
+    register_secret("rt/escaped-secret-value")
+    assert "escaped-secret" not in redact('{"error": "bad", "detail": "rt\\/escaped-secret-value"}')
+    assert "zzzz" not in redact('{"access\\u005ftoken": "zzzzzzzzzzzz", "ok": 1}')
+    assert "qqqq" not in redact('{"refresh\\u005Ftoken": "qqqqqqqqqq"}')
+    assert redact('{"error":"invalid_grant"}') == '{"error":"invalid_grant"}'  # untouched otherwise
+
+
+async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, server):
+    from tui.devserver import TOKEN_PATH
+
+    stored = {**server.issue_tokens(), "expires_at": 1}
+    write_creds(home, stored)
+    echoed = json.dumps(stored["refresh_token"]).replace("_", "\\u005f")
+    server.inject(TOKEN_PATH, status=400, body='{"error": "invalid_grant", "token": %s}' % echoed)
+    with pytest.raises(AuthError) as info:
+        await get_access_token(None, endpoints("cn").base_url)
+    assert stored["refresh_token"] not in str(info.value) and stored["refresh_token"][3:15] not in str(info.value)

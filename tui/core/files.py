@@ -1,0 +1,63 @@
+"""The one way the core opens a file to read: regular files only, never blocking, bounded.
+
+A FIFO or device named like a credential file or config.toml would hang a plain `open`; a huge
+file would freeze a command. Symbolic links to regular files are followed (dotfile managers use
+them). Plain `os` only: `assistant-auth token` reads through here.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+MAX_FILE = 1 << 20  # 1 MiB: far beyond any credential file or config.toml
+
+
+class _Refused(OSError):
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(f"{path} is {reason}")
+        self.reason = reason  # without the path, for a line that shows the path already
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class NotRegularFile(_Refused):
+    """The path exists but is not a regular file (a FIFO, a device, a directory, a socket)."""
+
+
+class TooLarge(_Refused):
+    """The file is larger than the bound."""
+
+
+def read_regular(path: object, limit: int = MAX_FILE) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; FileNotFoundError when missing,
+    NotRegularFile / TooLarge (with the path in the message) otherwise, other OSErrors as is."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise NotRegularFile(path, kind)
+        if info.st_size > limit:
+            raise TooLarge(path, f"larger than {limit >> 20} MiB")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(limit + 1 - total, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise TooLarge(path, f"larger than {limit >> 20} MiB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def describe(exc: OSError, with_path: bool = True) -> str:
+    """A one-line detail for an error of `read_regular`."""
+    if isinstance(exc, _Refused):
+        return str(exc) if with_path else exc.reason
+    return exc.strerror or str(exc)
