@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[test]'
 	touch $(STAMP)
 
+# two workers (the machine has 2 cores; most tests wait on servers and subprocesses), one file
+# per worker at a time so a file's tests never race each other
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 demo: $(STAMP)
 	$(BIN)/assistant-auth demo

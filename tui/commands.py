@@ -75,7 +75,10 @@ class StatusLine:
     """One live line on stderr when it is a terminal; plain lines otherwise."""
 
     def __init__(self) -> None:
-        self.live = sys.stderr.isatty()
+        import os
+
+        # a live line needs a terminal that understands ESC[2K: not TERM=dumb (Emacs shells, CI)
+        self.live = sys.stderr.isatty() and os.environ.get("TERM", "") not in ("dumb", "")
         self.last = ""
 
     def show(self, text: str) -> None:
@@ -196,7 +199,7 @@ def _slot_name(selection) -> str:
 
 def cmd_status(ns: Namespace) -> int:
     from tui.core.selection import inferred_hosts, providers_by_slot
-    from tui.core.status import list_slots, slot_status
+    from tui.core.status import dir_warnings, list_slots, slot_status
     from tui.timefmt import expiry
 
     try:
@@ -218,6 +221,7 @@ def cmd_status(ns: Namespace) -> int:
                 "usable": usable,
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
                 "providers_missing_oauth_host": missing_hosts,
+                "warnings": dir_warnings(),
             }
         )
     else:
@@ -233,6 +237,8 @@ def cmd_status(ns: Namespace) -> int:
                 line += f"; used by {', '.join(users[s.name])}"
             sys.stdout.write(clean(line) + "\n")
             sys.stdout.write(f"    {clean(str(s.path))}\n")
+        for warning in dir_warnings():
+            sys.stdout.write(clean(warning) + "\n")
         for name, host in missing_hosts.items():
             sys.stdout.write(clean(
                 f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "

@@ -392,3 +392,15 @@ def test_status_shows_the_tombstone(home):
     done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
     assert done.returncode == 1
     assert "assistant-code: signed out (revoked)" in done.stdout and "sign in again" in done.stdout
+
+
+async def test_home_and_inspector_show_the_tombstone(home):
+    from tests.app.helpers import screen_text
+    from tui.app import AssistantAuthApp
+
+    write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
+    for start, expected in (("home", "Signed out (revoked)"), ("inspect", "signed out (revoked)")):
+        app = AssistantAuthApp(start=start)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await pilot.pause(0.3)
+            assert expected in screen_text(app)

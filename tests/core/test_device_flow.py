@@ -263,4 +263,5 @@ def test_poll_interval_and_time_budget():
     assert DeviceAuthorization("U", "D").time_budget == 900
     assert DeviceAuthorization("U", "D", expires_in=300).time_budget == 300
     assert DeviceAuthorization("U", "D", expires_in=10**9).time_budget == 900
-    assert DeviceAuthorization("U", "D", expires_in=-5).time_budget == 0
+    assert DeviceAuthorization("U", "D", expires_in=-5).time_budget == 900  # nonsense: the budget rules
+    assert DeviceAuthorization("U", "D", expires_in=0).time_budget == 900

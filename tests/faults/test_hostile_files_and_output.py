@@ -277,3 +277,91 @@ async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, ser
     with pytest.raises(AuthError) as info:
         await get_access_token(None, endpoints("cn").base_url)
     assert stored["refresh_token"] not in str(info.value) and stored["refresh_token"][3:15] not in str(info.value)
+
+
+# -- class 7: approved tokens waiting for the locks are never dropped without asking -------------
+
+async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
+    from tests.core.test_cotenancy import competitor, finish, wait_locked
+    from tests.app.helpers import screen_name
+
+    server.auto_approve = 0.0
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=2.5)
+    wait_locked(holder)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "saving", False), timeout=10)
+        assert "saving the sign-in" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "Discard your approved sign-in?" in screen_text(app)
+        await pilot.press("n")  # keep waiting
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=10)
+    finish(holder)
+    assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
+
+
+# -- class 16: a non-positive expires_in does not show 0:00 while polling goes on --------------
+
+@pytest.mark.parametrize("expires_in", [0, -30])
+async def test_nonsense_lifetime_counts_down_the_poll_budget(server, expires_in):
+    from tui.devserver import DEVICE_PATH, TOKEN_PATH
+
+    body = {"user_code": "WDJB-MJHT", "device_code": "dc-x", "verification_uri": server.verification_uri(),
+            "expires_in": expires_in, "interval": 1}
+    server.inject(DEVICE_PATH, status=200, body=json.dumps(body))
+    server.inject(TOKEN_PATH, status=400, body='{"error": "authorization_pending"}', times=50)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        assert "code expires in 14:5" in screen_text(app) or "code expires in 15:00" in screen_text(app)
+        await pilot.press("escape")
+
+
+# -- class 18: TERM=dumb gets plain lines, no escape sequences ---------------------------------
+
+@pytest.mark.parametrize("term,escapes", [("dumb", False), ("xterm-256color", True)])
+def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
+    import pty
+
+    server.auto_approve = 1.5
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": term}
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "login", "--no-tui"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert proc.wait(timeout=30) == 0
+    os.close(master)
+    assert (b"\x1b[2K" in out) is escapes
+    assert b"Signed in" in out or b"signed in" in out.lower()
+
+
+# -- class 19: world-open directories are warned about and repaired ----------------------------
+
+@pytest.mark.parametrize("which", ["config", "credentials"])
+async def test_open_directories_are_warned_about_and_fixed(home, which):
+    from tui.core.repair import fix_permissions
+
+    write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 4102444800})
+    directory = home if which == "config" else home / "credentials"
+    os.chmod(directory, 0o777)
+    done = cli("status")
+    assert f"warning: {directory} has mode 0777" in done.stdout
+    assert json.loads(cli("status", "--json").stdout)["warnings"]
+    app = AssistantAuthApp(start="inspect")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert "has mode 0777" in screen_text(app)
+    assert any(str(directory) in line for line in fix_permissions("assistant-code"))
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700 and "warning" not in cli("status").stdout

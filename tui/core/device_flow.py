@@ -48,9 +48,9 @@ class DeviceAuthorization:
     @property
     def time_budget(self) -> int:
         """Seconds worth waiting for approval: the poll budget, or less when the code expires first."""
-        if self.expires_in is None:
-            return POLL_BUDGET
-        return min(POLL_BUDGET, max(self.expires_in, 0))
+        if self.expires_in is None or self.expires_in <= 0:
+            return POLL_BUDGET  # a lifetime of 0 or less is nonsense: the spec's budget rules
+        return min(POLL_BUDGET, self.expires_in)
 
     def __repr__(self) -> str:  # the device code is a secret: keep it out of reprs and logs
         return (

@@ -11,11 +11,11 @@ from .credentials import move_aside
 
 
 def fix_permissions(storage_name: str) -> list[str]:
-    """Set the credential file to 0600 and the credentials dir to 0700; returns what changed."""
+    """Set the credential file to 0600, the config and credentials dirs to 0700; returns what changed."""
     changed = []
     directory = paths.credentials_dir()
     path = paths.credentials_path(storage_name)
-    for target, mode in ((directory, 0o700), (path, 0o600)):
+    for target, mode in ((paths.config_dir(), 0o700), (directory, 0o700), (path, 0o600)):
         try:
             current = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:

@@ -115,6 +115,22 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     return SlotStatus(name, path, state, **meta, **extra)
 
 
+def dir_warnings() -> list[str]:
+    """One line per private directory that others can read, write or enter (it should be 0700)."""
+    found = []
+    for directory in (paths.config_dir(), paths.credentials_dir()):
+        try:
+            mode = stat.S_IMODE(directory.stat().st_mode)
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(
+                f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
+                f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
+            )
+    return found
+
+
 def slot_status(storage_name: str, now: float | None = None) -> SlotStatus:
     return classify(storage_name, paths.credentials_path(storage_name), now)
 

@@ -39,6 +39,7 @@ class SignInScreen(Screen):
         self.account_region = region
         self.auth: DeviceAuthorization | None = None
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
+        self.saving = False  # approved tokens are waiting for the slot's locks
         self.started = 0.0
         self.deadline = 0.0
         self.polls = 0
@@ -81,8 +82,9 @@ class SignInScreen(Screen):
         try:
             auth = await start_device_authorization(self.account_region, client=self.app.http_client)
             self.post_message(CodeReady(auth))
-            # a wait for the slot's locks (another client refreshing) is said on screen
-            with reporting_to(lambda text: self.notify(text, severity="warning", timeout=10)):
+            # a wait for the slot's locks (another client refreshing) is said on screen; from
+            # then on the approved tokens are waiting, and Esc asks before discarding them
+            with reporting_to(self.waiting_for_lock):
                 status = await poll_device_token(
                     auth.device_code,
                     auth.poll_interval,
@@ -220,6 +222,33 @@ class SignInScreen(Screen):
         pane.mount(QRCode(data, id="qr"))
         pane.display = True
 
+    def waiting_for_lock(self, text: str) -> None:
+        self.saving = True
+        self.notice(text)
+        self.notify(text, severity="warning", timeout=10)
+
     def action_cancel(self) -> None:
+        if not self.saving:
+            self._cancel()
+            return
+        from tui.screens.confirm import ConfirmScreen
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self._cancel()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard your approved sign-in?",
+                "The service approved this sign-in. Its tokens are waiting for another program to "
+                "release the credential lock, and will be saved as soon as it does. Discarding "
+                "them means signing in again.",
+                yes="Discard",
+                no="Keep waiting",
+            ),
+            answer,
+        )
+
+    def _cancel(self) -> None:
         self.workers.cancel_group(self, "sign-in")
         self.app.pop_screen()
