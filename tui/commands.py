@@ -149,8 +149,23 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     ticking = asyncio.create_task(ticker()) if line.live else None
     if not line.live:
         line.show(render())
+    from tui.core.locks import reporting_to
+
+    def waiting_for_lock(text: str) -> None:
+        # the tokens are approved and wait for the slot's locks: a first Ctrl+C only asks
+        _confirm_interrupt()  # before saying so: a Ctrl+C right after the line is already asked about
+        line.done()
+        err(text)
+        err("The sign-in is approved and will be saved as soon as the lock is free; "
+            "press Ctrl+C twice to discard it.")
+
     try:
-        status = await poll_device_token(auth.device_code, auth.poll_interval, region, on_status=on_status)
+        with reporting_to(waiting_for_lock):
+            status = await poll_device_token(auth.device_code, auth.poll_interval, region, on_status=on_status)
+    except asyncio.CancelledError:
+        line.done()
+        err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
+        return 130
     except AuthError as exc:
         line.done()
         fail(exc)
@@ -178,6 +193,29 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     return EXIT_OK if status.status == "success" else EXIT_FAIL
 
 
+def _confirm_interrupt() -> None:
+    """From now on, the first Ctrl+C only warns; a second one within 5 s discards (cancels)."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    pressed: list[float] = []
+
+    def on_sigint() -> None:
+        now = time.monotonic()
+        if pressed and now - pressed[-1] <= 5:
+            err("Discarding the approved sign-in.")
+            task.cancel()
+            return
+        pressed.append(now)
+        err("Press Ctrl+C again within 5 s to discard the approved sign-in, or wait.")
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / not POSIX
+        pass
+
+
 # -- status / refresh / logout -------------------------------------------------------------------
 
 def _selection(ns: Namespace):
@@ -199,7 +237,7 @@ def _slot_name(selection) -> str:
 
 def cmd_status(ns: Namespace) -> int:
     from tui.core.selection import inferred_hosts, providers_by_slot
-    from tui.core.status import dir_warnings, list_slots, slot_status
+    from tui.core.status import file_warnings, list_slots, slot_status
     from tui.timefmt import expiry
 
     try:
@@ -221,7 +259,7 @@ def cmd_status(ns: Namespace) -> int:
                 "usable": usable,
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
                 "providers_missing_oauth_host": missing_hosts,
-                "warnings": dir_warnings(),
+                "warnings": file_warnings(),
             }
         )
     else:
@@ -237,7 +275,7 @@ def cmd_status(ns: Namespace) -> int:
                 line += f"; used by {', '.join(users[s.name])}"
             sys.stdout.write(clean(line) + "\n")
             sys.stdout.write(f"    {clean(str(s.path))}\n")
-        for warning in dir_warnings():
+        for warning in file_warnings():
             sys.stdout.write(clean(warning) + "\n")
         for name, host in missing_hosts.items():
             sys.stdout.write(clean(

@@ -150,6 +150,11 @@ async def test_device_id_is_created_private_and_reported_when_unusable(home, ser
     (home / "device_id").write_text("a\nb\n")
     value, problem = read_device_id()
     assert value is None and "ignored" in problem
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
+    assert f"warning: {home / 'device_id'} holds more than one line" in done.stdout
 
 
 # -- class 6: an empty refresh_token in an answer keeps the stored one --------------------------

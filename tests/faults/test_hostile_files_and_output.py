@@ -365,3 +365,30 @@ async def test_open_directories_are_warned_about_and_fixed(home, which):
         assert "has mode 0777" in screen_text(app)
     assert any(str(directory) in line for line in fix_permissions("assistant-code"))
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700 and "warning" not in cli("status").stdout
+
+
+def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
+    """Ctrl+C once while approved tokens wait for the locks: a warning, the tokens are saved."""
+    import signal
+    import time as clock
+
+    from tests.core.test_cotenancy import competitor, finish, wait_locked
+
+    server.auto_approve = 0.0
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=3.0)
+    wait_locked(holder)
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "login", "--no-tui"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = clock.monotonic() + 10
+    lines = []
+    while clock.monotonic() < deadline:
+        line = proc.stderr.readline()
+        lines.append(line)
+        if "press Ctrl+C twice" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    rest = proc.communicate(timeout=20)[1]
+    finish(holder)
+    assert proc.returncode == 0, "".join(lines) + rest
+    assert "Press Ctrl+C again within 5 s" in rest and "Signed in." in rest and "Traceback" not in rest
+    assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]

@@ -115,8 +115,9 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     return SlotStatus(name, path, state, **meta, **extra)
 
 
-def dir_warnings() -> list[str]:
-    """One line per private directory that others can read, write or enter (it should be 0700)."""
+def file_warnings() -> list[str]:
+    """One line per problem of the private files that is not a slot's state: a directory others
+    can read, write or enter (it should be 0700), a device_id file that is ignored."""
     found = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
         try:
@@ -128,6 +129,11 @@ def dir_warnings() -> list[str]:
                 f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
                 f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
             )
+    from .identity import read_device_id
+
+    problem = read_device_id()[1]
+    if problem:
+        found.append(f"warning: {problem} (no device id header is sent; remove the file to get a new one)")
     return found
 
 

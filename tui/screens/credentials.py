@@ -61,9 +61,9 @@ def detail_lines(
         mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
         lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
     lines.append(f"Used by    {', '.join(users) if users else 'no provider in config.toml'}")
-    from tui.core.status import dir_warnings
+    from tui.core.status import file_warnings
 
-    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in dir_warnings())
+    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in file_warnings())
     for name in users:
         if missing_hosts and name in missing_hosts:
             lines.append(f"Note       {name} names no oauth host; its key was made for {missing_hosts[name]} (used)")
