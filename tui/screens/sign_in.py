@@ -118,7 +118,9 @@ class SignInScreen(Screen):
         self.refusal = address_refusal(target)
         self.refresh_bindings()
         if target and self.refusal:  # still shown above as inert text, never opened or drawn
-            self.notice(f"This address will not be opened or drawn as a QR code: {self.refusal}.")
+            text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
+            self.notice(text)
+            self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
         elif target and should_auto_open(self.app.no_browser):
             self.notice(open_url(target))
 
@@ -225,7 +227,7 @@ class SignInScreen(Screen):
     def waiting_for_lock(self, text: str) -> None:
         self.saving = True
         self.notice(text)
-        self.notify(text, severity="warning", timeout=10)
+        self.notify(text, severity="warning", timeout=10, markup=False)
 
     def action_cancel(self) -> None:
         if not self.saving:
