@@ -392,3 +392,19 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
     assert proc.returncode == 0, "".join(lines) + rest
     assert "Press Ctrl+C again within 5 s" in rest and "Signed in." in rest and "Traceback" not in rest
     assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
+
+
+@pytest.mark.parametrize("text", DUPLICATES[:2])
+async def test_wizard_sign_in_with_duplicate_keys_ends_on_a_message_with_tokens_kept(home, server, text):
+    from tests.app.helpers import screen_name
+
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(text)
+    server.auto_approve = 0.0
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        assert "Failed to read assistant config" in screen_text(app)
+    assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
+    assert (home / "config.toml").read_text() == text
