@@ -236,7 +236,7 @@ def _slot_name(selection) -> str:
 
 
 def cmd_status(ns: Namespace) -> int:
-    from tui.core.selection import inferred_hosts, providers_by_slot
+    from tui.core.selection import config_or_empty, inferred_hosts, providers_by_slot
     from tui.core.status import file_warnings, list_slots, slot_status
     from tui.timefmt import expiry
 
@@ -249,8 +249,9 @@ def cmd_status(ns: Namespace) -> int:
     slots = [slot_status(selected)] if ns.provider else list_slots()
     if selected not in [s.name for s in slots]:
         slots.insert(0, slot_status(selected))
-    users = providers_by_slot()
-    missing_hosts = inferred_hosts()
+    config = config_or_empty()  # read and parsed once for both listings
+    users = providers_by_slot(config)
+    missing_hosts = inferred_hosts(config)
     usable = next(s.usable for s in slots if s.name == selected)
     if ns.json:
         out_json(

@@ -250,43 +250,40 @@ def select(
     return Selection(None, settings.base_url("cn"), "the default slot")
 
 
+def config_or_empty() -> dict:
+    """config.toml parsed read-only, or {} when it is missing or unreadable (listings only)."""
+    try:
+        return read_config_readonly()
+    except AuthError:
+        return {}
+
+
+def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
+    """(name, Selection) of every provider of config.toml with an `oauth` table, in file order."""
+    config = config_or_empty() if config is None else config
+    providers = config.get("providers")
+    found = []
+    for name, entry in (providers.items() if isinstance(providers, dict) else ()):
+        if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
+            base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
+            found.append((str(name), provider_entry_selection(entry["oauth"], base, f"provider {name}")))
+    return found
+
+
 def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
     """storage_name -> names of the providers (with an `oauth` block) that resolve to it."""
     from .keys import resolve_context
 
-    try:
-        config = read_config_readonly() if config is None else config
-    except AuthError:
-        return {}
-    providers = config.get("providers")
     found: dict[str, list[str]] = {}
-    if not isinstance(providers, dict):
-        return found
-    for name, entry in providers.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("oauth"), dict):
-            continue
-        base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
-        ctx = resolve_context(provider_entry_selection(entry["oauth"], base, "").ref, base)
-        found.setdefault(ctx.storage_name, []).append(str(name))
+    for name, chosen in oauth_providers(config):
+        found.setdefault(resolve_context(chosen.ref, chosen.base_url).storage_name, []).append(name)
     return found
 
 
 def inferred_hosts(config: dict | None = None) -> dict[str, str]:
     """provider name -> the host its scoped key was made for, for providers whose `oauth` table
     names no host (status and the inspector report them so the host can be written back)."""
-    try:
-        config = read_config_readonly() if config is None else config
-    except AuthError:
-        return {}
-    providers = config.get("providers")
-    found: dict[str, str] = {}
-    for name, entry in (providers.items() if isinstance(providers, dict) else ()):
-        if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
-            base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
-            chosen = provider_entry_selection(entry["oauth"], base, "")
-            if chosen.inferred_host:
-                found[str(name)] = chosen.inferred_host
-    return found
+    return {name: chosen.inferred_host for name, chosen in oauth_providers(config) if chosen.inferred_host}
 
 
 def selection_for_slot(storage_name: str) -> Selection:

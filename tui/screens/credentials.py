@@ -150,12 +150,13 @@ class CredentialsScreen(Screen):
 
     # -- data ---------------------------------------------------------------------------------
     def reload(self) -> None:
-        from tui.core.selection import inferred_hosts, providers_by_slot
+        from tui.core.selection import config_or_empty, inferred_hosts, providers_by_slot
 
         self.signature = disk_signature()
         self.slots = list_slots()
-        self.users = providers_by_slot()
-        self.missing_hosts = inferred_hosts()
+        config = config_or_empty()  # read and parsed once for both listings
+        self.users = providers_by_slot(config)
+        self.missing_hosts = inferred_hosts(config)
         table = self.query_one("#slots", DataTable)
         selected = self.selected.name if self.selected else None
         table.clear()
