@@ -117,12 +117,10 @@ def load_credentials(storage_name: str) -> dict:
         text = read_text(path)
     except FileNotFoundError as exc:
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
-    except IsADirectoryError as exc:
-        raise AuthError(f"Failed to parse OAuth credentials: {path} is a directory ({exc.strerror})") from None
     except OSError as exc:
         from .files import NotRegularFile, TooLarge
 
-        if isinstance(exc, (NotRegularFile, TooLarge)):
+        if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
     except ValueError as exc:

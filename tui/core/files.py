@@ -30,10 +30,17 @@ class TooLarge(_Refused):
     """The file is larger than the bound."""
 
 
-def read_regular(path: object, limit: int = MAX_FILE) -> bytes:
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit} bytes"
+
+
+def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; FileNotFoundError when missing,
-    NotRegularFile / TooLarge (with the path in the message) otherwise, other OSErrors as is."""
+    NotRegularFile / TooLarge (with the path in the message) otherwise, other OSErrors as is
+    (ELOOP for a symbolic link when `follow_symlinks` is False)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags)
     try:
         info = os.fstat(fd)
@@ -41,7 +48,7 @@ def read_regular(path: object, limit: int = MAX_FILE) -> bytes:
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise NotRegularFile(path, kind)
         if info.st_size > limit:
-            raise TooLarge(path, f"larger than {limit >> 20} MiB")
+            raise TooLarge(path, f"larger than {_size(limit)}")
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(limit + 1 - total, 1 << 16))
@@ -50,7 +57,7 @@ def read_regular(path: object, limit: int = MAX_FILE) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise TooLarge(path, f"larger than {limit >> 20} MiB")
+                raise TooLarge(path, f"larger than {_size(limit)}")
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import platform
 import re
-import stat
 import time
 
 from . import paths
@@ -37,28 +36,25 @@ def read_device_id() -> tuple[str | None, str | None]:
     most 128 characters is used; anything else gives (None, why) and is never sent or rewritten.
     A missing or empty file gives (None, None): it may be created.
     """
+    from .files import NotRegularFile, TooLarge, read_regular
+
     path = paths.device_id_path()
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        raw = read_regular(path, 2 * MAX_DEVICE_ID, follow_symlinks=False)
     except FileNotFoundError:
         return None, None
+    except NotRegularFile:
+        return None, f"{path} is not a regular file: ignored"
+    except TooLarge:
+        return None, f"{path} is longer than {MAX_DEVICE_ID} characters: ignored"
     except OSError as exc:
         if os.path.islink(path):
             return None, f"{path} is a symbolic link: ignored"
         return None, f"{path} cannot be read ({exc.strerror or exc}): ignored"
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, f"{path} is not a regular file: ignored"
-        raw = os.read(fd, 4 * MAX_DEVICE_ID + 2)
-    except OSError as exc:
-        return None, f"{path} cannot be read ({exc.strerror or exc}): ignored"
-    finally:
-        os.close(fd)
     text = raw.decode("ascii", errors="replace").strip()
     if not text:
         return None, None
-    if len(raw) > 2 * MAX_DEVICE_ID or len(text) > MAX_DEVICE_ID:
+    if len(text) > MAX_DEVICE_ID:
         return None, f"{path} is longer than {MAX_DEVICE_ID} characters: ignored"
     if any(not (0x20 <= ord(ch) <= 0x7E) for ch in text):
         return None, f"{path} holds more than one line of printable ASCII: ignored"
