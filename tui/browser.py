@@ -99,12 +99,6 @@ def browser_commands(url: str, env: Mapping[str, str] | None = None, platform: s
     return [[opener, url]] if opener else []
 
 
-def browser_command(url: str, env: Mapping[str, str] | None = None, platform: str | None = None) -> list[str] | None:
-    """The first command that would open `url`, or None."""
-    commands = browser_commands(url, env, platform)
-    return commands[0] if commands else None
-
-
 def should_auto_open(no_browser: bool = False, env: Mapping[str, str] | None = None) -> bool:
     """Open without being asked only when local, with a display, and a browser to run."""
     env = os.environ if env is None else env

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tui.browser import browser_command, should_auto_open
+from tui.browser import browser_commands, should_auto_open
 from tui.clipboard import copy_text
 from tui.text import clean, one_line
 from tui.timefmt import clock, expiry, relative, stamp
@@ -62,7 +62,7 @@ U = "https://auth.test/device?user_code=WDJB-MJHT"
     ],
 )
 def test_browser_command(env, platform, expected):
-    assert browser_command(U, env, platform) == expected
+    assert browser_commands(U, env, platform)[:1] == ([expected] if expected else [])
 
 
 def test_auto_open_only_local_with_display():

@@ -56,18 +56,20 @@ def keep_style(text: str, previous: str) -> str:
     return (BOM if previous.startswith(BOM) else "") + body
 
 
-def write_config_text(text: str, path: pathlib.Path | None = None) -> None:
+def write_config_text(text: str, path: pathlib.Path | None = None, previous: str | None = None) -> None:
     """Atomic write, keeping the existing file's mode (0600 for a new file: it may hold api
-    keys), line endings and byte-order mark."""
+    keys), line endings and byte-order mark. `previous`: the text being replaced, when the
+    caller has just read it (else it is read here)."""
     path = path or paths.config_path()
     try:
         mode = path.stat().st_mode & 0o777
     except OSError:
         mode = 0o600
-    try:
-        previous = read_config_text(path)
-    except AuthError:
-        previous = ""
+    if previous is None:
+        try:
+            previous = read_config_text(path)
+        except AuthError:
+            previous = ""
     try:
         ensure_private_dir(path.parent)
         atomic_write(path, keep_style(text, previous).encode("utf-8"), mode=mode)
@@ -211,11 +213,12 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive."""
     from tomlkit.exceptions import TOMLKitError
 
+    previous = read_config_text()
     try:
-        text = apply_managed_provider(read_config_text(), oauth_key, region)
+        text = apply_managed_provider(previous, oauth_key, region)
     except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
         raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
-    write_config_text(text)
+    write_config_text(text, previous=previous)
 
 
 def write_signin_tokens(token_response: dict, region: Region | str) -> tuple[str, str]:

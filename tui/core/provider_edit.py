@@ -254,5 +254,5 @@ def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
             atomic_write(backup, snapshot.raw, mode=mode)
         except OSError as exc:
             raise AuthError(f"Failed to write assistant config backup: {exc.strerror or exc}") from None
-    write_config_text(new_text, snapshot.path)
+    write_config_text(new_text, snapshot.path, previous=snapshot.text)  # checked equal to disk above
     return backup
