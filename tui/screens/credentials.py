@@ -47,7 +47,11 @@ def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
 
 
 def detail_lines(
-    slot: SlotStatus, users: list[str], now: float | None = None, missing_hosts: dict[str, str] | None = None
+    slot: SlotStatus,
+    users: list[str],
+    now: float | None = None,
+    missing_hosts: dict[str, str] | None = None,
+    warnings: list[str] | None = None,
 ) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
     lines = [f"File       {slot.path}", f"State      {slot.label}"]
@@ -61,9 +65,7 @@ def detail_lines(
         mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
         lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
     lines.append(f"Used by    {', '.join(users) if users else 'no provider in config.toml'}")
-    from tui.core.status import file_warnings
-
-    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in file_warnings())
+    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in warnings or ())
     for name in users:
         if missing_hosts and name in missing_hosts:
             lines.append(f"Note       {name} names no oauth host; its key was made for {missing_hosts[name]} (used)")
@@ -125,6 +127,7 @@ class CredentialsScreen(Screen):
         self.slots: list[SlotStatus] = []
         self.users: dict[str, list[str]] = {}
         self.missing_hosts: dict[str, str] = {}
+        self.warnings: list[str] = []
         self.signature: tuple = ()
 
     def compose(self) -> ComposeResult:
@@ -151,12 +154,14 @@ class CredentialsScreen(Screen):
     # -- data ---------------------------------------------------------------------------------
     def reload(self) -> None:
         from tui.core.selection import config_or_empty, inferred_hosts, providers_by_slot
+        from tui.core.status import file_warnings
 
         self.signature = disk_signature()
         self.slots = list_slots()
         config = config_or_empty()  # read and parsed once for both listings
         self.users = providers_by_slot(config)
         self.missing_hosts = inferred_hosts(config)
+        self.warnings = file_warnings()  # with the other disk reads, not on every row change
         table = self.query_one("#slots", DataTable)
         selected = self.selected.name if self.selected else None
         table.clear()
@@ -189,7 +194,10 @@ class CredentialsScreen(Screen):
         if slot is None:
             details.set_text("No credentials yet.")
             return
-        details.set_text("\n".join(detail_lines(slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts)))
+        lines = detail_lines(
+            slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts, warnings=self.warnings
+        )
+        details.set_text("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_details()
