@@ -8,7 +8,8 @@ import pathlib
 
 import pytest
 
-from tui.devserver import AuthServer
+from tui.dev.env import server_env
+from tui.dev.server import AuthServer
 
 HOST_VARS = (
     "ASSISTANT_OAUTH_HOST_CN",
@@ -45,11 +46,8 @@ def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Pat
 
 def point_env_at(server: AuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """cn -> http://127.0.0.1:P, global -> http://localhost:P: one server, two distinct hosts."""
-    port = server.url.rsplit(":", 1)[1]
-    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_GLOBAL", f"http://localhost:{port}")
-    monkeypatch.setenv("ASSISTANT_BASE_URL_CN", f"http://127.0.0.1:{port}/cn/coding/v1")
-    monkeypatch.setenv("ASSISTANT_BASE_URL_GLOBAL", f"http://localhost:{port}/global/coding/v1")
+    for name, value in server_env(server.url).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture

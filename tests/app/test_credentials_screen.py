@@ -7,7 +7,7 @@ import time
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
-from tui.devserver import TOKEN_PATH
+from tui.dev.server import TOKEN_PATH
 
 SIZE = (100, 30)
 

@@ -2,7 +2,7 @@
 
 import re
 
-from tui.screenshots import capture
+from tui.dev.screenshots import capture
 
 
 async def test_screenshots_are_written_without_secrets(tmp_path, monkeypatch):

@@ -2,11 +2,11 @@
 
 import pytest
 
-from tui.browser import browser_commands, should_auto_open
-from tui.clipboard import copy_text
-from tui.text import clean, one_line
-from tui.timefmt import clock, expiry, relative, stamp
-from tui.widgets.qr import qr_lines
+from tui.terminal.browser import browser_commands, should_auto_open
+from tui.terminal.clipboard import copy_text
+from tui.terminal.text import clean, one_line
+from tui.terminal.timefmt import clock, expiry, relative, stamp
+from tui.app.widgets.qr import qr_lines
 
 
 class Recorder:

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.conftest import read_json, write_creds
-from tui.devserver import DEVICE_PATH, TOKEN_PATH
+from tui.dev.server import DEVICE_PATH, TOKEN_PATH
 
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 

@@ -9,10 +9,11 @@ import pytest
 from tests.conftest import CN_HOST, GLOBAL_BASE, GLOBAL_HOST, write_creds
 from tests.core.test_selection import tomllib_answer
 from tui.core import MANAGED_PROVIDER, Region, derive_scoped_key, endpoints, get_access_token, resolve_context
-from tui.core import selection as selection_module
-from tui.core.provider import apply_managed_provider, provision_managed_provider
-from tui.core.selection import inferred_hosts, scan_managed_provider, select
-from tui.devserver import TOKEN_PATH
+from tui.core.slots import choice as choice_module
+from tui.core.config.provider import apply_managed_provider, provision_managed_provider
+from tui.core.config.read import scan_managed_provider
+from tui.core.slots.choice import inferred_hosts, select
+from tui.dev.server import TOKEN_PATH
 
 
 def official(oauth_lines: str, base_url: str = GLOBAL_BASE) -> str:
@@ -83,7 +84,7 @@ def test_fast_scanner_declines_or_agrees_on_odd_official_shapes(text):
 def test_select_reads_either_spelling_without_tomllib(home, monkeypatch, shape):
     home.mkdir(parents=True)
     (home / "config.toml").write_text(shapes()[shape])
-    monkeypatch.setattr(selection_module, "parse_config_readonly", lambda text: pytest.fail("slow path"))
+    monkeypatch.setattr(choice_module, "parse_config_readonly", lambda text: pytest.fail("slow path"))
     chosen = select()
     ctx = resolve_context(chosen.ref, chosen.base_url)
     assert ctx.oauth_host == GLOBAL_HOST and ctx.storage_name == global_key().removeprefix("oauth/")

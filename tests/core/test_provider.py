@@ -116,7 +116,7 @@ def test_unreadable_config(home):
 
 
 def test_write_failure(home, monkeypatch):
-    import tui.core.provider as provider
+    import tui.core.config.provider as provider
 
     def boom(*a, **k):
         raise PermissionError(13, "Permission denied")

@@ -6,8 +6,9 @@ import pytest
 
 from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST
 from tui.core import MANAGED_PROVIDER, Region
-from tui.core.provider import apply_managed_provider
-from tui.core.selection import provider_selection, scan_managed_provider, select, selection_for_slot
+from tui.core.config.provider import apply_managed_provider
+from tui.core.config.read import scan_managed_provider
+from tui.core.slots.choice import provider_selection, select, selection_for_slot
 
 USER = '# mine\n[general]\ntheme = "dark" # x\n\n[providers.openai]\nbase_url = "https://o.test"\n'
 

@@ -1,6 +1,6 @@
 """Class 1 of the hardening issue: a server's address can never run code through the browser launch.
 
-One policy (`tui.browser.address_refusal`) decides what is opened, linked and drawn as a QR code;
+One policy (`tui.terminal.browser.address_refusal`) decides what is opened, linked and drawn as a QR code;
 `BROWSER` is honoured as Python's webbrowser documents it, and a shell entry gets the address
 quoted. The launches here run real processes.
 """
@@ -14,7 +14,7 @@ import pytest
 
 from tests.app.helpers import screen_text, wait_for
 from tui.app import AssistantAuthApp
-from tui.browser import address_refusal, browser_commands, open_url
+from tui.terminal.browser import address_refusal, browser_commands, open_url
 
 ACCEPTED = [
     "https://auth.example.com/device",

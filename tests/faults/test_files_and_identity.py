@@ -15,7 +15,7 @@ from tests.conftest import read_json, write_creds
 from tui.core import AuthError, MANAGED_PROVIDER, endpoints, get_access_token, poll_device_token, refresh_access_token
 from tui.core import start_device_authorization
 from tui.core.tokens import read_valid_token
-from tui.devserver import DEVICE_PATH, TOKEN_PATH
+from tui.dev.server import DEVICE_PATH, TOKEN_PATH
 
 
 # -- class 2: a fallen-back slot's refresh token never goes to a foreign host ------------------

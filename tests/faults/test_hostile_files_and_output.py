@@ -16,8 +16,8 @@ from tests.app.helpers import screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import AuthError, MANAGED_PROVIDER, endpoints, get_access_token, load_credentials
-from tui.core.provider import provision_managed_provider
-from tui.core.provider_edit import mask_secrets, masked_diff
+from tui.core.config.provider import provision_managed_provider
+from tui.core.config.edit import mask_secrets, masked_diff
 from tui.core.redact import redact, register_secret
 
 
@@ -268,7 +268,7 @@ def test_json_escaped_secrets_are_redacted():
 
 
 async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, server):
-    from tui.devserver import TOKEN_PATH
+    from tui.dev.server import TOKEN_PATH
 
     stored = {**server.issue_tokens(), "expires_at": 1}
     write_creds(home, stored)
@@ -306,7 +306,7 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
 
 @pytest.mark.parametrize("expires_in", [0, -30])
 async def test_nonsense_lifetime_counts_down_the_poll_budget(server, expires_in):
-    from tui.devserver import DEVICE_PATH, TOKEN_PATH
+    from tui.dev.server import DEVICE_PATH, TOKEN_PATH
 
     body = {"user_code": "WDJB-MJHT", "device_code": "dc-x", "verification_uri": server.verification_uri(),
             "expires_in": expires_in, "interval": 1}
@@ -351,7 +351,7 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
 
 @pytest.mark.parametrize("which", ["config", "credentials"])
 async def test_open_directories_are_warned_about_and_fixed(home, which):
-    from tui.core.repair import fix_permissions
+    from tui.core.slots.repair import fix_permissions
 
     write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 4102444800})
     directory = home if which == "config" else home / "credentials"

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import write_creds
 from tests.faults.conftest import snapshot
 from tui.core import AuthError, endpoints, get_access_token, poll_device_token, start_device_authorization
-from tui.devserver import DEVICE_PATH, TOKEN_PATH, Fault
+from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 MB = 1024 * 1024
 
@@ -114,8 +114,8 @@ async def test_absurd_intervals(server, home, interval, polls_before_timeout):
 
 @pytest.mark.parametrize("expires_in", [10**30, -3600, 0])
 async def test_absurd_token_lifetimes_are_stored_and_shown(server, home, expires_in):
-    from tui.core.status import slot_status
-    from tui.timefmt import expiry
+    from tui.core.slots.state import slot_status
+    from tui.terminal.timefmt import expiry
 
     tokens = server.issue_tokens()
     server.inject(TOKEN_PATH, status=200, body=json.dumps({**tokens, "expires_in": expires_in}))

@@ -22,11 +22,11 @@ _EXPORTS = {
     "credentials_path": "paths",
     "config_path": "paths",
     "device_id_path": "paths",
-    "derive_scoped_key": "keys",
-    "resolve_storage_name": "keys",
-    "OAuthRef": "keys",
-    "TokenContext": "keys",
-    "resolve_context": "keys",
+    "derive_scoped_key": "slots.keys",
+    "resolve_storage_name": "slots.keys",
+    "OAuthRef": "slots.keys",
+    "TokenContext": "slots.keys",
+    "resolve_context": "slots.keys",
     "is_expired": "credentials",
     "merge_token_response": "credentials",
     "load_credentials": "credentials",
@@ -40,9 +40,9 @@ _EXPORTS = {
     "get_access_token": "tokens",
     "refresh_access_token": "tokens",
     "read_valid_token": "tokens",
-    "MANAGED_PROVIDER": "provider",
-    "provision_managed_provider": "provider",
-    "persist_device_signin": "provider",
+    "MANAGED_PROVIDER": "config.provider",
+    "provision_managed_provider": "config.provider",
+    "persist_device_signin": "config.provider",
     "redact": "redact",
     "mask": "redact",
 }
@@ -64,39 +64,39 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .credentials import (
+    from tui.core.credentials import (
         is_expired,
         load_credentials,
         merge_token_response,
         write_credentials,
     )
-    from .device_flow import (
+    from tui.core.device_flow import (
         DeviceAuthorization,
         PollStatus,
         poll_device_token,
         start_device_authorization,
     )
-    from .errors import AuthError
-    from .identity import device_id, identity_headers
-    from .keys import (
+    from tui.core.errors import AuthError
+    from tui.core.identity import device_id, identity_headers
+    from tui.core.slots.keys import (
         OAuthRef,
         TokenContext,
         derive_scoped_key,
         resolve_context,
         resolve_storage_name,
     )
-    from .paths import (
+    from tui.core.paths import (
         config_dir,
         config_path,
         credentials_dir,
         credentials_path,
         device_id_path,
     )
-    from .provider import (
+    from tui.core.config.provider import (
         MANAGED_PROVIDER,
         persist_device_signin,
         provision_managed_provider,
     )
-    from .redact import mask, redact
-    from .regions import Endpoints, Region, client_id, endpoints, parse_region
-    from .tokens import get_access_token, read_valid_token, refresh_access_token
+    from tui.core.redact import mask, redact
+    from tui.core.regions import Endpoints, Region, client_id, endpoints, parse_region
+    from tui.core.tokens import get_access_token, read_valid_token, refresh_access_token

@@ -7,8 +7,8 @@ import os
 import time
 from _collections_abc import Mapping
 
-from . import jsonutil, paths
-from .errors import AuthError
+from tui.core import jsonutil, paths
+from tui.core.errors import AuthError
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,7 +102,7 @@ def parse_credentials(text: str) -> dict:
 
 
 def read_text(path: str | pathlib.Path) -> str:
-    from .files import read_regular
+    from tui.core.files import read_regular
 
     raw = read_regular(path)
     try:
@@ -118,7 +118,7 @@ def load_credentials(storage_name: str) -> dict:
     except FileNotFoundError as exc:
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
     except OSError as exc:
-        from .files import NotRegularFile, TooLarge
+        from tui.core.files import NotRegularFile, TooLarge
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
@@ -142,7 +142,7 @@ def dump(data: object) -> bytes:
 
 def write_credentials(storage_name: str, data: object) -> pathlib.Path:
     """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created)."""
-    from .atomic import atomic_write, ensure_private_dir
+    from tui.core.atomic import atomic_write, ensure_private_dir
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
@@ -175,7 +175,7 @@ def write_merged(storage_name: str, response: Mapping, now: float | None = None)
     overwritten (or kept, losing the new tokens). It is moved aside to `.corrupt-<timestamp>`
     first, so nothing is lost and the new tokens are stored.
     """
-    from .atomic import ensure_private_dir
+    from tui.core.atomic import ensure_private_dir
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)

@@ -9,10 +9,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from . import jsonutil
-from .errors import AuthError
-from .redact import excerpt, register_secret, register_token_fields
-from .regions import Region, client_id, endpoints, parse_region
+from tui.core import jsonutil
+from tui.core.errors import AuthError
+from tui.core.redact import excerpt, register_secret, register_token_fields
+from tui.core.regions import Region, client_id, endpoints, parse_region
 
 log = logging.getLogger("tui.core.device_flow")
 
@@ -23,9 +23,6 @@ DEFAULT_INTERVAL = 5  # RFC 8628 §3.2: what a client uses when the server sends
 SLOW_DOWN_STEP = 5
 
 StatusName = Literal["pending", "slow_down", "success", "expired", "access_denied", "timeout"]
-TERMINAL = ("success", "expired", "access_denied", "timeout")
-
-
 @dataclass(frozen=True)
 class DeviceAuthorization:
     """Spec 2.3. `to_dict` keeps the snake_case names and None as null."""
@@ -134,8 +131,8 @@ def oauth_error_code(text: str) -> str | None:
 
 
 async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
-    from .http import client_scope, post_form
-    from .identity import identity_headers
+    from tui.core.http import client_scope, post_form
+    from tui.core.identity import identity_headers
 
     ep = endpoints(parse_region(region))
     url = ep.oauth_host + "/api/oauth/device_authorization"
@@ -160,23 +157,26 @@ async def poll_device_token(
     on_status: Callable[[PollStatus], object] | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    deadline: float | None = None,
 ) -> PollStatus:
     """Spec 3.2. Returns a terminal status; AuthError for the failed rows.
 
     On success the tokens are already persisted and the provider provisioned (spec 4.4).
+    `deadline` (on `clock`) continues an earlier attempt with the same device code within its
+    budget; None starts a new budget of 15 minutes, as the spec says.
     """
-    from .http import client_scope, post_form
-    from .identity import identity_headers
-    from .locks import hold_slot
-    from .provider import provision_managed_provider, write_signin_tokens
-    from .slot_rules import region_storage_name
+    from tui.core.http import client_scope, post_form
+    from tui.core.identity import identity_headers
+    from tui.core.locks import hold_slot
+    from tui.core.config.provider import provision_managed_provider, write_signin_tokens
+    from tui.core.slots.rules import region_storage_name
 
     region = parse_region(region)
     register_secret(device_code)
     ep = endpoints(region)
     url = ep.oauth_host + "/api/oauth/token"
     current = max(interval if jsonutil.is_int(interval) else MIN_INTERVAL, MIN_INTERVAL)
-    deadline = clock() + POLL_BUDGET
+    deadline = clock() + POLL_BUDGET if deadline is None else deadline
     form = {"grant_type": DEVICE_GRANT, "client_id": client_id(), "device_code": device_code}
     headers = identity_headers()
     async with client_scope(client) as http:

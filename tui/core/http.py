@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .errors import AuthError
-from .redact import REDACTED, redact
+from tui.core.errors import AuthError
+from tui.core.redact import REDACTED, redact
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
 MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
@@ -51,7 +51,7 @@ def is_loopback_host(host: str) -> bool:
 
 def insecure_reason(url: str) -> str | None:
     """Why `url` must not receive a token, or None. Beyond the spec: https, or http on loopback."""
-    from .redact import excerpt
+    from tui.core.redact import excerpt
 
     shown = excerpt(url)
     if not url.isascii() or not url.isprintable() or any(ch.isspace() for ch in url):

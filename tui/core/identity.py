@@ -7,8 +7,8 @@ import platform
 import re
 import time
 
-from . import paths
-from .atomic import ensure_private_dir
+from tui.core import paths
+from tui.core.atomic import ensure_private_dir
 
 APP_TAG = "assistant-auth"
 PLATFORM_ID = "assistant_code_cli"  # placeholder for the official CLI's platform identifier
@@ -36,7 +36,7 @@ def read_device_id() -> tuple[str | None, str | None]:
     most 128 characters is used; anything else gives (None, why) and is never sent or rewritten.
     A missing or empty file gives (None, None): it may be created.
     """
-    from .files import NotRegularFile, TooLarge, read_regular
+    from tui.core.files import NotRegularFile, TooLarge, read_regular
 
     path = paths.device_id_path()
     try:
@@ -64,7 +64,7 @@ def read_device_id() -> tuple[str | None, str | None]:
 def device_id() -> str | None:
     """The stored device id, created on first use; None when the file is unusable (then the
     header is left out, as spec 2.7 allows, and the file is left alone)."""
-    from .atomic import atomic_write
+    from tui.core.atomic import atomic_write
 
     value, problem = read_device_id()
     if value is not None or problem is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from . import jsonutil
+from tui.core import jsonutil
 
 
 def decode_claims(token: object) -> dict | None:

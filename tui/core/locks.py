@@ -28,9 +28,9 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
-from . import paths
-from .atomic import ensure_private_dir
-from .errors import AuthError
+from tui.core import paths
+from tui.core.atomic import ensure_private_dir
+from tui.core.errors import AuthError
 
 STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)

@@ -5,14 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from . import settings
-from .settings import DEFAULTS, client_id  # noqa: F401 - re-exported
-
-DEFAULT_OAUTH_HOST_CN = DEFAULTS["ASSISTANT_OAUTH_HOST_CN"]
-DEFAULT_OAUTH_HOST_GLOBAL = DEFAULTS["ASSISTANT_OAUTH_HOST_GLOBAL"]
-DEFAULT_BASE_URL_CN = DEFAULTS["ASSISTANT_BASE_URL_CN"]
-DEFAULT_BASE_URL_GLOBAL = DEFAULTS["ASSISTANT_BASE_URL_GLOBAL"]
-DEFAULT_CLIENT_ID = DEFAULTS["ASSISTANT_CLIENT_ID"]
+from tui.core import settings
+from tui.core.settings import DEFAULTS, client_id  # noqa: F401 - re-exported
 
 
 class Region(str, enum.Enum):

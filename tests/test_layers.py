@@ -1,0 +1,129 @@
+"""The layout is the architecture: layers as folders, imports in one direction, no cycles.
+
+Every import under `tui/` counts, also the lazy ones inside functions: a cycle through a lazy
+import is still two modules that need each other.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "tui"
+
+# what each layer may import (besides itself); everything else under tui/ is forbidden to it
+ALLOWED = {
+    "tui.core": set(),
+    "tui.terminal": {"tui.core"},
+    "tui.app": {"tui.core", "tui.terminal"},
+    "tui.cli": {"tui.core", "tui.terminal", "tui.app", "tui.dev"},  # app: to open it; dev: `demo`
+    "tui.dev": {"tui.core", "tui.terminal", "tui.app"},
+}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imports_of(name: str) -> set[str]:
+    """Modules of tui/ that `name` imports, anywhere in its text."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def layer(name: str) -> str | None:
+    return next((top for top in ALLOWED if name == top or name.startswith(top + ".")), None)
+
+
+def test_every_module_belongs_to_a_layer():
+    loose = sorted(name for name in MODULES if name != "tui" and layer(name) is None)
+    assert loose == [], f"modules outside the layers: {loose}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_go_one_way(name):
+    own = layer(name)
+    if own is None:
+        return
+    wrong = sorted(t for t in GRAPH[name] if layer(t) not in (own, None) and layer(t) not in ALLOWED[own])
+    assert wrong == [], f"{name} ({own}) must not import {wrong}"
+
+
+def cycles_in(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components larger than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(cycles)
+
+
+def test_no_import_cycles():
+    assert cycles_in(GRAPH) == []
+
+
+def test_the_checker_finds_cycles_and_lazy_imports():
+    """Not vacuous: a two- and a three-module cycle are found, and lazy imports are edges."""
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
+    assert cycles_in(graph) == [["a", "b"], ["c", "d", "e"]]
+    assert "tui.core.tokens" in GRAPH["tui.cli.token"]  # imported inside a function

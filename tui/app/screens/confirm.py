@@ -1,0 +1,53 @@
+"""A yes/no question before anything is changed; the body is plain text (may be a diff)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tui.terminal.text import clean
+from tui.app.widgets.safe import PlainStatic
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None) -> None:
+        super().__init__()
+        self.lexer = lexer
+        self.question = title
+        self.body = body
+        self.yes_label = yes
+        self.no_label = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield PlainStatic(self.question, id="confirm-title")
+            if self.body:
+                with VerticalScroll(id="confirm-body"):
+                    if self.lexer:
+                        from rich.syntax import Syntax
+
+                        # Syntax never interprets markup; the text is cleaned of control characters
+                        yield Static(Syntax(clean(self.body), self.lexer, theme="ansi_dark", word_wrap=False))
+                    else:
+                        yield PlainStatic(self.body)
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
+                yield Button(f"{self.no_label} (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)

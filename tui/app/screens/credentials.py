@@ -1,0 +1,331 @@
+"""Credential inspector: every slot, its state and a masked view; repairs with confirmation."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header
+
+from tui.core.errors import AuthError
+from tui.core.jwt import decode_claims
+from tui.core.paths import config_path, credentials_dir
+from tui.core.redact import mask
+from tui.core.slots.state import (
+    NO_ACCESS_TOKEN,
+    NOT_OBJECT,
+    UNPARSABLE,
+    SlotStatus,
+    list_slots,
+)
+from tui.terminal.text import one_line
+from tui.terminal.timefmt import clock, expiry, relative, stamp
+from tui.app.widgets.safe import PlainStatic, plain
+
+BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
+TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
+
+
+def is_secret_field(name: str) -> bool:
+    from tui.core.redact import is_secret_name
+
+    return is_secret_name(name) or name.lower().endswith("code")
+
+
+def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
+    left = slot.expires_in(now)
+    if left is None:
+        return "—" if slot.state not in ("valid", "expired") else "no expiry"
+    if abs(left) >= 86400:
+        return relative(left)
+    return clock(left) if left > 0 else f"-{clock(-left)}"
+
+
+def detail_lines(
+    slot: SlotStatus,
+    users: list[str],
+    now: float | None = None,
+    missing_hosts: dict[str, str] | None = None,
+    warnings: list[str] | None = None,
+) -> list[str]:
+    """What the details pane shows for a slot: tokens masked, never whole."""
+    lines = [f"File       {slot.path}", f"State      {slot.label}"]
+    if slot.detail:
+        lines.append(f"Problem    {one_line(slot.detail, 200)}")
+    if slot.state in ("valid", "expired"):
+        lines.append(f"Expires    {expiry(slot.expires_at, now)}")
+    if slot.scope or slot.token_type:
+        lines.append(f"Scope      {slot.scope or '—'}    Type {slot.token_type or '—'}")
+    if slot.mode is not None:
+        mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
+        lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
+    lines.append(f"Used by    {', '.join(users) if users else 'no provider in config.toml'}")
+    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in warnings or ())
+    for name in users:
+        if missing_hosts and name in missing_hosts:
+            lines.append(f"Note       {name} names no oauth host; its key was made for {missing_hosts[name]} (used)")
+    if slot.state in BROKEN:
+        lines.append("")
+        lines.append("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again.")
+    if slot.fields:
+        lines.append("")
+        lines.append("Fields")
+        for name, value in slot.fields.items():
+            shown = mask(value) if is_secret_field(str(name)) else json.dumps(value, ensure_ascii=False)
+            if name == "expires_at" and isinstance(value, (int, float)):
+                shown += f"  ({stamp(value)})"
+            lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
+        claims = decode_claims(slot.fields.get("access_token"))
+        if claims:
+            lines.append("")
+            lines.append("Access token claims (decoded, not verified)")
+            for name, value in claims.items():
+                shown = json.dumps(value, ensure_ascii=False)
+                if name in TIME_CLAIMS and isinstance(value, (int, float)):
+                    shown += f"  ({stamp(value)})"
+                lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
+    return lines
+
+
+def disk_signature() -> tuple:
+    """Changes when any credential file or config.toml changes on disk (the official CLI too)."""
+    entries = []
+    try:
+        for entry in sorted(credentials_dir().iterdir()):
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            entries.append((entry.name, info.st_mtime_ns, info.st_size, info.st_mode))
+    except OSError:
+        pass
+    try:
+        info = config_path().stat()
+        entries.append(("config.toml", info.st_mtime_ns, info.st_size))
+    except OSError:
+        pass
+    return tuple(entries)
+
+
+class CredentialsScreen(Screen):
+    BINDINGS = [
+        Binding("r", "refresh_token", "Refresh"),
+        Binding("s", "sign_in", "Sign in"),
+        Binding("m", "fix_mode", "Fix mode"),
+        Binding("x", "move_aside", "Move aside"),
+        Binding("d", "logout", "Log out"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slots: list[SlotStatus] = []
+        self.users: dict[str, list[str]] = {}
+        self.missing_hosts: dict[str, str] = {}
+        self.warnings: list[str] = []
+        self.signature: tuple = ()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="inspector"):
+            yield DataTable(id="slots", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="slot-details"):
+                yield PlainStatic("", id="details")
+            yield PlainStatic("", id="inspector-notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "credentials"
+        table = self.query_one("#slots", DataTable)
+        table.add_column("Slot", key="slot", width=24)
+        table.add_column("State", key="state", width=22)
+        table.add_column("Expires in", key="left", width=10)
+        table.add_column("Mode", key="mode", width=4)
+        table.add_column("Providers", key="providers", width=30)
+        self.reload()
+        table.focus()
+        self.set_interval(1, self.tick)
+
+    # -- data ---------------------------------------------------------------------------------
+    def reload(self) -> None:
+        from tui.core.config.read import config_or_empty
+        from tui.core.slots.choice import inferred_hosts, providers_by_slot
+        from tui.core.slots.state import file_warnings
+
+        self.signature = disk_signature()
+        self.slots = list_slots()
+        config = config_or_empty()  # read and parsed once for both listings
+        self.users = providers_by_slot(config)
+        self.missing_hosts = inferred_hosts(config)
+        self.warnings = file_warnings()  # with the other disk reads, not on every row change
+        table = self.query_one("#slots", DataTable)
+        selected = self.selected.name if self.selected else None
+        table.clear()
+        for slot in self.slots:
+            table.add_row(
+                plain(one_line(slot.name, 24)),
+                plain(one_line(slot.label, 22)),
+                plain(expires_in_text(slot)),
+                plain("—" if slot.mode is None else f"{slot.mode:04o}"),
+                plain(one_line(", ".join(self.users.get(slot.name, [])) or "—", 30)),
+                key=slot.name,
+            )
+        if selected is not None:
+            names = [s.name for s in self.slots]
+            if selected in names:
+                table.move_cursor(row=names.index(selected))
+        self.show_details()
+
+    @property
+    def selected(self) -> SlotStatus | None:
+        if not self.slots:
+            return None
+        table = self.query_one("#slots", DataTable)
+        row = table.cursor_row if table.cursor_row is not None else 0
+        return self.slots[min(max(row, 0), len(self.slots) - 1)]
+
+    def show_details(self) -> None:
+        slot = self.selected
+        details = self.query_one("#details", PlainStatic)
+        if slot is None:
+            details.set_text("No credentials yet.")
+            return
+        lines = detail_lines(
+            slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts, warnings=self.warnings
+        )
+        details.set_text("\n".join(lines))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_details()
+
+    def tick(self) -> None:
+        if disk_signature() != self.signature:
+            self.reload()
+            self.notice("Files changed on disk: reloaded.")
+            return
+        table = self.query_one("#slots", DataTable)
+        now = time.time()
+        for slot in self.slots:
+            table.update_cell(slot.name, "left", plain(expires_in_text(slot, now)))
+
+    def notice(self, text: str) -> None:
+        self.query_one("#inspector-notice", PlainStatic).set_text(text)
+
+    # -- actions --------------------------------------------------------------------------------
+    def _confirm(self, title: str, body: str, then) -> None:
+        from tui.app.screens.confirm import ConfirmScreen
+
+        def done(answer: bool | None) -> None:
+            if answer:
+                then()
+
+        self.app.push_screen(ConfirmScreen(title, body), done)
+
+    def action_refresh_token(self) -> None:
+        slot = self.selected
+        if slot is None or slot.state not in ("valid", "expired"):
+            self.notice("Only a readable slot with tokens can be refreshed.")
+            return
+        self._confirm(
+            f"Refresh {slot.name} now?",
+            "The refresh token is used once and replaced by a new one.",
+            lambda: self.run_refresh(slot.name),
+        )
+
+    @work(exclusive=True, group="refresh")
+    async def run_refresh(self, name: str) -> None:
+        from tui.core.slots.choice import selection_for_slot
+        from tui.core.tokens import refresh_access_token
+
+        self.notice(f"Refreshing {name}…")
+        from tui.core.locks import reporting_to
+        from tui.core.slots.choice import explain_for
+
+        selection = None
+        try:
+            selection = selection_for_slot(name)
+            with reporting_to(self.notice):
+                await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client)
+        except AuthError as exc:
+            self.notice(explain_for(exc, selection).describe())
+            return
+        self.reload()
+        self.notice(f"Refreshed {name}.")
+
+    def action_sign_in(self) -> None:
+        from tui.core.slots.choice import region_for_slot
+
+        slot = self.selected
+        name = slot.name if slot else "assistant-code"
+        self.app.action_sign_in(region_for_slot(name).value)
+
+    def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
+        """Ask, then run a repair from the core; report its outcome and reload the table."""
+
+        def run() -> None:
+            try:
+                result = operation()
+            except OSError as exc:
+                self.notice(f"{failure}: {exc.strerror or exc}")
+                return
+            self.reload()
+            self.notice(success(result))
+            if then is not None:
+                then()
+
+        self._confirm(title, body, run)
+
+    def action_fix_mode(self) -> None:
+        from tui.core.slots.repair import fix_permissions
+
+        slot = self.selected
+        if slot is None or slot.mode is None:
+            self.notice("No file selected.")
+            return
+        self._confirmed_change(
+            f"Make {slot.name} private?",
+            f"File {slot.path}: {slot.mode:04o} -> 0600\nDirectory {slot.path.parent}: -> 0700",
+            lambda: fix_permissions(slot.name),
+            "Could not change permissions",
+            lambda changed: "Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.",
+        )
+
+    def action_move_aside(self) -> None:
+        from tui.core.slots.repair import move_corrupt_aside
+        from tui.core.slots.choice import region_for_slot
+
+        slot = self.selected
+        if slot is None or slot.state not in BROKEN:
+            self.notice("Only an unreadable credential file is moved aside.")
+            return
+        self._confirmed_change(
+            f"Move {slot.name} aside and sign in again?",
+            f"{slot.path}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted).",
+            lambda: move_corrupt_aside(slot.name),
+            "Could not move the file",
+            lambda target: f"Moved to {target}.",
+            then=lambda: self.app.action_sign_in(region_for_slot(slot.name).value),
+        )
+
+    def action_logout(self) -> None:
+        from tui.core.slots.repair import remove_slot
+
+        slot = self.selected
+        if slot is None or slot.state == "missing":
+            self.notice("Nothing to remove.")
+            return
+        self._confirmed_change(
+            f"Log out of {slot.name}?",
+            f"{slot.path} will be removed.",
+            lambda: remove_slot(slot.name),
+            "Could not remove the file",
+            lambda path: f"Signed out: removed {path}.",
+        )
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,69 @@
+"""Signed in: where things were written and what to do next."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from tui.core.slots.keys import resolve_storage_name
+from tui.core.paths import config_path, credentials_path
+from tui.core.config.provider import MANAGED_PROVIDER
+from tui.core.regions import Region, endpoints
+from tui.core.slots.rules import region_key
+from tui.core.slots.state import slot_status
+from tui.terminal.timefmt import expiry
+from tui.app.widgets.safe import PlainStatic
+
+
+def done_rows(region: Region) -> list[tuple[str, str]]:
+    ep = endpoints(region)
+    key = region_key(region)
+    name = resolve_storage_name(key)
+    status = slot_status(name)
+    return [
+        ("Credentials", str(credentials_path(name))),
+        ("Access token", f"expires {expiry(status.expires_at)}"),
+        ("Refresh token", "stored" if status.has_refresh_token else "none sent by the server"),
+        ("Config", str(config_path())),
+        ("Provider", f'[providers."{MANAGED_PROVIDER}"]'),
+        ("base_url", ep.base_url),
+        ("oauth key", key),
+    ]
+
+
+class DoneScreen(Screen):
+    BINDINGS = [
+        Binding("i", "app.inspect", "Credentials"),
+        Binding("p", "app.providers", "Providers"),
+        Binding("escape", "home", "Home"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, region: Region) -> None:
+        super().__init__()
+        self.account_region = region
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="done"):
+            yield Static("✔ Signed in", id="done-title")
+            with Grid(id="done-details"):
+                for label, value in done_rows(self.account_region):
+                    yield Static(label, classes="label", markup=False)
+                    yield PlainStatic(value, classes="value")
+            yield Static(
+                "Next: scripts can run `assistant-auth token` for a fresh access token.\n"
+                "Press i to inspect credentials, p to review the provider entry, q to quit.",
+                id="done-next",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"signed in · {self.account_region.value}"
+
+    def action_home(self) -> None:
+        self.app.pop_screen()

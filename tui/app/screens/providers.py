@@ -1,0 +1,287 @@
+"""Provider config viewer and editor: config.toml, edited round-trip, diff before every save."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static, Switch
+
+from tui.core.errors import AuthError
+from tui.core.config.edit import (
+    BOOL_FIELDS,
+    ConfigChanged,
+    Snapshot,
+    edit_provider,
+    load_snapshot,
+    mask_secrets,
+    masked_diff,
+    provider_fields,
+    save_snapshot,
+    validate,
+)
+from tui.terminal.text import clean, one_line
+from tui.app.widgets.safe import PlainStatic, plain
+
+FORM = [
+    ("base_url", "base_url"),
+    ("enabled", "enabled"),
+    ("active", "active"),
+    ("oauth_key", "oauth key"),
+    ("oauth_host", "oauthHost"),
+    ("api_key", "api_key"),
+    ("note", "note"),
+]
+
+
+def provider_rows(doc) -> list[tuple[str, list[str]]]:
+    from tui.core.config.provider import list_providers
+
+    rows = []
+    for name, entry in list_providers(doc):
+        fields = provider_fields(entry)
+        oauth = fields["oauth_key"] or ("(derived)" if isinstance(entry.get("oauth"), dict) else "—")
+        if fields["oauth_host"]:
+            oauth += f" @ {fields['oauth_host']}"
+        flag = lambda v: "yes" if v else "no"  # noqa: E731
+        rows.append(
+            (
+                name,
+                [
+                    one_line(name, 28),
+                    one_line(entry.get("type", "—"), 12),
+                    one_line(fields["base_url"] or "—", 40),
+                    flag(fields["enabled"]),
+                    flag(fields["active"]),
+                    flag(entry.get("managed") is True),
+                    one_line(oauth, 50),
+                ],
+            )
+        )
+    return rows
+
+
+class ProvidersScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("ctrl+r", "reload", "Reload", priority=True),
+        Binding("f2", "toggle_raw", "Raw view"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.snapshot: Snapshot | None = None
+        self.names: list[str] = []
+        self.current: str | None = None
+        self.loaded_values: dict[str, object] = {}
+        self.doc = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="providers"):
+            yield PlainStatic("", id="config-problem")
+            yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="provider-form"):
+                yield PlainStatic("", id="form-title")
+                for field, label in FORM:
+                    with Horizontal(classes="form-row", id=f"row-{field}"):
+                        yield Static(label, classes="form-label", markup=False)
+                        if field in BOOL_FIELDS:
+                            yield Switch(id=f"field-{field}")
+                        else:
+                            yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
+                    yield PlainStatic("", classes="form-error", id=f"error-{field}")
+            with VerticalScroll(id="raw-view"):
+                yield Static("", id="raw-text")
+            yield PlainStatic("", id="providers-notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "providers · config.toml"
+        table = self.query_one("#provider-table", DataTable)
+        for label, width in (("Provider", 22), ("Type", 10), ("base_url", 28), ("On", 3), ("Active", 6), ("Managed", 7), ("OAuth key / host", 50)):
+            table.add_column(label, width=width)
+        self.query_one("#raw-view").display = False
+        self.load()
+        self.set_interval(2, self.watch_disk)
+
+    # -- loading ----------------------------------------------------------------------------------
+    def load(self) -> None:
+        from tui.core.config.read import parse_config
+
+        problem = self.query_one("#config-problem", PlainStatic)
+        table = self.query_one("#provider-table", DataTable)
+        table.clear()
+        self.names = []
+        self.doc = None
+        try:
+            self.snapshot = load_snapshot()
+        except AuthError as exc:
+            self.snapshot = None
+            self._show_problem(str(exc))
+            return
+        if self.snapshot.raw is None:
+            self._show_problem(f"No config.toml yet at {self.snapshot.path}; signing in creates it.")
+            return
+        try:
+            self.doc = parse_config(self.snapshot.text)
+            rows = provider_rows(self.doc)
+        except AuthError as exc:
+            self._show_problem(f"{exc}\nThe file is shown read-only below and will not be overwritten.")
+            self._show_raw(True)
+            return
+        problem.display = False
+        for name, cells in rows:
+            table.add_row(*(plain(c) for c in cells), key=name)
+            self.names.append(name)
+        self.query_one("#provider-form").display = bool(self.names)
+        if not self.names:
+            self._show_problem(f"{self.snapshot.path} has no providers yet.")
+        else:
+            keep = self.current if self.current in self.names else self.names[0]
+            table.move_cursor(row=self.names.index(keep))
+            self.fill_form(keep)
+        if self.query_one("#raw-view").display:
+            self._show_raw(True)
+
+    def _show_problem(self, text: str) -> None:
+        problem = self.query_one("#config-problem", PlainStatic)
+        problem.set_text(text)
+        problem.display = True
+        self.query_one("#provider-form").display = False
+
+    def fill_form(self, name: str) -> None:
+        from tui.core.config.provider import list_providers
+
+        entry = dict(list_providers(self.doc)).get(name)
+        if entry is None:
+            return
+        self.current = name
+        # values as shown: control characters from the file are made visible (U+FFFD), so an
+        # untouched field compares equal and is never rewritten
+        self.loaded_values = {
+            k: clean(v, keep_newlines=False) if isinstance(v, str) else v for k, v in provider_fields(entry).items()
+        }
+        self.query_one("#form-title", PlainStatic).set_text(f'[providers."{name}"]')
+        for field, _label in FORM:
+            widget = self.query_one(f"#field-{field}")
+            value = self.loaded_values[field]
+            if isinstance(widget, Switch):
+                widget.value = bool(value)
+            else:
+                widget.value = str(value)
+            self._set_error(field, None)
+
+    def form_values(self) -> dict[str, object]:
+        values: dict[str, object] = {}
+        for field, _label in FORM:
+            widget = self.query_one(f"#field-{field}")
+            values[field] = widget.value
+        return values
+
+    def changes(self) -> dict[str, object]:
+        return {k: v for k, v in self.form_values().items() if self.loaded_values.get(k) != v}
+
+    def _set_error(self, field: str, message: str | None) -> None:
+        error = self.query_one(f"#error-{field}", PlainStatic)
+        error.set_text(message or "")
+        error.display = bool(message)
+        self.query_one(f"#row-{field}").set_class(bool(message), "invalid")
+
+    # -- events -----------------------------------------------------------------------------------
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value == self.current:
+            return
+        if self.changes():
+            self.notice("Unsaved edits were discarded when switching provider.")
+        self.fill_form(str(event.row_key.value))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        field = (event.input.id or "").removeprefix("field-")
+        if field:
+            self._set_error(field, validate(field, event.value))
+
+    def watch_disk(self) -> None:
+        if self.snapshot is None:
+            return
+        try:
+            now = load_snapshot(self.snapshot.path)
+        except AuthError:
+            return
+        if now.raw == self.snapshot.raw:
+            return
+        if self.changes():
+            self.notice("config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost.")
+        else:
+            self.load()
+            self.notice("config.toml changed on disk: reloaded.")
+
+    def notice(self, text: str) -> None:
+        self.query_one("#providers-notice", PlainStatic).set_text(text)
+
+    # -- actions -----------------------------------------------------------------------------------
+    def action_save(self) -> None:
+        from tui.app.screens.confirm import ConfirmScreen
+
+        if self.snapshot is None or self.doc is None or self.current is None:
+            self.notice("Nothing to save: the file could not be read.")
+            return
+        changes = self.changes()
+        problems = {f: validate(f, v) for f, v in changes.items()}
+        for field, message in problems.items():
+            self._set_error(field, message)
+        if any(problems.values()):
+            self.notice("Fix the fields marked in red, then save again.")
+            return
+        if not changes:
+            self.notice("Nothing changed.")
+            return
+        try:
+            new_text = edit_provider(self.snapshot.text, self.current, changes)
+        except AuthError as exc:
+            self.notice(str(exc))
+            return
+        diff = masked_diff(self.snapshot.text, new_text)
+        snapshot = self.snapshot
+
+        def answer(ok: bool | None) -> None:
+            if ok:
+                self.write(snapshot, new_text)
+
+        self.app.push_screen(ConfirmScreen(f"Write these changes to {snapshot.path}?", diff, yes="Write", lexer="diff"), answer)
+
+    def write(self, snapshot: Snapshot, new_text: str) -> None:
+        try:
+            backup = save_snapshot(snapshot, new_text)
+        except ConfigChanged as exc:
+            self.notice(f"Not saved: {exc}. Press ctrl+r to reload.")
+            return
+        except AuthError as exc:
+            self.notice(f"Not saved: {exc}")
+            return
+        self.load()
+        self.notice(f"Saved. Previous version kept in {backup}." if backup else "Saved.")
+
+    def action_reload(self) -> None:
+        self.load()
+        self.notice("Reloaded from disk.")
+
+    def action_toggle_raw(self) -> None:
+        raw = self.query_one("#raw-view")
+        self._show_raw(not raw.display)
+
+    def _show_raw(self, show: bool) -> None:
+        from rich.syntax import Syntax
+
+        raw = self.query_one("#raw-view")
+        raw.display = show
+        self.query_one("#provider-form").display = not show and bool(self.names)
+        if show:
+            text = mask_secrets(clean(self.snapshot.text if self.snapshot else ""))
+            syntax = Syntax(text, "toml", line_numbers=True, word_wrap=False, theme="ansi_dark")
+            self.query_one("#raw-text", Static).update(syntax)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,239 @@
+"""Code display and live polling: the code stays on screen while the worker polls.
+
+The screen draws a `tui.core.signin.SignIn`; the worker runs it and posts `SignInScreen.Changed`
+for every change, so the screen never keeps counters of its own.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, LoadingIndicator, Static
+
+from tui.app.widgets.safe import PlainStatic
+from tui.core.regions import Region
+from tui.core.signin import SignIn
+from tui.terminal.text import clean, one_line
+
+
+def spaced(code: str) -> str:
+    """`WDJB-MJHT` -> `W D J B - M J H T`: easier to read aloud and to type."""
+    return " ".join(one_line(code))
+
+
+class SignInScreen(Screen):
+    BINDINGS = [
+        Binding("c", "copy_code", "Copy code"),
+        Binding("u", "copy_url", "Copy URL"),
+        Binding("o", "open_browser", "Open browser"),
+        Binding("r", "toggle_qr", "QR code"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    class Changed(Message):
+        """The sign-in attempt changed: `event` is one of `tui.core.signin.EVENTS`."""
+
+        def __init__(self, event: str) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
+        super().__init__()
+        self.account_region = region
+        self.attempt = attempt  # made on mount unless given (tests, screenshot scenes)
+        self.refusal: str | None = None  # why the browser policy refuses the address, if it does
+
+    @property
+    def auth(self):
+        return self.attempt.auth if self.attempt else None
+
+    @property
+    def saving(self) -> bool:
+        """Approved tokens are waiting for the slot's locks."""
+        return self.attempt is not None and self.attempt.phase == "saving"
+
+    # -- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        from tui.core.regions import endpoints
+
+        host = endpoints(self.account_region).oauth_host
+        yield Header()
+        with Horizontal(id="signin"):
+            with Vertical(id="code-pane"):
+                yield PlainStatic(f"Region {self.account_region.value} · authorization host {host}", id="host")
+                yield LoadingIndicator(id="requesting")
+                yield Static("1. Open this address in a browser, on any device:", classes="step")
+                yield PlainStatic("", id="uri")
+                yield Static("2. Enter this code there:", classes="step")
+                yield PlainStatic("", id="user-code")
+                yield PlainStatic("", id="poll-state")
+                yield PlainStatic("", id="poll-stats")
+                yield PlainStatic("", id="notice")
+            yield Vertical(id="qr-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "assistant-auth"
+        self.sub_title = f"sign in · {self.account_region.value}"
+        for widget_id in ("#uri", "#user-code", "#qr-pane"):
+            self.query_one(widget_id).display = False
+        if self.attempt is None:
+            self.attempt = SignIn(self.account_region, client=self.app.http_client)
+        self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
+        self.set_interval(1, self.tick)
+        self.tick()
+        if self.attempt.phase == "requesting":
+            self.run_sign_in()
+        elif self.attempt.auth is not None:
+            self.show_code()
+
+    # -- the worker: run the attempt; its changes come back as messages ------------------------
+    @work(exclusive=True, group="sign-in")
+    async def run_sign_in(self) -> None:
+        await self.attempt.run()
+
+    def on_sign_in_screen_changed(self, message: Changed) -> None:
+        event = message.event
+        if event == "code":
+            self.show_code()
+        elif event == "slow_down":
+            self.notice(f"The server asked us to slow down: polling every {self.attempt.interval} s now.")
+        elif event == "saving":
+            # a wait for the slot's locks (another client refreshing) is said on screen; from
+            # then on the approved tokens are waiting, and Esc asks before discarding them
+            text = self.attempt.lock_wait or ""
+            self.notice(text)
+            self.notify(text, severity="warning", timeout=10, markup=False)
+        elif event == "finished":
+            self.app.show_outcome(self.attempt)
+            return
+        self.tick()
+
+    def show_code(self) -> None:
+        attempt = self.attempt
+        self.query_one("#requesting").display = False
+        uri = self.query_one("#uri", PlainStatic)
+        uri.set_text(attempt.address or "(the server sent no address)")
+        uri.display = True
+        code = self.query_one("#user-code", PlainStatic)
+        code.set_text(spaced(attempt.user_code or ""))
+        code.display = True
+        self.tick()
+        from tui.terminal.browser import address_refusal, open_url, should_auto_open
+
+        target = attempt.open_target
+        self.refusal = address_refusal(target)
+        self.refresh_bindings()
+        if target and self.refusal:  # still shown above as inert text, never opened or drawn
+            text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
+            self.notice(text)
+            self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
+        elif target and should_auto_open(self.app.no_browser):
+            self.notice(open_url(target))
+
+    # -- live status ---------------------------------------------------------------------------
+    def tick(self) -> None:
+        state = self.query_one("#poll-state", PlainStatic)
+        stats = self.query_one("#poll-stats", PlainStatic)
+        if self.attempt is None or self.attempt.auth is None:
+            state.set_text("Requesting a code…")
+            stats.set_text("")
+            return
+        state.set_text(f"Waiting for you to approve in the browser…  code expires in {self.attempt.countdown()}")
+        stats.set_text(self.attempt.stats())
+
+    def notice(self, text: str) -> None:
+        self.query_one("#notice", PlainStatic).set_text(text)
+
+    # -- actions -------------------------------------------------------------------------------
+    def _copy(self, text: str | None, what: str) -> None:
+        if not text:
+            self.notice(f"No {what} to copy yet.")
+            return
+        from tui.terminal.clipboard import copy_text
+
+        self.notice(copy_text(clean(text), what, self.app.copy_to_clipboard))
+
+    def action_copy_code(self) -> None:
+        self._copy(self.auth.user_code if self.auth else None, "code")
+
+    def action_copy_url(self) -> None:
+        self._copy(self.attempt.open_target if self.attempt else None, "address")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`o Open browser` is offered only for an address the browser policy accepts."""
+        if action == "open_browser":
+            return self.auth is not None and self.refusal is None
+        return True
+
+    def action_open_browser(self) -> None:
+        from tui.terminal.browser import open_url
+
+        if self.auth is None:
+            return
+        if self.app.no_browser:
+            self.notice("Browser disabled by --no-browser: open the address on any device.")
+            return
+        target = self.attempt.open_target
+        self.notice(open_url(target) if target else "The server sent no address to open.")
+
+    def action_toggle_qr(self) -> None:
+        from tui.app.widgets.qr import QRCode, qr_size
+
+        pane = self.query_one("#qr-pane")
+        if pane.display:
+            pane.display = False
+            pane.remove_children()
+            return
+        from tui.terminal.browser import address_refusal
+
+        data = self.auth.verification_uri_complete if self.auth else None
+        if not data:
+            self.notice("No complete verification address to encode: use the address and code shown.")
+            return
+        refusal = address_refusal(data)
+        if refusal is not None:
+            self.notice(f"No QR code for this address: {refusal}.")
+            return
+        size = qr_size(data)
+        if size is None:
+            self.notice("The address is too long for a QR code: use the address and code shown.")
+            return
+        width, height = size
+        room_w = self.size.width - 44
+        room_h = self.size.height - 4
+        if width > room_w or height > room_h:
+            self.notice(f"The terminal is too small for the QR code ({width}×{height} needed): use the address.")
+            return
+        pane.mount(QRCode(data, id="qr"))
+        pane.display = True
+
+    def action_cancel(self) -> None:
+        if not self.saving:
+            self._cancel()
+            return
+        from tui.app.screens.confirm import ConfirmScreen
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self._cancel()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard your approved sign-in?",
+                "The service approved this sign-in. Its tokens are waiting for another program to "
+                "release the credential lock, and will be saved as soon as it does. Discarding "
+                "them means signing in again.",
+                yes="Discard",
+                no="Keep waiting",
+            ),
+            answer,
+        )
+
+    def _cancel(self) -> None:
+        self.workers.cancel_group(self, "sign-in")
+        self.app.pop_screen()

@@ -1,0 +1,116 @@
+"""The `assistant-auth` command: one module per command, all on top of `tui.core`.
+
+`main` is the one error boundary. Imports are lazy: `token` with a valid token loads almost
+nothing (see `tui.cli.token`).
+
+Exit codes: 0 success; 1 not signed in / denied / expired / timeout / token unavailable;
+2 usage or unexpected errors.
+"""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = """\
+usage: assistant-auth [-v] [COMMAND] [options]
+
+Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow).
+
+commands:
+  (none)     open the sign-in wizard (TUI)
+  login      sign in (wizard; --no-tui for plain text)
+  status     show every credential slot and its state, never a token
+  token      print a valid access token on stdout, refreshing when needed
+  refresh    refresh now and print the new expiry
+  logout     remove a slot's credential file
+  inspect    open the credential inspector (TUI)
+  config     open the provider config editor (TUI)
+  demo       run the wizard against a local test server in a temporary home
+
+options:
+  -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
+  --region R      preselect the region in the wizard (cn or global)
+  --no-browser    never open a browser
+  -h, --help      show help (also after a command: assistant-auth COMMAND --help)
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The one error boundary: whatever happens, a one-line message and an exit code, never a
+    traceback (a closed or full stdout, a broken pipe, an odd setting)."""
+    from tui.cli.output import quiet_err, silence_stdout
+
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        quiet_err("interrupted")
+        return 130
+    except BrokenPipeError:
+        silence_stdout()
+        return 1
+    except OSError as exc:
+        if exc.errno in (28, 9):  # ENOSPC (/dev/full), EBADF (stdout closed)
+            silence_stdout()
+            quiet_err(f"assistant-auth: cannot write output: {exc.strerror or exc}")
+            return 1
+        return _unexpected(exc)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the boundary of last resort
+        return _unexpected(exc)
+
+
+def _unexpected(exc: BaseException) -> int:
+    from tui.cli.output import quiet_err
+    from tui.core.redact import redact
+
+    quiet_err(f"assistant-auth: unexpected error: {type(exc).__name__}: {redact(str(exc))[:300]}")
+    return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        from tui.cli.output import quiet_err
+
+        quiet_err("assistant-auth: cannot write output: standard output is closed")
+        return 1
+    args = list(sys.argv[1:] if argv is None else argv)
+    verbose = False
+    while args and args[0] in ("-v", "--verbose"):
+        verbose = True
+        args.pop(0)
+    if args[:1] == ["token"]:
+        from tui.cli.token import run_fast
+
+        _setup_logging(verbose)
+        return run_fast(args[1:])
+    if args[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return 0
+    from tui.cli.parser import build, handler
+
+    ns = build().parse_args(args)
+    _setup_logging(verbose or ns.verbose)
+    return handler(ns.command)(ns)
+
+
+def _setup_logging(verbose: bool) -> None:
+    if not verbose:
+        return
+    import logging
+
+    from tui.core.redact import redact
+
+    class Redacting(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            record.msg = redact(record.getMessage())
+            record.args = None
+            return True
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(Redacting())
+    handler.setFormatter(logging.Formatter("[%(name)s] %(message)s"))
+    for name in ("tui", "httpx"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)

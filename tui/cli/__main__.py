@@ -1,0 +1,5 @@
+"""`python -m tui.cli`: the same as the `assistant-auth` console script."""
+
+from tui.cli import main
+
+raise SystemExit(main())

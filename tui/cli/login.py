@@ -1,0 +1,133 @@
+"""`assistant-auth login`: the wizard, or with --no-tui plain text (one renderer of `SignIn`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, StatusLine, err, out_json
+
+
+def add_parser(sub) -> None:
+    from tui.cli.options import add_region
+
+    p = sub.add_parser(
+        "login",
+        help="sign in (opens the wizard)",
+        description="Sign in with the device flow: a code to approve in a browser, on any device.",
+    )
+    add_region(p, "the region of the account: cn (default) or global")
+    p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
+    p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
+    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
+
+
+def run(ns) -> int:
+    from tui.core.regions import parse_region
+
+    region = parse_region(ns.region) if ns.region else None
+    if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
+        from tui.cli.home import run_app
+
+        return run_app(region=region, no_browser=ns.no_browser)
+    return asyncio.run(plain_login(region or parse_region(None), no_browser=ns.no_browser, as_json=ns.json))
+
+
+async def plain_login(region, *, no_browser: bool = False, as_json: bool = False) -> int:
+    """A sign-in in plain text: the code and address once, then the live line (a terminal) or
+    one line per change of state (a log), then the outcome."""
+    from tui.core.signin import SignIn
+    from tui.terminal.browser import open_url, should_auto_open
+    from tui.terminal.text import clean, one_line
+
+    line = StatusLine()
+
+    def render() -> str:
+        return f"Waiting for approval… expires in {attempt.countdown()} · {attempt.stats()}"
+
+    def on_change(event: str) -> None:
+        if event in ("poll", "slow_down") and not line.live:
+            line.show(render())  # a log gets a line only when the text changes
+        elif event == "saving":
+            _confirm_interrupt()  # the approved tokens wait for the slot: a first Ctrl+C only asks
+            line.done()
+            err(attempt.lock_wait or "")
+            err("The sign-in is approved and will be saved as soon as the lock is free; "
+                "press Ctrl+C twice to discard it.")
+
+    attempt = SignIn(region, on_change=on_change)
+    from tui.core.errors import AuthError
+
+    try:
+        auth = await attempt.request_code()
+    except AuthError:
+        err(attempt.outcome.error or "")
+        if as_json:
+            out_json({"event": "error", "message": clean(attempt.outcome.error or "")})
+        return EXIT_ERROR
+    err(f"Region {region.value}: authorization host {attempt.host}")
+    err(f"Open:  {one_line(attempt.address or '(no address sent by the server)')}")
+    err(f"Code:  {one_line(auth.user_code)}")
+    if attempt.complete_address and attempt.complete_address != attempt.address:
+        err(f"(or open {one_line(attempt.complete_address)} with the code filled in)")
+    if as_json:
+        data = auth.to_dict()
+        data.pop("device_code")  # a secret between this client and the server: never printed
+        out_json({"event": "device_authorization", "region": region.value, "oauth_host": attempt.host, **data})
+    if attempt.open_target and should_auto_open(no_browser):
+        err(open_url(attempt.open_target))
+
+    async def ticker() -> None:
+        while True:
+            line.show(render())
+            await asyncio.sleep(1)
+
+    ticking = asyncio.create_task(ticker()) if line.live else None
+    if not line.live:
+        line.show(render())
+    try:
+        outcome = await attempt.poll()
+    except asyncio.CancelledError:
+        line.done()
+        err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
+        return 130
+    finally:
+        if ticking:
+            ticking.cancel()
+    line.done()
+    if outcome.kind == "error":
+        err(outcome.error or outcome.text)
+        if as_json:
+            out_json({"event": "error", "message": clean(outcome.error or "")})
+        return EXIT_ERROR
+    if outcome.success:
+        err("Signed in.")
+        err(f"Credentials written to {attempt.written['credentials']}")
+    else:
+        err(f"{outcome.title}: {outcome.text}")
+    if as_json:
+        out_json({"event": "status", "status": outcome.kind})
+    return EXIT_OK if outcome.success else EXIT_FAIL
+
+
+def _confirm_interrupt() -> None:
+    """From now on, the first Ctrl+C only warns; a second one within 5 s discards (cancels)."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    pressed: list[float] = []
+
+    def on_sigint() -> None:
+        now = time.monotonic()
+        if pressed and now - pressed[-1] <= 5:
+            err("Discarding the approved sign-in.")
+            task.cancel()
+            return
+        pressed.append(now)
+        err("Press Ctrl+C again within 5 s to discard the approved sign-in, or wait.")
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / not POSIX
+        pass

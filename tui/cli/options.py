@@ -1,0 +1,71 @@
+"""Flags shared by several commands, defined once: the slot selectors and --region.
+
+`parse_selector` is the hand parser of the `token` fast path (no argparse); `add_selector` gives
+argparse commands the same flags with the same rules.
+"""
+
+from __future__ import annotations
+
+SELECTOR_HELP = "[--provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]"
+_NAMES = {"--provider": "provider", "--base-url": "base_url", "--key": "key", "--oauth-host": "oauth_host"}
+
+
+def selector_problem(values: dict) -> str | None:
+    if values.get("provider") and any(values.get(k) is not None for k in ("base_url", "key", "oauth_host")):
+        return "--provider cannot be combined with --base-url/--key/--oauth-host"
+    if (values.get("key") is not None or values.get("oauth_host") is not None) and values.get("base_url") is None:
+        return "--key and --oauth-host need --base-url"
+    return None
+
+
+def parse_selector(args: list[str]) -> tuple[dict, str | None]:
+    """--provider/--base-url/--key/--oauth-host (also `--flag=value`): (values, problem)."""
+    values: dict = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        flag, eq, inline = arg.partition("=")
+        if flag not in _NAMES:
+            return values, f"unknown option {arg!r}; usage: assistant-auth COMMAND {SELECTOR_HELP}"
+        if eq:
+            values[_NAMES[flag]] = inline
+        elif i + 1 < len(args):
+            i += 1
+            values[_NAMES[flag]] = args[i]
+        else:
+            return values, f"{flag} needs a value"
+        i += 1
+    return values, selector_problem(values)
+
+
+def add_selector(parser) -> None:
+    group = parser.add_argument_group("slot selection (default: the provider managed:assistant-code)")
+    group.add_argument("--provider", metavar="NAME", help="the slot a provider of config.toml uses")
+    group.add_argument("--base-url", metavar="URL", help="an API base (alone, or with --key/--oauth-host)")
+    group.add_argument("--key", metavar="KEY", help="an OAuth storage key such as oauth/assistant-code")
+    group.add_argument("--oauth-host", metavar="HOST", help="the authorization host that refreshes it")
+
+
+def selector_values(ns) -> dict:
+    return {name: getattr(ns, name, None) for name in _NAMES.values()}
+
+
+def region_arg(value: str) -> str:
+    """--region on the command line: cn or global only (stored values keep the spec's lenient parse)."""
+    import argparse
+
+    cleaned = value.strip().lower()
+    if cleaned not in ("cn", "global"):
+        raise argparse.ArgumentTypeError(f"unknown region {value!r}: use cn or global")
+    return cleaned
+
+
+def add_region(parser, help_text: str) -> None:
+    parser.add_argument("--region", type=region_arg, metavar="{cn,global}", help=help_text)
+
+
+def selection(ns):
+    """The slot the flags name (AuthError when a provider is unknown or config.toml is unreadable)."""
+    from tui.core.slots.choice import select
+
+    return select(**selector_values(ns))

@@ -1,0 +1,87 @@
+"""What every command prints, in one place: messages on stderr, JSON on stdout, exit codes, the
+live status line and the yes/no question. Every string that did not come from this program is
+cleaned first (no control sequence reaches the terminal)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+def err(message: str) -> None:
+    from tui.terminal.text import clean
+
+    sys.stderr.write(clean(message) + "\n")
+
+
+def quiet_err(message: str) -> None:
+    """`err`, when stderr itself may be closed."""
+    try:
+        err(message)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def fail(exc) -> None:
+    """An AuthError on stderr: the spec's message, then its hint line when it has one."""
+    err(exc.describe())
+
+
+def out(line: str) -> None:
+    from tui.terminal.text import clean
+
+    sys.stdout.write(clean(line) + "\n")
+
+
+def out_json(data: object) -> None:
+    # ASCII-only JSON: every control or bidi character arrives escaped (\\u009b), never raw
+    sys.stdout.write(json.dumps(data, ensure_ascii=True) + "\n")
+    sys.stdout.flush()
+
+
+def ask(question: str) -> bool:
+    """A yes/no question on stderr, answered on stdin; only call it when stdin is a terminal."""
+    from tui.terminal.text import clean
+
+    sys.stderr.write(clean(question) + " [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+class StatusLine:
+    """One live line on stderr when it is a terminal; otherwise a line per change of text."""
+
+    def __init__(self) -> None:
+        import os
+
+        # a live line needs a terminal that understands ESC[2K: not TERM=dumb (Emacs shells, CI)
+        self.live = sys.stderr.isatty() and os.environ.get("TERM", "") not in ("dumb", "")
+        self.last = ""
+
+    def show(self, text: str) -> None:
+        from tui.terminal.text import clean
+
+        if self.live:
+            sys.stderr.write("\r\x1b[2K" + clean(text))
+            sys.stderr.flush()
+        elif text != self.last:
+            sys.stderr.write(clean(text) + "\n")
+        self.last = text
+
+    def done(self) -> None:
+        if self.live and self.last:
+            sys.stderr.write("\n")
+            self.last = ""
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,78 @@
+"""`assistant-auth status`: every credential slot and its state, never a token."""
+
+from __future__ import annotations
+
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out, out_json
+
+
+def add_parser(sub) -> None:
+    from tui.cli.options import add_selector
+
+    p = sub.add_parser(
+        "status",
+        help="state of every credential slot",
+        description="Show every credential slot and its state, never a token. The slot marked * is the "
+        "one `assistant-auth token` would use. Exit 0 when that slot is usable, 1 when it is not.",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout for scripts")
+    add_selector(p)
+
+
+def run(ns) -> int:
+    from tui.cli.options import selection, selector_problem, selector_values
+    from tui.core.errors import AuthError
+    from tui.core.slots.choice import inferred_hosts, providers_by_slot, storage_name_of
+    from tui.core.config.read import config_or_empty
+    from tui.core.slots.state import file_warnings, list_slots, slot_status
+    from tui.terminal.text import one_line
+    from tui.terminal.timefmt import expiry
+
+    problem = selector_problem(selector_values(ns))
+    if problem:
+        err(f"assistant-auth: {problem}")
+        return EXIT_ERROR
+    try:
+        selected = storage_name_of(selection(ns))
+    except AuthError as exc:
+        fail(exc)
+        return EXIT_ERROR
+    narrowed = any(v is not None for v in selector_values(ns).values())
+    slots = [slot_status(selected)] if narrowed else list_slots()
+    if selected not in [s.name for s in slots]:
+        slots.insert(0, slot_status(selected))
+    config = config_or_empty()  # read and parsed once for both listings
+    users = providers_by_slot(config)
+    missing_hosts = inferred_hosts(config)
+    warnings = file_warnings()
+    usable = next(s.usable for s in slots if s.name == selected)
+    if ns.json:
+        out_json(
+            {
+                "selected": selected,
+                "usable": usable,
+                "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
+                "providers_missing_oauth_host": missing_hosts,
+                "warnings": warnings,
+            }
+        )
+        return EXIT_OK if usable else EXIT_FAIL
+    for s in slots:
+        marker = "*" if s.name == selected else " "
+        line = f"{marker} {s.name}: {s.label}"
+        if s.has_expiry:
+            line += f", expires {expiry(s.expires_at)}"
+            line += ", refresh token stored" if s.has_refresh_token else ""
+        elif s.detail:
+            line += f" ({one_line(s.detail, 80)})"
+        if users.get(s.name):
+            line += f"; used by {', '.join(users[s.name])}"
+        out(line)
+        out(f"    {s.path}")
+    for warning in warnings:
+        out(warning)
+    for name, host in missing_hosts.items():
+        out(
+            f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "
+            "which is used. Write it back as oauthHost (assistant-auth config)."
+        )
+    return EXIT_OK if usable else EXIT_FAIL

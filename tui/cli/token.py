@@ -1,0 +1,74 @@
+"""`assistant-auth token`: print a valid access token on stdout and nothing else.
+
+The hot path: parsed by hand (no argparse), and with valid credentials it loads only the
+standard-library modules a bare `python -I` reading the JSON file would (no `re`, no `enum`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tui.cli.options import SELECTOR_HELP
+
+HELP = f"""usage: assistant-auth token {SELECTOR_HELP}
+
+Print a valid access token on stdout and nothing else, refreshing it first when it has expired.
+
+slot selection (default: the provider managed:assistant-code, else the default slot):
+  --provider NAME    the slot a provider of config.toml uses
+  --base-url URL     an API base (alone, or with --key/--oauth-host)
+  --key KEY          an OAuth storage key such as oauth/assistant-code
+  --oauth-host HOST  the authorization host that refreshes it
+"""
+
+
+def add_parser(sub) -> None:
+    from tui.cli.options import add_selector
+
+    add_selector(sub.add_parser("token", help="print a valid access token", description=HELP.split("\n\n")[1]))
+
+
+def run_fast(args: list[str]) -> int:
+    from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err
+
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(HELP)
+        return EXIT_OK
+    from tui.cli.options import parse_selector
+
+    values, problem = parse_selector(args)
+    if problem:
+        err(f"assistant-auth: {problem}")
+        return EXIT_ERROR
+    from tui.core.errors import AuthError
+    from tui.core.slots.choice import select
+    from tui.core.tokens import read_valid_token
+
+    chosen = None
+    try:
+        chosen = select(**values)
+        token = read_valid_token(chosen.ref, chosen.base_url)
+        if token is None:
+            import asyncio
+
+            from tui.core.tokens import get_access_token
+
+            token = asyncio.run(get_access_token(chosen.ref, chosen.base_url))
+    except AuthError as exc:
+        from tui.core.slots.choice import explain_for
+
+        err(explain_for(exc, chosen).describe())
+        return EXIT_FAIL
+    sys.stdout.write(token + "\n")
+    sys.stdout.flush()  # inside the boundary: a closed pipe is reported here, not at exit
+    return EXIT_OK
+
+
+def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here
+    from tui.cli.options import selector_values
+
+    args: list[str] = []
+    for name, value in selector_values(ns).items():
+        if value is not None:
+            args += ["--" + name.replace("_", "-"), value]
+    return run_fast(args)

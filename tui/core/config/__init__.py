@@ -1,0 +1,1 @@
+"""config.toml: read through one module (read), provisioned (provider), edited round-trip (edit)."""

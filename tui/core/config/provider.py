@@ -1,0 +1,234 @@
+"""The managed provider entry in config.toml (spec 2.6, 4.4), edited round-trip with tomlkit.
+
+tomlkit is imported lazily: only a sign-in or a config edit pays for it.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+from tui.core import paths
+from tui.core.atomic import atomic_write, ensure_private_dir
+from tui.core.config.read import BOM, CONFIG_LABEL, parse_config, read_config_text
+from tui.core.errors import AuthError
+from tui.core.regions import Region, endpoints, parse_region
+from tui.core.slots.rules import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
+
+PROVIDER_TYPE = "assistant"
+
+
+
+
+def keep_style(text: str, previous: str) -> str:
+    """`text` in the line endings and byte-order mark of `previous` (the file it replaces): a
+    CRLF file stays CRLF, a BOM stays, whatever tomlkit wrote for new lines."""
+    body = text.removeprefix(BOM)
+    if "\r\n" in previous:
+        body = body.replace("\r\n", "\n").replace("\n", "\r\n")
+    return (BOM if previous.startswith(BOM) else "") + body
+
+
+def write_config_text(text: str, path: pathlib.Path | None = None, previous: str | None = None) -> None:
+    """Atomic write, keeping the existing file's mode (0600 for a new file: it may hold api
+    keys), line endings and byte-order mark. `previous`: the text being replaced, when the
+    caller has just read it (else it is read here)."""
+    path = path or paths.config_path()
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    if previous is None:
+        try:
+            previous = read_config_text(path)
+        except AuthError:
+            previous = ""
+    try:
+        ensure_private_dir(path.parent)
+        atomic_write(path, keep_style(text, previous).encode("utf-8"), mode=mode)
+    except OSError as exc:
+        raise AuthError(f"Failed to write {CONFIG_LABEL} config: {exc.strerror or exc}") from None
+
+
+def providers_table(doc: Any, create: bool = False) -> Any:
+    import tomlkit
+
+    if "providers" not in doc:
+        if not create:
+            return None
+        doc["providers"] = tomlkit.table(is_super_table=True)
+    table = doc["providers"]
+    if not isinstance(table, dict):
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: `providers` is not a table")
+    return table
+
+
+def oauth_block(oauth_key: str, region: Region) -> Any:
+    import tomlkit
+
+    block = tomlkit.inline_table()
+    block["storage"] = "file"
+    block["key"] = oauth_key
+    if region is Region.GLOBAL:
+        block["oauthHost"] = endpoints(region).oauth_host
+    return block
+
+
+def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
+    """Edit an existing `oauth` table keeping its shape (inline or sub-table) and host spelling.
+
+    The official client writes a sub-table with `oauth_host` and omits the host for cn; the spec
+    writes an inline table with `oauthHost`. Whatever spellings are present get the region's host
+    (both, when both are there); when none is, global gets the spec's `oauthHost` and cn none.
+    """
+    from tui.core.slots.rules import HOST_SPELLINGS
+
+    oauth["storage"] = "file"
+    oauth["key"] = oauth_key
+    host = endpoints(region).oauth_host
+    present = [spelling for spelling in HOST_SPELLINGS if spelling in oauth]
+    if not present and region is Region.GLOBAL:
+        present = ["oauthHost"]
+    for spelling in present:
+        oauth[spelling] = host
+
+
+def _new_entry(oauth_key: str, region: Region) -> Any:
+    import tomlkit
+
+    entry = tomlkit.table()
+    entry["name"] = MANAGED_PROVIDER
+    entry["type"] = PROVIDER_TYPE
+    entry["base_url"] = endpoints(region).base_url
+    entry["api_key"] = ""
+    entry["enabled"] = True
+    entry["active"] = False
+    entry["managed"] = True
+    entry["note"] = ""
+    entry["icon"] = ""
+    entry["oauth"] = oauth_block(oauth_key, region)
+    for empty in ("env", "settings", "usage"):
+        entry[empty] = tomlkit.inline_table()
+    return entry
+
+
+def _append_entry(text: str, entry: Any) -> str | None:
+    """Append the new table at the end of the text, leaving every existing byte where it was.
+
+    Returns None when the result would not be valid TOML (e.g. `providers` is an inline table).
+    """
+    import tomlkit
+
+    holder = tomlkit.document()
+    providers = tomlkit.table(is_super_table=True)
+    providers[MANAGED_PROVIDER] = entry
+    holder["providers"] = providers
+    rendered = tomlkit.dumps(holder)
+    prefix = text
+    if prefix.strip():
+        prefix = prefix if prefix.endswith("\n") else prefix + "\n"
+        prefix += "\n"
+    else:
+        prefix = ""
+    candidate = prefix + rendered
+    try:
+        parsed = parse_config(candidate)
+        if not isinstance(parsed.get("providers", {}).get(MANAGED_PROVIDER), dict):
+            return None
+    except (AuthError, AttributeError):
+        return None
+    return candidate
+
+
+def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> str:
+    """Pure: the config text with the managed entry created or updated (spec 2.6).
+
+    A new entry is appended at the end of the file; an existing one is edited in place. Every
+    other byte of the file stays as it was.
+    """
+    region = parse_region(region)
+    doc = parse_config(text)
+    providers = providers_table(doc, create=False)
+    entry = providers.get(MANAGED_PROVIDER) if providers is not None else None
+    if entry is not None and not isinstance(entry, dict):
+        raise AuthError(
+            f"Failed to read {CONFIG_LABEL} config: `providers.\"{MANAGED_PROVIDER}\"` is not a table"
+        )
+    if entry is None:
+        appended = _append_entry(text, _new_entry(oauth_key, region))
+        if appended is not None:
+            return appended
+        import tomlkit
+
+        providers = providers_table(doc, create=True)
+        fresh = _new_entry(oauth_key, region)
+        if isinstance(providers, tomlkit.items.InlineTable):  # `providers = { ... }`: stay inline
+            inline = tomlkit.inline_table()
+            inline.update(fresh.unwrap())
+            fresh = inline
+        providers[MANAGED_PROVIDER] = fresh
+    else:
+        entry["type"] = PROVIDER_TYPE
+        entry["base_url"] = endpoints(region).base_url
+        entry["api_key"] = ""
+        oauth = entry.get("oauth")
+        if isinstance(oauth, dict):
+            update_oauth_in_place(oauth, oauth_key, region)
+        else:
+            entry["oauth"] = oauth_block(oauth_key, region)
+        entry["managed"] = True
+    import tomlkit
+
+    return tomlkit.dumps(doc)
+
+
+def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
+    """Read-modify-write config.toml; comments, order and unrelated tables survive."""
+    from tomlkit.exceptions import TOMLKitError
+
+    previous = read_config_text()
+    try:
+        text = apply_managed_provider(previous, oauth_key, region)
+    except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+    write_config_text(text, previous=previous)
+
+
+def write_signin_tokens(token_response: dict, region: Region | str) -> tuple[str, str]:
+    """Spec 4.4 steps 1-3 without the locks: store the tokens in the region's slot.
+
+    Returns (oauth_key, storage_name). The caller holds the slot's locks.
+    """
+    from tui.core.credentials import write_merged
+    from tui.core.slots.rules import region_key, resolve_storage_name
+
+    oauth_key = region_key(parse_region(region))
+    storage_name = resolve_storage_name(oauth_key)
+    try:
+        write_merged(storage_name, token_response)
+    except OSError as exc:
+        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+    return oauth_key, storage_name
+
+
+def persist_device_signin(token_response: dict, region: Region | str) -> str:
+    """Spec 4.4: store the tokens in the region's slot and provision the provider.
+
+    The tokens are written under the slot's locks (waiting as long as it takes: tokens the user
+    approved are never dropped); config.toml is read and written after the locks are released.
+    """
+    from tui.core.locks import hold_slot_sync
+    from tui.core.slots.rules import region_storage_name
+
+    region = parse_region(region)
+    with hold_slot_sync(region_storage_name(region), timeout=None, purpose="saving the sign-in", write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region)
+    provision_managed_provider(oauth_key, region)
+    return storage_name
+
+
+def list_providers(doc: Any) -> list[tuple[str, Any]]:
+    table = providers_table(doc)
+    if table is None:
+        return []
+    return [(str(name), value) for name, value in table.items() if isinstance(value, dict)]

@@ -1,0 +1,215 @@
+"""config.toml is read here, and only here: bytes through the file policy (regular file, at most
+1 MiB), decoded as UTF-8 (a leading byte-order mark accepted and kept by writers), then parsed
+three ways: `scan_managed_provider` (the `token` path: plain string work, no parser import),
+`parse_config_readonly` (tomllib, for listings and selection) and `parse_config` (a tomlkit
+document, for edits that keep every comment and byte). Tests check the scanner agrees with tomllib.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # no `typing`, no `pathlib`: the token path reads config.toml through here
+if TYPE_CHECKING:
+    import pathlib
+    from typing import Any
+
+from tui.core import paths
+from tui.core.errors import AuthError
+from tui.core.slots.rules import MANAGED_PROVIDER
+
+CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
+BOM = "\ufeff"
+
+
+def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
+    """config.toml's bytes through the file policy (regular, at most 1 MiB); None when missing."""
+    from tui.core.files import describe, read_regular
+
+    try:
+        return read_regular(path or paths.config_file())
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {describe(exc)}") from None
+
+
+def read_config_bytes(path: pathlib.Path | None = None) -> bytes:
+    """config.toml's bytes, b"" when missing."""
+    return read_config_raw(path) or b""
+
+
+def decode_config(raw: bytes) -> str:
+    """UTF-8 text of config.toml; a leading byte-order mark is accepted (and kept by writers)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+
+
+def read_config_text(path: pathlib.Path | None = None) -> str:
+    """The text of config.toml ('' when missing). AuthError for any other read problem."""
+    return decode_config(read_config_bytes(path))
+
+
+def parse_config(text: str) -> Any:
+    """A tomlkit document; AuthError with the parser's line and column when the TOML is invalid."""
+    import tomlkit
+
+    try:
+        return tomlkit.parse(text.removeprefix(BOM))
+    except Exception as exc:  # noqa: BLE001 - the one boundary: every parser error (duplicate
+        # keys, bad nesting, recursion) becomes the spec's message, never a traceback
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+
+
+def parse_config_readonly(text: str) -> dict:
+    """A plain dict (tomllib): for listings and slot selection, never for writing."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text.removeprefix(BOM))
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+
+
+def read_config_readonly() -> dict:
+    return parse_config_readonly(decode_config(read_config_bytes()))
+
+
+_HEADER = '[providers."' + MANAGED_PROVIDER + '"]'
+_SUB_PREFIX = '[providers."' + MANAGED_PROVIDER + '".'
+_OAUTH_HEADER = _SUB_PREFIX + "oauth]"
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _bare_key(text: str) -> str | None:
+    key = text.strip()
+    return key if key and all(ch in _BARE for ch in key) else None
+
+
+def _end_of_value(rest: str) -> bool:
+    rest = rest.strip()
+    return not rest or rest.startswith("#")
+
+
+def _basic_string(text: str) -> tuple[str, str] | None:
+    """A TOML basic string at the start of `text` (no escapes: the caller excludes backslashes):
+    (value, what follows it), else None."""
+    text = text.lstrip()
+    if not text.startswith('"'):
+        return None
+    close = text.find('"', 1)
+    return None if close < 0 else (text[1:close], text[close + 1:])
+
+
+def _string_value(text: str) -> str | None:
+    found = _basic_string(text)
+    return found[0] if found is not None and _end_of_value(found[1]) else None
+
+
+def _inline_table(text: str) -> dict | None:
+    """`{ a = "x", b = "y" }` of plain strings, then only a comment; else None."""
+    rest = text.strip()
+    if not rest.startswith("{"):
+        return None
+    rest = rest[1:].lstrip()
+    table: dict = {}
+    if rest.startswith("}"):
+        return table if _end_of_value(rest[1:]) else None
+    while True:
+        name, eq, rest = rest.partition("=")
+        key = _bare_key(name)
+        found = _basic_string(rest) if eq and key is not None and key not in table else None
+        if found is None:
+            return None
+        table[key] = found[0]
+        rest = found[1].lstrip()
+        if rest.startswith("}"):
+            return table if _end_of_value(rest[1:]) else None
+        if not rest.startswith(","):
+            return None
+        rest = rest[1:].lstrip()
+        if rest.startswith("}"):
+            return None  # a trailing comma: invalid in TOML 1.0
+
+
+def scan_managed_provider(text: str) -> tuple[dict | None, str] | None:
+    """A fast read of the managed provider's `oauth` table and `base_url`, for the token path.
+
+    Handles the plain shapes this program and the official client write: one
+    `[providers."managed:assistant-code"]` header with one-line `key = "value"` pairs, `oauth` as
+    a one-line inline table of plain strings or as the sub-table `[providers."…".oauth]`, other
+    sub-tables, and lines elsewhere whose value is the provider's name (`provider = "…"`).
+    Returns None for anything else, and the caller parses the file with tomllib instead; tests
+    check that wherever it answers, it answers exactly what tomllib does.
+    """
+    if '"""' in text or "'''" in text or "\\" in text or text.startswith("\ufeff"):
+        return None
+    section = "top"  # top | main | oauth | other
+    seen_main = seen_oauth_table = False
+    base_url: str | None = None
+    oauth: dict | None = None
+    keys: dict[str, set] = {"main": set(), "oauth": set()}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("["):
+            if stripped.startswith("[["):
+                if MANAGED_PROVIDER in stripped or "providers" in stripped:
+                    return None
+                section = "other"
+            elif stripped == _HEADER:
+                if seen_main:
+                    return None
+                seen_main, section = True, "main"
+            elif stripped == _OAUTH_HEADER:
+                if seen_oauth_table or oauth is not None:
+                    return None
+                seen_oauth_table, section, oauth = True, "oauth", {}
+            elif stripped.startswith(_SUB_PREFIX + "oauth") or (
+                MANAGED_PROVIDER in stripped and not stripped.startswith(_SUB_PREFIX)
+            ):
+                return None
+            else:
+                section = "other"
+            continue
+        name, eq, value = stripped.partition("=")
+        key = _bare_key(name)
+        if not eq or key is None:
+            return None  # dotted or quoted keys, continuation lines: leave them to tomllib
+        if section in keys:
+            if key in keys[section]:
+                return None
+            keys[section].add(key)
+        if section == "main":
+            if key == "base_url":
+                base_url = _string_value(value)
+                if base_url is None:
+                    return None
+            elif key == "oauth":
+                if seen_oauth_table:
+                    return None
+                oauth = _inline_table(value)
+                if oauth is None:
+                    return None
+        elif section == "oauth":
+            parsed = _string_value(value)
+            if parsed is None:
+                return None
+            oauth[key] = parsed
+        elif MANAGED_PROVIDER in stripped:
+            if section == "top" or _string_value(value) != MANAGED_PROVIDER:
+                return None  # only a plain reference by name, never a definition
+        elif section == "top" and key == "providers":
+            return None
+    if base_url is None or not seen_main:
+        return None
+    return oauth, base_url
+
+
+def config_or_empty() -> dict:
+    """config.toml parsed read-only, or {} when it is missing or unreadable (listings only)."""
+    try:
+        return read_config_readonly()
+    except AuthError:
+        return {}

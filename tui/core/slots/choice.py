@@ -1,0 +1,157 @@
+"""Which credential slot a command means: a provider of config.toml, explicit flags, or the default.
+
+Reads config.toml through `tui.core.config.read`: the fast scanner first (the `token` path), else
+the standard library's `tomllib`; never tomlkit.
+"""
+
+from __future__ import annotations
+
+from tui.core import paths, settings
+from tui.core.config.read import (
+    config_or_empty,
+    decode_config,
+    parse_config_readonly,
+    read_config_bytes,
+    read_config_readonly,
+    scan_managed_provider,
+)
+from tui.core.errors import AuthError
+from tui.core.slots.rules import MANAGED_PROVIDER
+
+
+class Selection:
+    """A slot to use: the OAuth reference (a mapping or None), the API base and a label."""
+
+    __slots__ = ("ref", "base_url", "label", "inferred_host")
+
+    def __init__(self, ref: object, base_url: str, label: str, inferred_host: str | None = None) -> None:
+        self.ref = ref
+        self.base_url = base_url
+        self.label = label  # for messages: "provider NAME", "the default slot", ...
+        self.inferred_host = inferred_host  # set when config.toml lacks the host its key was made for
+
+    def __repr__(self) -> str:
+        return f"Selection(ref={self.ref!r}, base_url={self.base_url!r}, label={self.label!r})"
+
+
+def storage_name_of(selection: Selection) -> str:
+    """The credential slot (storage name) a selection resolves to (spec 4.5)."""
+    from tui.core.slots.keys import resolve_context
+
+    return resolve_context(selection.ref, selection.base_url).storage_name
+
+
+def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
+    """Add a line naming the provider to an invalid-key refusal (the spec's text stays first)."""
+    if selection is not None and not exc.hint and exc.message.startswith("Invalid OAuth token key: "):
+        exc.hint = (
+            f"{selection.label}: its oauth key is not a valid slot name and its oauthHost is not the "
+            "default slot's host, so no token is sent there. Fix the key with `assistant-auth config`."
+        )
+    return exc
+
+
+def provider_selection(name: str, config: dict | None = None) -> Selection:
+    config = read_config_readonly() if config is None else config
+    providers = config.get("providers")
+    entry = providers.get(name) if isinstance(providers, dict) else None
+    if not isinstance(entry, dict):
+        raise AuthError(f"No provider named {name!r} in {paths.config_file()}")
+    base = entry.get("base_url")
+    return provider_entry_selection(entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}")
+
+
+def provider_entry_selection(oauth: object, base_url: str, label: str) -> Selection:
+    """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
+    inferred from a scoped key when the table names none (README: a deliberate deviation)."""
+    from tui.core.slots.rules import provider_ref
+
+    ref, inferred = provider_ref(oauth if isinstance(oauth, dict) else None, base_url)
+    return Selection(ref, base_url, label, inferred)
+
+
+def select(
+    provider: str | None = None,
+    base_url: str | None = None,
+    key: str | None = None,
+    oauth_host: str | None = None,
+) -> Selection:
+    if provider:
+        return provider_selection(provider)
+    if base_url is not None or key or oauth_host:
+        ref = {"key": key, "oauthHost": oauth_host} if (key or oauth_host) else None
+        return Selection(ref, base_url or settings.base_url("cn"), "the selected slot")
+    try:
+        text = decode_config(read_config_bytes())
+    except AuthError:
+        text = ""
+    if MANAGED_PROVIDER not in text:
+        return Selection(None, settings.base_url("cn"), "the default slot")
+    fast = scan_managed_provider(text)
+    if fast is not None:
+        return provider_entry_selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}")
+    try:
+        config = parse_config_readonly(text)  # the text read above: the file is read once
+    except AuthError:
+        config = {}
+    providers = config.get("providers")
+    if isinstance(providers, dict) and isinstance(providers.get(MANAGED_PROVIDER), dict):
+        return provider_selection(MANAGED_PROVIDER, config)
+    return Selection(None, settings.base_url("cn"), "the default slot")
+
+
+
+
+def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
+    """(name, Selection) of every provider of config.toml with an `oauth` table, in file order."""
+    config = config_or_empty() if config is None else config
+    providers = config.get("providers")
+    found = []
+    for name, entry in (providers.items() if isinstance(providers, dict) else ()):
+        if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
+            base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
+            found.append((str(name), provider_entry_selection(entry["oauth"], base, f"provider {name}")))
+    return found
+
+
+def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
+    """storage_name -> names of the providers (with an `oauth` block) that resolve to it."""
+    from tui.core.slots.keys import resolve_context
+
+    found: dict[str, list[str]] = {}
+    for name, chosen in oauth_providers(config):
+        found.setdefault(resolve_context(chosen.ref, chosen.base_url).storage_name, []).append(name)
+    return found
+
+
+def inferred_hosts(config: dict | None = None) -> dict[str, str]:
+    """provider name -> the host its scoped key was made for, for providers whose `oauth` table
+    names no host (status and the inspector report them so the host can be written back)."""
+    return {name: chosen.inferred_host for name, chosen in oauth_providers(config) if chosen.inferred_host}
+
+
+def selection_for_slot(storage_name: str) -> Selection:
+    """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
+    to, else its own key against the cn host."""
+    from tui.core.slots.keys import DEFAULT_STORAGE_NAME, OAuthRef
+    from tui.core.regions import Region, endpoints
+    from tui.core.slots.rules import region_storage_name
+
+    users = providers_by_slot()
+    if users.get(storage_name):
+        return provider_selection(users[storage_name][0])
+    for region in (Region.CN, Region.GLOBAL):
+        if region_storage_name(region) == storage_name:
+            ep = endpoints(region)
+            ref = None if region is Region.CN else OAuthRef(oauth_host=ep.oauth_host)
+            return Selection(ref, ep.base_url, f"region {region.value}")
+    if storage_name == DEFAULT_STORAGE_NAME:
+        return Selection(None, endpoints(Region.CN).base_url, "the default slot")
+    return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")
+
+
+def region_for_slot(storage_name: str):
+    from tui.core.regions import Region
+    from tui.core.slots.rules import region_storage_name
+
+    return Region.GLOBAL if region_storage_name(Region.GLOBAL) == storage_name else Region.CN

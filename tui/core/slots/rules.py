@@ -1,0 +1,159 @@
+"""The rules that pick a credential slot (spec 4.5), as pure functions on plain values.
+
+No dataclasses, no pathlib: `assistant-auth token` runs these on every call. `keys.py` wraps
+them in the records of the core API (OAuthRef, TokenContext).
+"""
+
+from __future__ import annotations
+
+from _collections_abc import Mapping
+
+from tui.core import settings
+from tui.core.errors import AuthError
+
+MANAGED_PROVIDER = "managed:assistant-code"
+DEFAULT_KEY = "oauth/assistant-code"
+DEFAULT_STORAGE_NAME = "assistant-code"
+SCOPED_PREFIX = "oauth/assistant-code-env-"
+_OAUTH_PREFIX = "oauth/"
+
+# Beyond the specification: a storage name becomes a file name, so it is held to a conservative
+# alphabet (ASCII letters, digits, "-", "_", ".", not starting with "." or "-") and 128 characters.
+# The spec's own rule (no "/", no leading ".") is a subset of what this rejects.
+# (checked by hand, not with `re`: the token path never imports it)
+_NAME_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NAME_REST = _NAME_FIRST | frozenset(".-")
+
+
+def _normalize(value: str) -> str:
+    return value.strip().rstrip("/")
+
+
+def derive_scoped_key(oauth_host: str, base_url: str) -> str:
+    host, base = _normalize(oauth_host), _normalize(base_url)
+    if host == _normalize(settings.oauth_host("cn")) and base == _normalize(settings.base_url("cn")):
+        return DEFAULT_KEY
+    import hashlib
+
+    text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
+    return SCOPED_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def region_key(region: object) -> str:
+    """Spec 4.4 step 1: the OAuth key a sign-in in `region` ("cn"/"global" or a Region) uses."""
+    value = "global" if str(region) == "global" else "cn"
+    return derive_scoped_key(settings.oauth_host(value), settings.base_url(value))
+
+
+def region_storage_name(region: object) -> str:
+    """The credential slot a sign-in in `region` writes."""
+    return resolve_storage_name(region_key(region))
+
+
+def _valid_name(name: str) -> bool:
+    return (
+        0 < len(name) <= 128
+        and name[0] in _NAME_FIRST
+        and all(ch in _NAME_REST for ch in name)
+        and ".." not in name
+    )
+
+
+def resolve_storage_name(key: str) -> str:
+    if key in (DEFAULT_STORAGE_NAME, DEFAULT_KEY):
+        return DEFAULT_STORAGE_NAME
+    if key.startswith(_OAUTH_PREFIX):
+        rest = key[len(_OAUTH_PREFIX):]
+        if rest and _valid_name(rest):
+            return rest
+    elif _valid_name(key):
+        return key
+    raise AuthError(f"Invalid OAuth token key: {key}")
+
+
+HOST_SPELLINGS = ("oauthHost", "oauth_host")  # the spec's, then the official client's
+
+
+def ref_fields(data: object) -> tuple[str | None, str | None] | None:
+    """(key, host) of an OAuth reference (spec 2.5), leniently; None when there is none.
+
+    Accepts a mapping (the TOML/JSON `oauth` block) or an object with `key`/`oauth_host`. The
+    host is read from `oauthHost` (spec 2.5) and, beyond the spec, from `oauth_host`, the
+    spelling the official client writes; a blank `oauthHost` does not hide an `oauth_host`.
+    """
+    if data is None:
+        return None
+    if isinstance(data, Mapping):
+        key = data.get("key")
+        host = None
+        for spelling in HOST_SPELLINGS:
+            value = data.get(spelling)
+            if isinstance(value, str) and value.strip():
+                host = value
+                break
+    elif hasattr(data, "key") and hasattr(data, "oauth_host"):
+        key, host = data.key, data.oauth_host
+    else:
+        return None
+    return (key if isinstance(key, str) else None, host if isinstance(host, str) else None)
+
+
+def host_for_key(key: object, base_url: str) -> str | None:
+    """The region host a scoped key was made for: the one region whose derive_scoped_key(host,
+    base_url) equals `key`. None when no region (or both) match."""
+    if not isinstance(key, str) or not key.strip().startswith(SCOPED_PREFIX):
+        return None
+    found = [
+        settings.oauth_host(region)
+        for region in ("cn", "global")
+        if derive_scoped_key(settings.oauth_host(region), base_url) == key.strip()
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def provider_ref(oauth: object, base_url: str) -> tuple[dict | None, str | None]:
+    """A provider's `oauth` table as the reference to use, and the host inferred for it.
+
+    Beyond the specification (README, "Sharing files with the official client"): when the key
+    is scoped but neither spelling gives a host, the host the key was derived for is used (the
+    official client drops the host for cn and may rewrite the file without it). Returns
+    (reference, inferred host or None); `resolve_context` itself keeps the spec's letter.
+    """
+    fields = ref_fields(oauth)
+    if fields is None:
+        return None, None
+    key, host = fields
+    ref = {"key": key, "oauthHost": host}
+    if host is None:
+        inferred = host_for_key(key, base_url)
+        if inferred is not None and inferred != settings.oauth_host("cn"):
+            ref["oauthHost"] = inferred
+            return ref, inferred
+    return ref, None
+
+
+def refuse_foreign_fallback(key: str, host: str) -> None:
+    """Safety over spec 4.5: an invalid key falls back to the default slot, but that slot's
+    refresh token must never go to a host other than the default slot's own (cn) host."""
+    try:
+        resolve_storage_name(key)
+    except AuthError:
+        if _normalize(host) != _normalize(settings.oauth_host("cn")):
+            raise
+
+
+def context_fields(ref: object, base_url: str) -> tuple[str, str, str]:
+    """Spec 4.5: (storage key, storage name, oauth host without trailing `/`)."""
+    fields = ref_fields(ref)
+    cn_host = settings.oauth_host("cn")
+    if fields is None:
+        key, host = DEFAULT_KEY, cn_host
+    else:
+        ref_key, ref_host = fields
+        host = ref_host.strip() if ref_host and ref_host.strip() else cn_host
+        key = ref_key.strip() if ref_key and ref_key.strip() else derive_scoped_key(host, base_url)
+    try:
+        name = resolve_storage_name(key)
+    except AuthError:
+        name = DEFAULT_STORAGE_NAME
+    return key, name, host.rstrip("/")

@@ -1,0 +1,161 @@
+"""What state a credential slot is in: one pure classification shared by TUI, CLI and inspector."""
+
+from __future__ import annotations
+
+import pathlib
+import stat
+import time
+from dataclasses import dataclass, field
+
+from tui.core import jsonutil, paths
+from tui.core.credentials import is_expired, is_tombstone
+
+# state values
+VALID = "valid"
+EXPIRED = "expired"
+MISSING = "missing"
+UNREADABLE = "unreadable"
+UNPARSABLE = "unparsable"
+NOT_OBJECT = "not_object"
+NO_ACCESS_TOKEN = "no_access_token"
+REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
+REVOKED_DETAIL = "the official client marked this session revoked; sign in again with `assistant-auth login`"
+
+LABELS = {
+    VALID: "valid",
+    EXPIRED: "expired",
+    MISSING: "missing",
+    UNREADABLE: "unreadable",
+    UNPARSABLE: "unparsable",
+    NOT_OBJECT: "not an object",
+    NO_ACCESS_TOKEN: "missing access_token",
+    REVOKED: "signed out (revoked)",
+}
+
+
+@dataclass(frozen=True)
+class SlotStatus:
+    name: str
+    path: pathlib.Path
+    state: str
+    detail: str = ""
+    has_refresh_token: bool = False
+    expires_at: float | None = None
+    scope: str | None = None
+    token_type: str | None = None
+    mode: int | None = None
+    size: int | None = None
+    mtime: float | None = None
+    fields: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def usable(self) -> bool:
+        """A token can be had without signing in: valid, or expired with a refresh token."""
+        return self.state == VALID or (self.state == EXPIRED and self.has_refresh_token)
+
+    @property
+    def has_expiry(self) -> bool:
+        """Readable credentials whose expiry is worth showing."""
+        return self.state in (VALID, EXPIRED)
+
+    @property
+    def label(self) -> str:
+        text = LABELS.get(self.state, self.state)
+        if self.state in (VALID, EXPIRED) and not self.has_refresh_token:
+            text += " (no refresh token)"
+        return text
+
+    def expires_in(self, now: float | None = None) -> float | None:
+        if self.expires_at is None:
+            return None
+        return self.expires_at - (time.time() if now is None else now)
+
+    def to_dict(self) -> dict:
+        """For `status --json`: never a token."""
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "state": self.state,
+            "usable": self.usable,
+            "has_refresh_token": self.has_refresh_token,
+            "expires_at": self.expires_at,
+            "scope": self.scope,
+            "token_type": self.token_type,
+            "mode": None if self.mode is None else f"{self.mode:04o}",
+            "detail": self.detail or None,
+        }
+
+
+def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotStatus:
+    from tui.core.files import describe, read_regular
+
+    try:
+        info = path.stat()
+        raw = read_regular(path)
+    except FileNotFoundError:
+        return SlotStatus(name, path, MISSING, "no credential file")
+    except OSError as exc:
+        return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False))
+    meta = {"mode": stat.S_IMODE(info.st_mode), "size": info.st_size, "mtime": info.st_mtime}
+    try:
+        data = jsonutil.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return SlotStatus(name, path, UNPARSABLE, str(exc), **meta)
+    if not isinstance(data, dict):
+        return SlotStatus(name, path, NOT_OBJECT, f"JSON {type(data).__name__}, expected an object", **meta)
+    refresh = data.get("refresh_token")
+    expires_at = data.get("expires_at")
+    extra = {
+        "has_refresh_token": isinstance(refresh, str) and bool(refresh),
+        "expires_at": expires_at if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) else None,
+        "scope": data.get("scope") if isinstance(data.get("scope"), str) else None,
+        "token_type": data.get("token_type") if isinstance(data.get("token_type"), str) else None,
+        "fields": data,
+    }
+    if is_tombstone(data):
+        return SlotStatus(name, path, REVOKED, REVOKED_DETAIL, **meta, **extra)
+    if not isinstance(data.get("access_token"), str) or not data["access_token"]:
+        return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
+    state = EXPIRED if is_expired(data, now) else VALID
+    return SlotStatus(name, path, state, **meta, **extra)
+
+
+def file_warnings() -> list[str]:
+    """One line per problem of the private files that is not a slot's state: a directory others
+    can read, write or enter (it should be 0700), a device_id file that is ignored."""
+    found = []
+    for directory in (paths.config_dir(), paths.credentials_dir()):
+        try:
+            mode = stat.S_IMODE(directory.stat().st_mode)
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(
+                f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
+                f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
+            )
+    from tui.core.identity import read_device_id
+
+    problem = read_device_id()[1]
+    if problem:
+        found.append(f"warning: {problem} (no device id header is sent; remove the file to get a new one)")
+    return found
+
+
+def slot_status(storage_name: str, now: float | None = None) -> SlotStatus:
+    return classify(storage_name, paths.credentials_path(storage_name), now)
+
+
+def list_slots(now: float | None = None) -> list[SlotStatus]:
+    """Every `*.json` in the credentials dir, the default slot first (listed even when missing)."""
+    directory = paths.credentials_dir()
+    names = set()
+    try:
+        for entry in directory.iterdir():
+            if entry.name.endswith(".json") and not entry.name.startswith("."):
+                names.add(entry.name[: -len(".json")])
+    except OSError:
+        pass
+    names.discard("assistant-code")
+    ordered = ["assistant-code"] + sorted(names)
+    return [slot_status(name, now) for name in ordered]

@@ -1,0 +1,443 @@
+"""A local OAuth 2.0 authorization server for tests and the demo (RFC 8628 + refresh rotation).
+
+Never used for real sign-ins: it is started explicitly (tests, `make demo`,
+`python -m tui.dev.server`) and listens on 127.0.0.1 only.
+
+Endpoints: POST /api/oauth/device_authorization, POST /api/oauth/token (device and refresh
+grants), GET/POST /device (a page where a person types the user code and approves or denies).
+Faults can be injected per path for the reliability suite (`inject`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import html
+import json
+import secrets
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from tui.core.device_flow import DEVICE_GRANT
+
+DEVICE_PATH = "/api/oauth/device_authorization"
+TOKEN_PATH = "/api/oauth/token"
+PAGE_PATH = "/device"
+USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"  # RFC 8628 6.1: no vowels, no look-alikes
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+@dataclass
+class Grant:
+    device_code: str
+    user_code: str
+    created: float
+    expires_at: float
+    interval: int
+    approve_at: float | None
+    state: str = "pending"  # pending | approved | denied | consumed
+    last_poll: float | None = None
+    polls: int = 0
+    slow_downs: int = 0
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    form: dict[str, str]
+    headers: dict[str, str]
+    time: float
+
+
+@dataclass
+class Fault:
+    """A canned misbehaviour for the next `times` requests to a path.
+
+    mode: "respond" (status/body), "hang" (accept, never answer until the server stops),
+    "reset" (close the connection without answering), "trickle" (send the response one byte at a
+    time with `delay` seconds between bytes).
+    """
+
+    status: int = 500
+    body: bytes | str = b""
+    content_type: str = "application/json"
+    mode: str = "respond"
+    delay: float = 0.0
+    times: int = 1
+
+
+@dataclass
+class _State:
+    grants: dict[str, Grant] = field(default_factory=dict)
+    refresh_tokens: dict[str, dict] = field(default_factory=dict)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    faults: dict[str, list[Fault]] = field(default_factory=dict)
+
+
+class AuthServer:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        interval: int = 5,
+        device_ttl: int = 900,
+        access_ttl: int = 900,
+        auto_approve: float | None = None,
+        client_id: str | None = None,
+        slow_down_tolerance: float = 0.25,
+        user_code_factory=None,
+        verification_uri: str | None = None,
+        include_complete_uri: bool = True,
+    ) -> None:
+        self.interval = interval
+        self.device_ttl = device_ttl
+        self.access_ttl = access_ttl
+        self.auto_approve = auto_approve
+        self.client_id = client_id
+        self.slow_down_tolerance = slow_down_tolerance
+        self.user_code_factory = user_code_factory
+        self.verification_uri_override = verification_uri
+        self.include_complete_uri = include_complete_uri
+        self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
+        # reuse of a rotated refresh token revokes every token of its family (as strict servers do)
+        self.revoke_family_on_reuse = False
+        self.revoked_families: set[str] = set()
+        self.issued: list[tuple[str, str]] = []  # (access_token, refresh_token) pairs, in order
+        self.secret = secrets.token_bytes(32)
+        self.lock = threading.Lock()
+        self.state = _State()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.auth = self  # type: ignore[attr-defined]
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> AuthServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="authserver", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> AuthServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- control from tests and the page ----------------------------------------------------
+    def _grant_by_user_code(self, user_code: str) -> Grant | None:
+        wanted = user_code.strip().upper().replace(" ", "")
+        matches = [g for g in self.state.grants.values() if g.user_code.upper() == wanted or g.user_code == user_code]
+        pending = [g for g in matches if g.state == "pending"]
+        return (pending or matches or [None])[-1]  # the newest pending grant wins
+
+    def decide(self, user_code: str, approve: bool) -> bool:
+        with self.lock:
+            grant = self._grant_by_user_code(user_code)
+            if grant is None or grant.state != "pending" or time.time() >= grant.expires_at:
+                return False
+            grant.state = "approved" if approve else "denied"
+            return True
+
+    def approve(self, user_code: str) -> bool:
+        return self.decide(user_code, True)
+
+    def deny(self, user_code: str) -> bool:
+        return self.decide(user_code, False)
+
+    def inject(self, path: str, fault: Fault | None = None, **kwargs) -> None:
+        fault = fault or Fault(**kwargs)
+        with self.lock:
+            self.state.faults.setdefault(path, []).append(fault)
+
+    def requests(self, path: str | None = None, grant_type: str | None = None) -> list[RecordedRequest]:
+        with self.lock:
+            found = list(self.state.requests)
+        return [
+            r
+            for r in found
+            if (path is None or r.path == path) and (grant_type is None or r.form.get("grant_type") == grant_type)
+        ]
+
+    def count(self, path: str | None = None, grant_type: str | None = None) -> int:
+        return len(self.requests(path, grant_type))
+
+    def grants(self) -> list[Grant]:
+        with self.lock:
+            return list(self.state.grants.values())
+
+    # -- tokens ------------------------------------------------------------------------------
+    def _jwt(self, subject: str, scope: str, ttl: int) -> str:
+        now = int(time.time())
+        header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+        claims = {"sub": subject, "iat": now, "exp": now + ttl, "scope": scope, "jti": secrets.token_hex(8)}
+        payload = _b64(json.dumps(claims, separators=(",", ":")).encode())
+        signing_input = f"{header}.{payload}".encode()
+        signature = _b64(hmac.new(self.secret, signing_input, hashlib.sha256).digest())
+        return f"{header}.{payload}.{signature}"
+
+    def issue_tokens(self, subject: str = "user-1", scope: str = "coding", family: str | None = None) -> dict:
+        """A fresh token response; the refresh token is registered for rotation in `family`
+        (a new family for a new sign-in)."""
+        refresh = "rt_" + secrets.token_urlsafe(24)
+        access = self._jwt(subject, scope, self.access_ttl)
+        with self.lock:
+            self.state.refresh_tokens[refresh] = {
+                "sub": subject, "scope": scope, "used": False, "family": family or secrets.token_hex(6),
+            }
+            self.issued.append((access, refresh))
+        return {
+            "access_token": access,
+            "refresh_token": refresh,
+            "expires_in": self.access_ttl,
+            "scope": scope,
+            "token_type": "Bearer",
+        }
+
+    def new_user_code(self) -> str:
+        if self.user_code_factory is not None:
+            return self.user_code_factory()
+        chars = [secrets.choice(USER_CODE_ALPHABET) for _ in range(8)]
+        return "".join(chars[:4]) + "-" + "".join(chars[4:])
+
+    def verification_uri(self) -> str:
+        return self.verification_uri_override or self.url + PAGE_PATH
+
+    # -- endpoint logic (called by the handler; returns status and JSON) ---------------------
+    def device_authorization(self, form: dict[str, str]) -> tuple[int, dict]:
+        if not form.get("client_id") or (self.client_id and form["client_id"] != self.client_id):
+            return 401, {"error": "invalid_client", "error_description": "unknown client_id"}
+        now = time.time()
+        user_code = self.new_user_code()
+        grant = Grant(
+            device_code="dc_" + secrets.token_urlsafe(24),
+            user_code=user_code,
+            created=now,
+            expires_at=now + self.device_ttl,
+            interval=self.interval,
+            approve_at=None if self.auto_approve is None else now + self.auto_approve,
+        )
+        with self.lock:
+            self.state.grants[grant.device_code] = grant
+        body = {
+            "user_code": user_code,
+            "device_code": grant.device_code,
+            "verification_uri": self.verification_uri(),
+            "expires_in": self.device_ttl,
+            "interval": self.interval,
+        }
+        if self.include_complete_uri:
+            from urllib.parse import quote
+
+            body["verification_uri_complete"] = f"{self.verification_uri()}?user_code={quote(user_code)}"
+        return 200, body
+
+    def token(self, form: dict[str, str]) -> tuple[int, dict]:
+        if not form.get("client_id") or (self.client_id and form["client_id"] != self.client_id):
+            return 401, {"error": "invalid_client"}
+        grant_type = form.get("grant_type")
+        if grant_type == DEVICE_GRANT:
+            return self._device_grant(form.get("device_code", ""))
+        if grant_type == "refresh_token":
+            return self._refresh_grant(form.get("refresh_token", ""))
+        return 400, {"error": "unsupported_grant_type"}
+
+    def _device_grant(self, device_code: str) -> tuple[int, dict]:
+        now = time.time()
+        with self.lock:
+            grant = self.state.grants.get(device_code)
+            if grant is None or grant.state == "consumed":
+                return 400, {"error": "invalid_grant", "error_description": "unknown or used device code"}
+            grant.polls += 1
+            too_fast = grant.last_poll is not None and now - grant.last_poll < grant.interval - self.slow_down_tolerance
+            grant.last_poll = now
+            if now >= grant.expires_at:
+                return 400, {"error": "expired_token"}
+            if grant.state == "denied":
+                return 400, {"error": "access_denied"}
+            if grant.state == "pending" and grant.approve_at is not None and now >= grant.approve_at:
+                grant.state = "approved"
+            if grant.state == "pending":
+                if too_fast:
+                    grant.interval += 5
+                    grant.slow_downs += 1
+                    return 400, {"error": "slow_down"}
+                return 400, {"error": "authorization_pending"}
+            grant.state = "consumed"
+        return 200, self.issue_tokens()
+
+    def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
+        if self.refresh_delay:
+            time.sleep(self.refresh_delay)
+        with self.lock:
+            record = self.state.refresh_tokens.get(refresh_token)
+            if record is not None and record["used"] and self.revoke_family_on_reuse:
+                self.revoked_families.add(record["family"])
+            if record is None or record["used"] or record["family"] in self.revoked_families:
+                return 400, {"error": "invalid_grant", "error_description": "refresh token is invalid or was used"}
+            record["used"] = True
+        return 200, self.issue_tokens(record["sub"], record["scope"], record["family"])
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "assistant-devserver"
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet: tests read `requests`
+        pass
+
+    @property
+    def auth(self) -> AuthServer:
+        return self.server.auth  # type: ignore[attr-defined]
+
+    def _read_form(self) -> dict[str, str]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
+        return {key: values[0] for key, values in parsed.items()}
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: dict) -> None:
+        self._send(status, json.dumps(data).encode())
+
+    def _take_fault(self, path: str) -> Fault | None:
+        with self.auth.lock:
+            queue = self.auth.state.faults.get(path)
+            if not queue:
+                return None
+            fault = queue[0]
+            fault.times -= 1
+            if fault.times <= 0:
+                queue.pop(0)
+            return fault
+
+    def _apply_fault(self, fault: Fault) -> None:
+        body = fault.body.encode("utf-8") if isinstance(fault.body, str) else fault.body
+        if fault.mode == "hang":
+            self.auth._stopping.wait(timeout=60)
+            self.close_connection = True
+            return
+        if fault.mode == "reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.close_connection = True
+            return
+        if fault.delay and fault.mode == "respond":
+            time.sleep(fault.delay)
+        if fault.mode == "trickle":
+            head = (
+                f"HTTP/1.1 {fault.status} X\r\nContent-Type: {fault.content_type}\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            ).encode()
+            try:
+                for byte in head + body:
+                    if self.auth._stopping.is_set():
+                        break
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(fault.delay)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
+        self._send(fault.status, body, fault.content_type)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        path = urlsplit(self.path).path
+        form = self._read_form()
+        with self.auth.lock:
+            self.auth.state.requests.append(
+                RecordedRequest("POST", path, form, {k: v for k, v in self.headers.items()}, time.time())
+            )
+        fault = self._take_fault(path)
+        if fault is not None:
+            self._apply_fault(fault)
+            return
+        if path == DEVICE_PATH:
+            self._json(*self.auth.device_authorization(form))
+        elif path == TOKEN_PATH:
+            self._json(*self.auth.token(form))
+        elif path == PAGE_PATH:
+            ok = self.auth.decide(form.get("user_code", ""), form.get("action") == "approve")
+            verdict = form.get("action") == "approve" and "approved" or "denied"
+            message = f"Device {verdict}. You can close this page." if ok else "Unknown, used or expired code."
+            self._page(message, status=200 if ok else 400)
+        else:
+            self._json(404, {"error": "not_found"})
+
+    def do_GET(self) -> None:  # noqa: N802
+        parts = urlsplit(self.path)
+        if parts.path == PAGE_PATH:
+            code = parse_qs(parts.query).get("user_code", [""])[0]
+            self._page(None, code)
+        else:
+            self._json(404, {"error": "not_found"})
+
+    def _page(self, message: str | None, code: str = "", status: int = 200) -> None:
+        note = f"<p class=msg>{html.escape(message)}</p>" if message else ""
+        body = f"""<!doctype html><html><head><meta charset=utf-8><title>Authorize device</title>
+<style>body{{font-family:sans-serif;max-width:28em;margin:4em auto}}input{{font-size:1.5em;letter-spacing:.1em}}</style>
+</head><body><h1>Authorize a device</h1>{note}
+<form method=post action="{PAGE_PATH}"><p><label>Code shown in your terminal<br>
+<input name=user_code value="{html.escape(code)}" autofocus autocomplete=off></label></p>
+<p><button name=action value=approve>Approve</button> <button name=action value=deny>Deny</button></p>
+</form><p><small>Local test server of assistant-auth. Never use it for a real account.</small></p>
+</body></html>"""
+        self._send(status, body.encode(), "text/html; charset=utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Local authorization server for tests and the demo.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--interval", type=int, default=5)
+    parser.add_argument("--auto-approve", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--access-ttl", type=int, default=900)
+    parser.add_argument("--device-ttl", type=int, default=900)
+    args = parser.parse_args(argv)
+    server = AuthServer(
+        port=args.port,
+        interval=args.interval,
+        auto_approve=args.auto_approve,
+        access_ttl=args.access_ttl,
+        device_ttl=args.device_ttl,
+    ).start()
+    print(f"authorization server on {server.url}; approve codes at {server.verification_uri()}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

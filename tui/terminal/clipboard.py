@@ -1,0 +1,44 @@
+"""Copy text for the user: a local clipboard where one works, else ask the terminal (OSC 52).
+
+Over SSH a local clipboard would be the *server's* clipboard, so OSC 52 is used straight away;
+the message says honestly that the terminal was only asked to copy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from tui.terminal.environment import has_display, in_ssh
+
+
+def _osc52_message(what: str, env: Mapping[str, str]) -> str:
+    message = f"Asked your terminal to copy the {what} (OSC 52); if it did not, select it on screen."
+    if env.get("TMUX"):
+        message += " In tmux this needs `set -g set-clipboard on`."
+    return message
+
+
+def copy_text(
+    text: str,
+    what: str,
+    osc52: Callable[[str], None],
+    env: Mapping[str, str] | None = None,
+    local_copy: Callable[[str], None] | None = None,
+) -> str:
+    """Copy `text`; returns the sentence to show. `osc52` is the app's copy_to_clipboard."""
+    env = os.environ if env is None else env
+    if not in_ssh(env) and (local_copy is not None or has_display(env)):
+        # a local clipboard needs a display (xclip without one fails, sometimes silently)
+        try:
+            if local_copy is None:
+                import pyperclip
+
+                local_copy = pyperclip.copy
+            local_copy(text)
+            osc52(text)  # also tell the terminal: harmless, and helps inside tmux
+            return f"Copied the {what} to the clipboard."
+        except Exception:  # pyperclip raises its own exception type when no clipboard exists
+            pass
+    osc52(text)
+    return _osc52_message(what, env)

@@ -1,0 +1,37 @@
+"""Human time for the screens and the CLI (pure functions)."""
+
+from __future__ import annotations
+
+import time
+
+from tui.core.signin import countdown as clock  # noqa: F401 - one countdown format for both faces
+
+
+def relative(seconds: float) -> str:
+    """`in 14 min`, `3 h ago`, `in 5 s` ..."""
+    future = seconds >= 0
+    value = abs(seconds)
+    if value < 60:
+        text = f"{int(value)} s"
+    elif value < 3600:
+        text = f"{int(value // 60)} min"
+    elif value < 86400 * 2:
+        text = f"{value / 3600:.1f} h".replace(".0 h", " h")
+    else:
+        text = f"{int(value // 86400)} days"
+    return f"in {text}" if future else f"{text} ago"
+
+
+def stamp(epoch: float) -> str:
+    """Local date and time; values no calendar can hold (a server's absurd expires_in) say so."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(epoch))
+    except (OverflowError, ValueError, OSError):
+        return "far future" if epoch > 0 else "far past"
+
+
+def expiry(expires_at: float | None, now: float | None = None) -> str:
+    if expires_at is None:
+        return "no expiry recorded"
+    now = time.time() if now is None else now
+    return f"{stamp(expires_at)} ({relative(expires_at - now)})"
