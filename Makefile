@@ -23,10 +23,10 @@ demo: $(STAMP)
 	$(BIN)/assistant-auth demo
 
 bench: $(STAMP)
-	$(BIN)/python -m tui.bench
+	$(BIN)/python -m tui.dev.bench
 
 screenshots: $(STAMP)
-	$(BIN)/python -m tui.screenshots screenshots
+	$(BIN)/python -m tui.dev.screenshots screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -4,6 +4,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -36,15 +38,25 @@ def test_no_textual_import_under_core():
         assert "import textual" not in text and "from textual" not in text, path
 
 
-def test_cli_token_path_imports_only_what_it_needs(tmp_path):
-    """`assistant-auth token` with valid credentials and a config written by sign-in."""
+SPEC_SHAPED = '[providers."managed:assistant-code"]\nbase_url = "https://x/coding/v1"\noauth = {storage = "file", key = "oauth/assistant-code"}\n'
+OFFICIAL_SHAPED = (
+    'default_model = "m"\n[providers."managed:assistant-code"]\ntype = "assistant"\nbase_url = "https://x/coding/v1"\n'
+    '[providers."managed:assistant-code".oauth]\nstorage = "file"\nkey = "oauth/assistant-code"\noauth_host = "https://a"\n'
+    '[providers."managed:assistant-code".env]\n[thinking]\nenabled = true\n'
+)
+
+
+@pytest.mark.parametrize("config", [SPEC_SHAPED, OFFICIAL_SHAPED], ids=["spec-shaped", "official-shaped"])
+def test_cli_token_path_imports_only_what_it_needs(tmp_path, config):
+    """`assistant-auth token` with valid credentials, config.toml as sign-in or the official client
+    writes it: no module a bare `python -I` reading the JSON would not load, beyond our own."""
     code = f"""
 import json, os, sys, io
 home = {str(tmp_path)!r}
 os.environ['ASSISTANT_CODE_HOME'] = home
 os.makedirs(os.path.join(home, 'credentials'))
 open(os.path.join(home, 'credentials', 'assistant-code.json'), 'w').write(json.dumps({{'access_token': 'tok', 'expires_at': 4102444800}}))
-open(os.path.join(home, 'config.toml'), 'w').write('[providers."managed:assistant-code"]\\nbase_url = "https://x/coding/v1"\\noauth = {{storage = "file", key = "oauth/assistant-code"}}\\n')
+open(os.path.join(home, 'config.toml'), 'w').write({config!r})
 before = set(sys.modules)
 from tui.cli import main
 out = io.StringIO()
@@ -54,7 +66,6 @@ try:
 finally:
     sys.stdout = real
 assert out.getvalue() == 'tok\\n'
-heavy = ('httpx', 'tomlkit', 'textual', 'asyncio', 'argparse', 'tomllib', 'dataclasses', 'logging', 'pathlib', 'typing')
-print(sorted(m for m in heavy if m in sys.modules and m not in before))
+print(sorted(m for m in set(sys.modules) - before if not m.startswith('tui') and m != '__future__'))
 """
     assert run(code) == "[]"

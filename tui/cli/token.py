@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from tui.cli.options import SELECTOR_HELP
-
-HELP = f"""usage: assistant-auth token {SELECTOR_HELP}
+HELP = """usage: assistant-auth token [--provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]
 
 Print a valid access token on stdout and nothing else, refreshing it first when it has expired.
 
@@ -29,17 +27,19 @@ def add_parser(sub) -> None:
 
 
 def run_fast(args: list[str]) -> int:
-    from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err
-
+    """Exit codes: 0 a token printed, 1 none to be had (the spec's message on stderr), 2 usage."""
     if "-h" in args or "--help" in args:
         sys.stdout.write(HELP)
-        return EXIT_OK
-    from tui.cli.options import parse_selector
+        return 0
+    values: dict = {}
+    if args:  # flags are rare on the hot path: their parser is loaded only when there are some
+        from tui.cli.options import parse_selector
+        from tui.cli.output import err
 
-    values, problem = parse_selector(args)
-    if problem:
-        err(f"assistant-auth: {problem}")
-        return EXIT_ERROR
+        values, problem = parse_selector(args)
+        if problem:
+            err(f"assistant-auth: {problem}")
+            return 2
     from tui.core.errors import AuthError
     from tui.core.slots.choice import select
     from tui.core.tokens import read_valid_token
@@ -55,13 +55,14 @@ def run_fast(args: list[str]) -> int:
 
             token = asyncio.run(get_access_token(chosen.ref, chosen.base_url))
     except AuthError as exc:
+        from tui.cli.output import err
         from tui.core.slots.choice import explain_for
 
         err(explain_for(exc, chosen).describe())
-        return EXIT_FAIL
+        return 1
     sys.stdout.write(token + "\n")
     sys.stdout.flush()  # inside the boundary: a closed pipe is reported here, not at exit
-    return EXIT_OK
+    return 0
 
 
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here

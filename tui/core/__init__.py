@@ -6,8 +6,6 @@ valid token never imports httpx or tomlkit.
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # not `from typing import`: keep `import tui.core` nearly free
 
 _EXPORTS = {
@@ -54,6 +52,8 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'tui.core' has no attribute {name!r}")
+    import importlib  # here, not at the top: `import tui.core` stays nearly free
+
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
