@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import time
 from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
@@ -30,6 +31,7 @@ class AssistantAuthApp(App):
         self.no_browser = no_browser
         self.start = start
         self.http_client = http_client  # tests may share one httpx client; None: the core makes its own
+        self.signin_clock = time.monotonic  # the sign-in's countdown clock (fixed in screenshot scenes)
 
     def on_mount(self) -> None:
         from tui.app.screens.home import HomeScreen

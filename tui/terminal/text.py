@@ -30,3 +30,14 @@ def one_line(text: object, width: int | None = None) -> str:
     if width is not None and len(value) > width:
         value = value[: max(width - 1, 0)] + "…"
     return value
+
+
+def short_path(path: object) -> str:
+    """A path as a person reads it: the home directory as `~` (`~/.assistant-code/config.toml`)."""
+    import os
+
+    text = str(path)
+    home = os.path.expanduser("~").rstrip("/")
+    if home and home != "~" and (text == home or text.startswith(home + "/")):
+        return "~" + text[len(home):]
+    return text

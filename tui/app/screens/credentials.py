@@ -23,7 +23,7 @@ from tui.core.slots.state import (
     SlotStatus,
     list_slots,
 )
-from tui.terminal.text import one_line
+from tui.terminal.text import one_line, short_path
 from tui.terminal.timefmt import clock, expiry, relative, stamp
 from tui.app.widgets.safe import PlainStatic, plain
 
@@ -54,7 +54,7 @@ def detail_lines(
     warnings: list[str] | None = None,
 ) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
-    lines = [f"File       {slot.path}", f"State      {slot.label}"]
+    lines = [f"File       {short_path(slot.path)}", f"State      {slot.label}"]
     if slot.detail:
         lines.append(f"Problem    {one_line(slot.detail, 200)}")
     if slot.state in ("valid", "expired"):
@@ -289,7 +289,7 @@ class CredentialsScreen(Screen):
             return
         self._confirmed_change(
             f"Make {slot.name} private?",
-            f"File {slot.path}: {slot.mode:04o} -> 0600\nDirectory {slot.path.parent}: -> 0700",
+            f"File {short_path(slot.path)}: {slot.mode:04o} -> 0600\nDirectory {short_path(slot.path.parent)}: -> 0700",
             lambda: fix_permissions(slot.name),
             "Could not change permissions",
             lambda changed: "Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.",
@@ -305,7 +305,7 @@ class CredentialsScreen(Screen):
             return
         self._confirmed_change(
             f"Move {slot.name} aside and sign in again?",
-            f"{slot.path}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted).",
+            f"{short_path(slot.path)}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted).",
             lambda: move_corrupt_aside(slot.name),
             "Could not move the file",
             lambda target: f"Moved to {target}.",
@@ -321,10 +321,10 @@ class CredentialsScreen(Screen):
             return
         self._confirmed_change(
             f"Log out of {slot.name}?",
-            f"{slot.path} will be removed.",
+            f"{short_path(slot.path)} will be removed.",
             lambda: remove_slot(slot.name),
             "Could not remove the file",
-            lambda path: f"Signed out: removed {path}.",
+            lambda path: f"Signed out: removed {short_path(path)}.",
         )
 
     def action_back(self) -> None:

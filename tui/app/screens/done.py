@@ -14,6 +14,7 @@ from tui.core.config.provider import MANAGED_PROVIDER
 from tui.core.regions import Region, endpoints
 from tui.core.slots.rules import region_key
 from tui.core.slots.state import slot_status
+from tui.terminal.text import short_path
 from tui.terminal.timefmt import expiry
 from tui.app.widgets.safe import PlainStatic
 
@@ -24,10 +25,10 @@ def done_rows(region: Region) -> list[tuple[str, str]]:
     name = resolve_storage_name(key)
     status = slot_status(name)
     return [
-        ("Credentials", str(credentials_path(name))),
+        ("Credentials", short_path(credentials_path(name))),
         ("Access token", f"expires {expiry(status.expires_at)}"),
         ("Refresh token", "stored" if status.has_refresh_token else "none sent by the server"),
-        ("Config", str(config_path())),
+        ("Config", short_path(config_path())),
         ("Provider", f'[providers."{MANAGED_PROVIDER}"]'),
         ("base_url", ep.base_url),
         ("oauth key", key),

@@ -21,7 +21,7 @@ from tui.core.config.edit import (
     save_snapshot,
     validate,
 )
-from tui.terminal.text import clean, one_line
+from tui.terminal.text import clean, one_line, short_path
 from tui.app.widgets.safe import PlainStatic, plain
 
 FORM = [
@@ -123,7 +123,7 @@ class ProvidersScreen(Screen):
             self._show_problem(str(exc))
             return
         if self.snapshot.raw is None:
-            self._show_problem(f"No config.toml yet at {self.snapshot.path}; signing in creates it.")
+            self._show_problem(f"No config.toml yet at {short_path(self.snapshot.path)}; signing in creates it.")
             return
         try:
             self.doc = parse_config(self.snapshot.text)
@@ -138,7 +138,7 @@ class ProvidersScreen(Screen):
             self.names.append(name)
         self.query_one("#provider-form").display = bool(self.names)
         if not self.names:
-            self._show_problem(f"{self.snapshot.path} has no providers yet.")
+            self._show_problem(f"{short_path(self.snapshot.path)} has no providers yet.")
         else:
             keep = self.current if self.current in self.names else self.names[0]
             table.move_cursor(row=self.names.index(keep))
@@ -250,7 +250,7 @@ class ProvidersScreen(Screen):
             if ok:
                 self.write(snapshot, new_text)
 
-        self.app.push_screen(ConfirmScreen(f"Write these changes to {snapshot.path}?", diff, yes="Write", lexer="diff"), answer)
+        self.app.push_screen(ConfirmScreen(f"Write these changes to {short_path(snapshot.path)}?", diff, yes="Write", lexer="diff"), answer)
 
     def write(self, snapshot: Snapshot, new_text: str) -> None:
         try:

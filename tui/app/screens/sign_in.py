@@ -82,7 +82,7 @@ class SignInScreen(Screen):
         for widget_id in ("#uri", "#user-code", "#qr-pane"):
             self.query_one(widget_id).display = False
         if self.attempt is None:
-            self.attempt = SignIn(self.account_region, client=self.app.http_client)
+            self.attempt = SignIn(self.account_region, client=self.app.http_client, clock=self.app.signin_clock)
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()

@@ -1,0 +1,38 @@
+"""Every screen, compared with its accepted snapshot (`pytest-textual-snapshot`).
+
+The scenes are those of `make screenshots` (`tui.dev.scenes`): clock, code, server and paths are
+fixed, so a snapshot changes only when the screen does. After a deliberate change of a screen,
+look at it and accept it with `.venv/bin/python -m pytest tests/app/test_snapshots.py
+--snapshot-update`; the report of a failing comparison is written to snapshot_report.html.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tui.dev.scenes import SCENES, build, staged
+
+# what a token, refresh token or device code of the scenes would look like on screen
+SECRET = re.compile(r"eyJ[A-Za-z0-9_-]{8,}|rt-scene-0{8,}|scene-device-code")
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
+def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path):
+    with staged(tmp_path) as home:
+        app = build(scene, home)
+        assert snap_compare(app, terminal_size=scene.size, run_before=scene.steps)
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
+async def test_no_secret_reaches_a_screen(scene, tmp_path):
+    with staged(tmp_path) as home:
+        app = build(scene, home)
+        async with app.run_test(size=scene.size) as pilot:
+            if scene.steps is not None:
+                await scene.steps(pilot)
+            svg = app.export_screenshot()
+        await app.http_client.aclose()
+    assert not SECRET.search(svg)
+    assert str(tmp_path) not in svg  # paths are shown from ~
