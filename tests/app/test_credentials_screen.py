@@ -8,6 +8,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.dev.server import TOKEN_PATH
+from tui.core.slots.rules import region_storage_name
 
 SIZE = (100, 30)
 
@@ -25,7 +26,7 @@ async def open_inspector(pilot):
 async def test_lists_slots_with_states_and_masks_tokens(home, server):
     tokens = server.issue_tokens()
     write_creds(home, {**tokens, "expires_at": int(time.time()) + 600, "custom": "kept"})
-    write_creds(home, {"access_token": "AT-expired-no-refresh", "expires_at": 1}, name="assistant-code-env-0123456789abcdef")
+    write_creds(home, {"access_token": "AT-expired-no-refresh", "expires_at": 1}, name=region_storage_name("global"))
     write_creds(home, "{corrupt", name="broken")
     write_creds(home, "[1, 2]", name="listy")
     write_creds(home, {"refresh_token": "x"}, name="noaccess")

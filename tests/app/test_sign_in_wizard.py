@@ -142,7 +142,8 @@ async def test_markup_and_escapes_from_server_are_inert(server):
         await pilot.click("#user-code")
         await pilot.click("#uri")
         await pilot.pause(0.1)
-        assert app.is_running  # a live [@click=app.quit] would have quit
+        # still the code screen, showing the same literal text: a live [@click=app.quit] would have quit
+        assert screen_name(app) == "SignInScreen" and "[link=https://evil.test]click[/link]" in screen_text(app)
         await pilot.press("escape")
 
 
@@ -157,7 +158,7 @@ async def test_error_body_markup_is_inert(server):
         assert "[@click=app.quit]boom[/] [bold]x[/bold]" in text
         assert "\x1b" not in text
         await pilot.click("#outcome-error")
-        assert app.is_running
+        assert screen_name(app) == "OutcomeScreen" and "[@click=app.quit]boom[/]" in screen_text(app)
 
 
 async def test_copy_code_over_ssh_uses_osc52(server, fixed_code, monkeypatch):

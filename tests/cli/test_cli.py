@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.conftest import read_json, write_creds
+from tui.core.slots.rules import region_storage_name
 from tui.dev.server import DEVICE_PATH, TOKEN_PATH
 
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
@@ -205,7 +206,7 @@ def test_login_no_tui_global(home, server):
     result = run("login", "--no-tui", "--region", "global")
     assert result.returncode == 0, result.stderr
     names = [p.name for p in (home / "credentials").glob("*.json")]
-    assert len(names) == 1 and names[0].startswith("assistant-code-env-")
+    assert names == [f"{region_storage_name('global')}.json"]
 
 
 @pytest.mark.parametrize("error, code", [("access_denied", 1), ("expired_token", 1)])

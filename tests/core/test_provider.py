@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import CN_HOST, CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
 from tui.core import MANAGED_PROVIDER, AuthError, Region, persist_device_signin, provision_managed_provider
+from tui.core.slots.rules import region_key
 
 USER_CONFIG = """\
 # my settings, hand written
@@ -42,10 +43,10 @@ def test_new_entry_has_all_fields(home):
 
 
 def test_global_entry_has_oauth_host(home):
-    provision_managed_provider("oauth/assistant-code-env-0123456789abcdef", "global")
+    provision_managed_provider(region_key("global"), "global")
     entry = load(home)["providers"][MANAGED_PROVIDER]
     assert entry["base_url"] == GLOBAL_BASE
-    assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code-env-0123456789abcdef", "oauthHost": GLOBAL_HOST}
+    assert entry["oauth"] == {"storage": "file", "key": region_key("global"), "oauthHost": GLOBAL_HOST}
 
 
 def test_existing_entry_keeps_other_fields_and_user_file_survives(home):

@@ -9,6 +9,7 @@ from tui.core import MANAGED_PROVIDER, Region
 from tui.core.config.provider import apply_managed_provider
 from tui.core.config.read import scan_managed_provider
 from tui.core.slots.choice import provider_selection, select, selection_for_slot
+from tui.core.slots.rules import region_key
 
 USER = '# mine\n[general]\ntheme = "dark" # x\n\n[providers.openai]\nbase_url = "https://o.test"\n'
 
@@ -22,7 +23,7 @@ def tomllib_answer(text):
 @pytest.mark.parametrize("prefix", ["", USER])
 @pytest.mark.parametrize("region", [Region.CN, Region.GLOBAL])
 def test_scan_matches_tomllib_on_files_we_write(prefix, region):
-    text = apply_managed_provider(prefix, "oauth/assistant-code-env-0123456789abcdef", region)
+    text = apply_managed_provider(prefix, region_key(region), region)
     assert scan_managed_provider(text) == tomllib_answer(text)
 
 
@@ -61,10 +62,10 @@ def test_scan_declines_or_agrees_on_unusual_shapes(text):
 
 def test_select_prefers_managed_provider(home):
     home.mkdir(parents=True)
-    (home / "config.toml").write_text(apply_managed_provider("", "oauth/assistant-code-env-0123456789abcdef", "global"))
+    (home / "config.toml").write_text(apply_managed_provider("", region_key("global"), "global"))
     chosen = select()
     assert chosen.base_url == GLOBAL_BASE
-    assert chosen.ref == {"key": "oauth/assistant-code-env-0123456789abcdef", "oauthHost": GLOBAL_HOST}
+    assert chosen.ref == {"key": region_key("global"), "oauthHost": GLOBAL_HOST}
 
 
 def test_select_without_config_is_default_slot(home):

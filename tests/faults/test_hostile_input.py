@@ -126,7 +126,8 @@ async def test_inspector_shows_hostile_file_content_inert(home):
         for _ in range(3):
             await pilot.click("#details")
             await pilot.click("#slots")
-        assert app.is_running
+        # still the inspector, showing the same inert text: a live [@click=app.quit] would have quit
+        assert screen_name(app) == "CredentialsScreen" and '[@click=app.quit]k' in screen_text(app)
 
 
 async def test_provider_editor_shows_hostile_config_inert(home):
@@ -147,4 +148,4 @@ async def test_provider_editor_shows_hostile_config_inert(home):
         raw = screen_text(app)
         assert "\x1b" not in raw and "[@click=app.quit]evil[/]" in raw
         await pilot.click("#form-title")
-        assert app.is_running
+        assert screen_name(app) == "ProvidersScreen" and '[providers."[@click=app.quit]evil[/]"]' in screen_text(app)
