@@ -71,3 +71,11 @@ def write_creds(home: pathlib.Path, data: object, name: str = "assistant-code") 
 
 def read_json(path: pathlib.Path) -> object:
     return json.loads(path.read_text())
+
+
+@pytest.fixture
+def quick_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wizard polls again by itself once after server trouble: after 0.1 s instead of 3 s."""
+    from tui.app.screens.sign_in import SignInScreen
+
+    monkeypatch.setattr(SignInScreen, "BACK_OFF", 0.1)

@@ -8,7 +8,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import MANAGED_PROVIDER
-from tui.dev.server import TOKEN_PATH
+from tui.dev.server import TOKEN_PATH, Fault
 
 SIZE = (80, 24)
 
@@ -102,8 +102,9 @@ async def test_slow_down_is_shown(server):
         await pilot.press("escape")
 
 
-async def test_error_shows_spec_message_and_retry(server):
-    server.inject(TOKEN_PATH, status=502, body="<html>Bad gateway</html>", content_type="text/html")
+async def test_error_shows_spec_message_and_retry(server, quick_retry):
+    # the first 502 is retried once by itself with the same code; the second ends the attempt
+    server.inject(TOKEN_PATH, Fault(status=502, body="<html>Bad gateway</html>", content_type="text/html", times=2))
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
@@ -147,9 +148,9 @@ async def test_markup_and_escapes_from_server_are_inert(server):
         await pilot.press("escape")
 
 
-async def test_error_body_markup_is_inert(server):
+async def test_error_body_markup_is_inert(server, quick_retry):
     body = '[@click=app.quit]boom[/] [bold]x[/bold] \x1b[2J\x1b]0;title\x07'
-    server.inject(TOKEN_PATH, status=500, body=body, content_type="text/plain")
+    server.inject(TOKEN_PATH, Fault(status=500, body=body, content_type="text/plain", times=2))
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("enter")
@@ -226,10 +227,10 @@ async def test_no_browser_flag(server):
     "content, words",
     [
         (None, "Not signed in"),
-        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 4102444800}, "Signed in · valid"),
-        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 1}, "will refresh on next use"),
-        ({"access_token": "AT-x", "expires_at": 1}, "expired (no refresh token)"),
-        ("{corrupt", "Credentials unparsable"),
+        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 4102444800}, "Signed in · expires 2100"),
+        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 1}, "token expired, refreshes on next use"),
+        ({"access_token": "AT-x", "expires_at": 1}, "expired, no refresh token: sign in again"),
+        ("{corrupt", "unparsable: Expecting"),
     ],
 )
 async def test_home_shows_slot_state(home, content, words):

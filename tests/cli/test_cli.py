@@ -128,6 +128,7 @@ def test_status_json_schema(home, server):
     slot = data["slots"][0]
     assert set(slot) == {
         "name", "path", "state", "usable", "has_refresh_token", "expires_at", "scope", "token_type", "mode", "detail", "providers",
+        "identity", "region",
     }
     assert slot["state"] == "expired" and slot["mode"] == "0600"
     assert "access_token" not in result.stdout
@@ -244,5 +245,5 @@ def test_demo_runs_without_touching_real_home(tmp_path, monkeypatch):
     monkeypatch.delenv("ASSISTANT_CODE_HOME")
     result = run("demo", "--no-tui", "--approve-after", "0.5")
     assert result.returncode == 0, result.stderr
-    assert "Signed in." in result.stderr and "approve by hand at http://127.0.0.1" in result.stderr
+    assert "Signed in as user-1 · cn." in result.stderr and "approve by hand at http://127.0.0.1" in result.stderr
     assert not (tmp_path / "user-home" / ".assistant-code").exists()

@@ -390,7 +390,7 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
     rest = proc.communicate(timeout=20)[1]
     finish(holder)
     assert proc.returncode == 0, "".join(lines) + rest
-    assert "Press Ctrl+C again within 5 s" in rest and "Signed in." in rest and "Traceback" not in rest
+    assert "Press Ctrl+C again within 5 s" in rest and "Signed in as user-1 · cn." in rest and "Traceback" not in rest
     assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
 
 

@@ -28,6 +28,7 @@ class AssistantAuthApp(App):
     ) -> None:
         super().__init__()
         self.region = region or Region.CN
+        self.region_given = region is not None  # else Home preselects the managed provider's region
         self.no_browser = no_browser
         self.start = start
         self.http_client = http_client  # tests may share one httpx client; None: the core makes its own
@@ -36,7 +37,7 @@ class AssistantAuthApp(App):
     def on_mount(self) -> None:
         from tui.app.screens.home import HomeScreen
 
-        self.push_screen(HomeScreen(self.region))
+        self.push_screen(HomeScreen(self.region if self.region_given else None))
         if self.start == "signin":
             self.action_sign_in()
         elif self.start == "inspect":
@@ -61,7 +62,13 @@ class AssistantAuthApp(App):
         else:
             from tui.app.screens.outcome import OutcomeScreen
 
-            self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome))
+            self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome, attempt))
+
+    def keep_polling(self, attempt) -> None:
+        """Back to the code screen, polling again with the same device code within its deadline."""
+        from tui.app.screens.sign_in import SignInScreen
+
+        self.switch_screen(SignInScreen(attempt.region, attempt))
 
     def action_inspect(self) -> None:
         from tui.app.screens.credentials import CredentialsScreen

@@ -3,8 +3,8 @@
 `main` is the one error boundary. Imports are lazy: `token` with a valid token loads almost
 nothing (see `tui.cli.token`).
 
-Exit codes: 0 success; 1 not signed in / denied / expired / timeout / token unavailable;
-2 usage or unexpected errors.
+Exit codes: 0 success; 1 sign in again (not signed in, denied, expired, refresh rejected);
+2 usage or unexpected errors; 3 transient network or server trouble (`token`, `refresh`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,21 @@ commands:
   token      print a valid access token on stdout, refreshing when needed
   refresh    refresh now and print the new expiry
   logout     remove a slot's credential file
+  switch     use the other region's sign-in for the managed provider (--region cn|global)
   inspect    open the credential inspector (TUI)
   config     open the provider config editor (TUI)
   demo       run the wizard against a local test server in a temporary home
+  completion print a shell completion script (bash, zsh, fish)
 
 options:
   -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
   --region R      preselect the region in the wizard (cn or global)
   --no-browser    never open a browser
+  --version       print the version
   -h, --help      show help (also after a command: assistant-auth COMMAND --help)
+
+exit codes: 0 ok; 1 sign in again (or denied, expired, not usable); 2 usage or error;
+3 transient (network or server trouble: retry later, the stored sign-in is kept)
 """
 
 
@@ -87,9 +93,12 @@ def _main(argv: list[str] | None = None) -> int:
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE)
         return 0
+    from tui.cli.completion import complete
     from tui.cli.parser import build, handler
 
-    ns = build().parse_args(args)
+    parser = build()
+    complete(parser)  # only when a shell asks for completions
+    ns = parser.parse_args(args)
     _setup_logging(verbose or ns.verbose)
     return handler(ns.command)(ns)
 

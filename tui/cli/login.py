@@ -20,6 +20,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
     p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
     p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
+    p.add_argument(
+        "--force", action="store_true", help="sign in again even when the region's session is still usable"
+    )
 
 
 def run(ns) -> int:
@@ -30,7 +33,31 @@ def run(ns) -> int:
         from tui.cli.home import run_app
 
         return run_app(region=region, no_browser=ns.no_browser)
-    return asyncio.run(plain_login(region or parse_region(None), no_browser=ns.no_browser, as_json=ns.json))
+    region = region or parse_region(None)
+    if not ns.force and not _may_replace(region):
+        return EXIT_ERROR
+    return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json))
+
+
+def _may_replace(region) -> bool:
+    """A session that still works is replaced only when the person says so (or --force)."""
+    import sys
+
+    from tui.cli.output import ask
+    from tui.core.slots.rules import region_storage_name
+    from tui.core.slots.state import signed_in_as, slot_status
+
+    status = slot_status(region_storage_name(region))
+    if not status.usable:
+        return True
+    current = f"{signed_in_as(status)} (slot {status.name}, {status.label})"
+    if sys.stdin.isatty():
+        if ask(f"{current}. Sign in again and replace this session?"):
+            return True
+        err("Kept the current session.")
+        return False
+    err(f"{current}: pass --force to sign in again and replace it.")
+    return False
 
 
 async def plain_login(region, *, no_browser: bool = False, as_json: bool = False) -> int:
@@ -46,8 +73,9 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         return f"Waiting for approval… expires in {attempt.countdown()} · {attempt.stats()}"
 
     def on_change(event: str) -> None:
-        if event in ("poll", "slow_down") and not line.live:
-            line.show(render())  # a log gets a line only when the text changes
+        if event == "slow_down":
+            line.done()
+            err(f"The server asked to slow down: polling every {attempt.interval} s now.")
         elif event == "saving":
             _confirm_interrupt()  # the approved tokens wait for the slot: a first Ctrl+C only asks
             line.done()
@@ -83,10 +111,14 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
             await asyncio.sleep(1)
 
     ticking = asyncio.create_task(ticker()) if line.live else None
-    if not line.live:
-        line.show(render())
+    if not line.live:  # a log (CI, a pipe): one line per change of state, never one per second
+        err(f"Waiting for approval: the code expires in {attempt.countdown()}; polling every {attempt.interval} s.")
     try:
         outcome = await attempt.poll()
+        retries = 0
+        while attempt.can_keep_polling and await _keep_polling(attempt, retries, line):
+            retries += 1
+            outcome = await attempt.poll()
     except asyncio.CancelledError:
         line.done()
         err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
@@ -101,13 +133,35 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
             out_json({"event": "error", "message": clean(outcome.error or "")})
         return EXIT_ERROR
     if outcome.success:
-        err("Signed in.")
+        err(f"{attempt.who()}.")
         err(f"Credentials written to {attempt.written['credentials']}")
     else:
         err(f"{outcome.title}: {outcome.text}")
     if as_json:
         out_json({"event": "status", "status": outcome.kind})
     return EXIT_OK if outcome.success else EXIT_FAIL
+
+
+BACK_OFF = 3.0  # seconds before polling again, once by itself, after network or server trouble
+
+
+async def _keep_polling(attempt, retries: int, line: StatusLine) -> bool:
+    """After a transient error: keep polling with the same code (the approval may already have
+    happened in the browser). Once by itself after a short back-off, then on a terminal only
+    when the person says so."""
+    import sys
+
+    from tui.cli.output import ask
+
+    line.done()
+    err((attempt.outcome.error or "").splitlines()[0])
+    if retries == 0:
+        err(f"Network or server trouble: polling again with the same code in {BACK_OFF:g} s…")
+        await asyncio.sleep(BACK_OFF)
+        return True
+    if sys.stdin.isatty():
+        return await asyncio.to_thread(ask, f"Keep polling with the same code ({attempt.countdown()} left)?")
+    return False
 
 
 def _confirm_interrupt() -> None:

@@ -6,13 +6,24 @@ argparse commands the same flags with the same rules.
 
 from __future__ import annotations
 
-SELECTOR_HELP = "[--provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]"
-_NAMES = {"--provider": "provider", "--base-url": "base_url", "--key": "key", "--oauth-host": "oauth_host"}
+SELECTOR_HELP = "[--slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]"
+_NAMES = {
+    "--slot": "slot",
+    "--region": "region",
+    "--provider": "provider",
+    "--base-url": "base_url",
+    "--key": "key",
+    "--oauth-host": "oauth_host",
+}
 
 
 def selector_problem(values: dict) -> str | None:
-    if values.get("provider") and any(values.get(k) is not None for k in ("base_url", "key", "oauth_host")):
-        return "--provider cannot be combined with --base-url/--key/--oauth-host"
+    chosen = [k for k in ("slot", "region", "provider") if values.get(k)]
+    explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
+    if len(chosen) > 1 or (chosen and explicit):
+        return "choose one of --slot, --region, --provider or --base-url/--key/--oauth-host"
+    if values.get("region") is not None and values["region"].strip().lower() not in ("cn", "global"):
+        return f"unknown region {values['region']!r}: use cn or global"
     if (values.get("key") is not None or values.get("oauth_host") is not None) and values.get("base_url") is None:
         return "--key and --oauth-host need --base-url"
     return None
@@ -38,8 +49,11 @@ def parse_selector(args: list[str]) -> tuple[dict, str | None]:
     return values, selector_problem(values)
 
 
-def add_selector(parser) -> None:
-    group = parser.add_argument_group("slot selection (default: the provider managed:assistant-code)")
+def add_selector(parser, region: bool = True) -> None:
+    group = parser.add_argument_group("slot selection (default: the slot of the provider managed:assistant-code)")
+    group.add_argument("--slot", metavar="NAME", help="a credential slot by the name `status` lists")
+    if region:
+        group.add_argument("--region", type=region_arg, metavar="{cn,global}", help="the slot a sign-in in that region writes")
     group.add_argument("--provider", metavar="NAME", help="the slot a provider of config.toml uses")
     group.add_argument("--base-url", metavar="URL", help="an API base (alone, or with --key/--oauth-host)")
     group.add_argument("--key", metavar="KEY", help="an OAuth storage key such as oauth/assistant-code")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_TRANSIENT = 0, 1, 2, 3  # 3: network or server trouble, retry
 
 
 def err(message: str) -> None:

@@ -12,14 +12,17 @@ COMMANDS = {
     "token": ("token", "run"),
     "refresh": ("refresh", "run"),
     "logout": ("logout", "run"),
+    "switch": ("switch", "run"),
     "inspect": ("home", "run_inspect"),
     "config": ("home", "run_config"),
     "demo": ("demo", "run"),
+    "completion": ("completion", "run"),
 }
-MODULES = ("login", "status", "token", "refresh", "logout", "home", "demo")
+MODULES = ("login", "status", "token", "refresh", "logout", "switch", "home", "demo", "completion")
 
 
 def build() -> argparse.ArgumentParser:
+    from tui import __version__
     from tui.cli.options import add_region
 
     parser = argparse.ArgumentParser(
@@ -28,6 +31,7 @@ def build() -> argparse.ArgumentParser:
         "Without a command: the sign-in wizard.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log HTTP traffic to stderr, secrets redacted")
+    parser.add_argument("--version", action="version", version=f"assistant-auth {__version__}")
     add_region(parser, "preselect cn (default) or global in the wizard")
     parser.add_argument("--no-browser", action="store_true", help="never open a browser")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

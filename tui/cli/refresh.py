@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out, out_json
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_TRANSIENT, err, fail, out, out_json
 
 
 def add_parser(sub) -> None:
@@ -11,7 +11,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "refresh",
         help="refresh now; prints the new expiry",
-        description="Refresh the access token now with the stored refresh token, and print the new expiry.",
+        description="Refresh the access token now with the stored refresh token, and print the new expiry. "
+        "Exit codes: 0 refreshed; 1 sign in again; 2 usage; 3 transient (network or server trouble: retry later).",
     )
     add_selector(p)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout for scripts")
@@ -23,7 +24,7 @@ def run(ns) -> int:
     from tui.cli.options import selection, selector_problem, selector_values
     from tui.core.errors import AuthError
     from tui.core.slots.choice import explain_for, storage_name_of
-    from tui.core.slots.state import slot_status
+    from tui.core.slots.state import signed_in_as, slot_status
     from tui.core.tokens import refresh_access_token
     from tui.terminal.timefmt import expiry
 
@@ -37,10 +38,12 @@ def run(ns) -> int:
         asyncio.run(refresh_access_token(chosen.ref, chosen.base_url))
     except AuthError as exc:
         fail(explain_for(exc, chosen))
-        return EXIT_FAIL
+        return EXIT_TRANSIENT if exc.transient else EXIT_FAIL
     status = slot_status(storage_name_of(chosen))
     if ns.json:
-        out_json({"slot": status.name, "state": status.state, "expires_at": status.expires_at})
+        out_json({"slot": status.name, "state": status.state, "expires_at": status.expires_at,
+                  "identity": status.identity, "region": status.region})
     else:
         out(f"Refreshed {status.name}: access token expires {expiry(status.expires_at)}")
+        out(signed_in_as(status))
     return EXIT_OK

@@ -5,16 +5,20 @@ from __future__ import annotations
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out, out_json
 
 
+SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
+
+
 def add_parser(sub) -> None:
     from tui.cli.options import add_selector
 
     p = sub.add_parser(
         "status",
         help="state of every credential slot",
-        description="Show every credential slot and its state, never a token. The slot marked * is the "
-        "one `assistant-auth token` would use. Exit 0 when that slot is usable, 1 when it is not.",
+        description="Show every credential slot, its state and who is signed in, never a token. The slot "
+        "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
+        "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error.",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout for scripts")
+    p.add_argument("--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {SCHEMA_VERSION})")
     add_selector(p)
 
 
@@ -23,7 +27,8 @@ def run(ns) -> int:
     from tui.core.errors import AuthError
     from tui.core.slots.choice import inferred_hosts, providers_by_slot, storage_name_of
     from tui.core.config.read import config_or_empty
-    from tui.core.slots.state import file_warnings, list_slots, slot_status
+    from tui.core.slots.state import file_warnings, list_slots, signed_in_as, slot_status
+    from tui.core.slots.switch import managed_slot
     from tui.terminal.text import one_line
     from tui.terminal.timefmt import expiry
 
@@ -45,10 +50,13 @@ def run(ns) -> int:
     missing_hosts = inferred_hosts(config)
     warnings = file_warnings()
     usable = next(s.usable for s in slots if s.name == selected)
+    managed = managed_slot()
     if ns.json:
         out_json(
             {
+                "schema_version": SCHEMA_VERSION,
                 "selected": selected,
+                "managed_slot": managed,
                 "usable": usable,
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
                 "providers_missing_oauth_host": missing_hosts,
@@ -67,7 +75,10 @@ def run(ns) -> int:
         if users.get(s.name):
             line += f"; used by {', '.join(users[s.name])}"
         out(line)
+        if s.usable:
+            out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == managed else ""))
         out(f"    {s.path}")
+    out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
     for warning in warnings:
         out(warning)
     for name, host in missing_hosts.items():

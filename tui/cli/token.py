@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import sys
 
-HELP = """usage: assistant-auth token [--provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]
+HELP = """usage: assistant-auth token [--slot NAME | --region cn|global | --provider NAME |
+                             --base-url URL [--key KEY] [--oauth-host HOST]]
 
 Print a valid access token on stdout and nothing else, refreshing it first when it has expired.
+Exit codes: 0 a token was printed; 1 sign in again (no credentials, refresh rejected); 2 usage;
+3 transient (network or server trouble): retry later, the stored sign-in is kept.
 
-slot selection (default: the provider managed:assistant-code, else the default slot):
+slot selection (default: the slot of the provider managed:assistant-code, else the default slot):
+  --slot NAME        a credential slot by the name `status` lists
+  --region REGION    the slot a sign-in in that region (cn or global) writes
   --provider NAME    the slot a provider of config.toml uses
   --base-url URL     an API base (alone, or with --key/--oauth-host)
   --key KEY          an OAuth storage key such as oauth/assistant-code
@@ -23,11 +28,12 @@ slot selection (default: the provider managed:assistant-code, else the default s
 def add_parser(sub) -> None:
     from tui.cli.options import add_selector
 
-    add_selector(sub.add_parser("token", help="print a valid access token", description=HELP.split("\n\n")[1]))
+    description = HELP.split("\n\n")[1]
+    add_selector(sub.add_parser("token", help="print a valid access token", description=description))
 
 
 def run_fast(args: list[str]) -> int:
-    """Exit codes: 0 a token printed, 1 none to be had (the spec's message on stderr), 2 usage."""
+    """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see HELP)."""
     if "-h" in args or "--help" in args:
         sys.stdout.write(HELP)
         return 0
@@ -59,7 +65,7 @@ def run_fast(args: list[str]) -> int:
         from tui.core.slots.choice import explain_for
 
         err(explain_for(exc, chosen).describe())
-        return 1
+        return 3 if exc.transient else 1
     sys.stdout.write(token + "\n")
     sys.stdout.flush()  # inside the boundary: a closed pipe is reported here, not at exit
     return 0

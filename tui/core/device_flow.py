@@ -196,7 +196,10 @@ async def poll_device_token(
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:
-                raise AuthError(f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}")
+                raise AuthError(
+                    f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
+                    transient=response.status >= 500 or response.status == 429,
+                )
             if code == "authorization_pending":
                 status = PollStatus("pending", current)
             elif code == "slow_down":

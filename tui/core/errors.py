@@ -11,10 +11,13 @@ class AuthError(Exception):
     every body excerpt and transport detail goes through :func:`tui.core.redact.redact`.
     """
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", *, transient: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # network or server trouble (a transport failure, HTTP 5xx or 429): retrying may work,
+        # and the stored sign-in is untouched. False means: something must change first.
+        self.transient = transient
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.message

@@ -133,9 +133,9 @@ async def post_form(
                     if size >= MAX_BODY:
                         break
     except TimeoutError:
-        raise AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s") from None
+        raise AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", transient=True) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise AuthError(f"{failure}: {transport_detail(exc)}") from None
+        raise AuthError(f"{failure}: {transport_detail(exc)}", transient=True) from None
     raw = b"".join(chunks)[:MAX_BODY]
     try:
         text, valid = raw.decode("utf-8"), True

@@ -44,6 +44,7 @@ class Outcome:
     title: str
     text: str
     error: str | None = None  # AuthError.describe() when kind == "error"
+    transient: bool = False  # the error was network or server trouble: the same code may still work
 
     @property
     def success(self) -> bool:
@@ -59,10 +60,10 @@ _OUTCOMES = {
 }
 
 
-def outcome_for(kind: str, error: str | None = None) -> Outcome:
+def outcome_for(kind: str, error: str | None = None, transient: bool = False) -> Outcome:
     kind = kind if kind in _OUTCOMES else "error"
     title, text = _OUTCOMES[kind]
-    return Outcome(kind, title, text, error)
+    return Outcome(kind, title, text, error, transient)
 
 
 class SignIn:
@@ -174,7 +175,7 @@ class SignIn:
                     deadline=self.poll_deadline,
                 )
         except AuthError as exc:
-            return self._finish(outcome_for("error", exc.describe()))
+            return self._finish(outcome_for("error", exc.describe(), exc.transient))
         if status.status == "success":
             self._record_written()
         return self._finish(outcome_for(status.status))
@@ -188,10 +189,12 @@ class SignIn:
 
     @property
     def can_keep_polling(self) -> bool:
-        """After an error while polling, the same code may still be approved before the deadline."""
+        """After network or server trouble while polling, the same code may still be approved
+        before the deadline: `poll()` again keeps polling with it."""
         return (
             self.outcome is not None
             and self.outcome.kind == "error"
+            and self.outcome.transient
             and self.auth is not None
             and self.poll_deadline is not None
             and self.poll_deadline - self.clock() > self.interval
@@ -215,6 +218,13 @@ class SignIn:
         self.phase, self.outcome = "finished", outcome
         self._changed("finished")
         return outcome
+
+    def who(self) -> str:
+        """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""
+        from tui.core.slots.rules import region_storage_name
+        from tui.core.slots.state import signed_in_as, slot_status
+
+        return signed_in_as(slot_status(region_storage_name(self.region)))
 
     def _record_written(self) -> None:
         from tui.core.paths import config_path, credentials_path

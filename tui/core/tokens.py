@@ -26,6 +26,9 @@ def _log():
 NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"
 SIGN_IN_AGAIN = "sign in again with `assistant-auth login`"
 REVOKED_HINT = "The session was revoked (signed out): sign in again with `assistant-auth login`."
+SERVER_TROUBLE = (
+    "The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment."
+)
 REJECTED_STATUSES = (400, 401, 403)  # 400 only with `invalid_grant`
 ADOPT_DELAY = 0.1  # seconds to let the other tool finish its write after our refresh was rejected
 
@@ -143,8 +146,11 @@ async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
             if _adoptable(latest, refresh_token):
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", ctx.storage_name)
                 return latest["access_token"]
+        trouble = response.status >= 500 or response.status == 429
         raise AuthError(
-            f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}"
+            f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}",
+            SERVER_TROUBLE if trouble else "",
+            transient=trouble,
         )
     try:
         tokens = parse_token_response(response.strict_text())

@@ -17,6 +17,7 @@ from tui.core.jwt import decode_claims
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import mask
 from tui.core.slots.state import (
+    MISSING,
     NO_ACCESS_TOKEN,
     NOT_OBJECT,
     UNPARSABLE,
@@ -40,7 +41,7 @@ def is_secret_field(name: str) -> bool:
 def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     left = slot.expires_in(now)
     if left is None:
-        return "—" if slot.state not in ("valid", "expired") else "no expiry"
+        return "no expiry" if slot.has_expiry else "—"
     if abs(left) >= 86400:
         return relative(left)
     return clock(left) if left > 0 else f"-{clock(-left)}"
@@ -57,7 +58,7 @@ def detail_lines(
     lines = [f"File       {short_path(slot.path)}", f"State      {slot.label}"]
     if slot.detail:
         lines.append(f"Problem    {one_line(slot.detail, 200)}")
-    if slot.state in ("valid", "expired"):
+    if slot.has_expiry:
         lines.append(f"Expires    {expiry(slot.expires_at, now)}")
     if slot.scope or slot.token_type:
         lines.append(f"Scope      {slot.scope or '—'}    Type {slot.token_type or '—'}")
@@ -228,7 +229,7 @@ class CredentialsScreen(Screen):
 
     def action_refresh_token(self) -> None:
         slot = self.selected
-        if slot is None or slot.state not in ("valid", "expired"):
+        if slot is None or not slot.has_expiry:
             self.notice("Only a readable slot with tokens can be refreshed.")
             return
         self._confirm(
@@ -316,7 +317,7 @@ class CredentialsScreen(Screen):
         from tui.core.slots.repair import remove_slot
 
         slot = self.selected
-        if slot is None or slot.state == "missing":
+        if slot is None or slot.state == MISSING:
             self.notice("Nothing to remove.")
             return
         self._confirmed_change(

@@ -13,7 +13,8 @@ from tui.core.paths import config_path, credentials_path
 from tui.core.config.provider import MANAGED_PROVIDER
 from tui.core.regions import Region, endpoints
 from tui.core.slots.rules import region_key
-from tui.core.slots.state import slot_status
+from tui.core.slots.rules import region_storage_name
+from tui.core.slots.state import signed_in_as, slot_status
 from tui.terminal.text import short_path
 from tui.terminal.timefmt import expiry
 from tui.app.widgets.safe import PlainStatic
@@ -50,7 +51,7 @@ class DoneScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="done"):
-            yield Static("✔ Signed in", id="done-title")
+            yield PlainStatic(f"✔ {signed_in_as(slot_status(region_storage_name(self.account_region)))}", id="done-title")
             with Grid(id="done-details"):
                 for label, value in done_rows(self.account_region):
                     yield Static(label, classes="label", markup=False)

@@ -9,50 +9,80 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.core.slots.keys import DEFAULT_STORAGE_NAME
 from tui.core.regions import Region, endpoints
-from tui.core.slots.state import REVOKED, slot_status
+from tui.core.slots.rules import region_storage_name
+from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, list_slots, slot_status
 from tui.terminal.text import one_line
 from tui.terminal.timefmt import expiry
 from tui.app.widgets.safe import PlainStatic, plain
 
 
-def slot_summary(now: float | None = None) -> tuple[str, str]:
-    """(text, css class) describing the default slot."""
-    status = slot_status(DEFAULT_STORAGE_NAME, now)
-    if status.state == "missing":
-        return "Not signed in: no credentials yet.", "missing"
+def slot_line(status: SlotStatus, now: float | None = None) -> str:
+    """One slot in a sentence: who is signed in and until when, or what is wrong."""
+    if status.state == MISSING:
+        return "Not signed in"
     if status.state == REVOKED:
-        return "Signed out (revoked) by the official client: sign in again.", "broken"
-    if status.state in ("valid", "expired"):
-        verb = "Signed in" if status.state == "valid" else "Signed in, token expired"
-        text = f"{verb} · {status.label} · expires {expiry(status.expires_at, now)}"
-        if status.state == "expired" and status.has_refresh_token:
-            text += " · will refresh on next use"
-        return text, "valid" if status.usable else "expired"
-    return f"Credentials {status.label}: {one_line(status.detail, 60)}", "broken"
+        return "Signed out (revoked) by the official client: sign in again"
+    if status.has_expiry:
+        who = f"Signed in as {status.identity}" if status.identity else "Signed in"
+        if status.state == VALID:
+            return f"{who} · expires {expiry(status.expires_at, now)}"
+        if status.has_refresh_token:
+            return f"{who} · token expired, refreshes on next use"
+        return f"{who} · expired, no refresh token: sign in again"
+    return f"{status.label}: {one_line(status.detail, 50)}"
+
+
+def home_summary(now: float | None = None) -> tuple[str, str, Region | None]:
+    """(text, css class, managed region): every region's slot and any other slot on disk, the
+    one the managed provider uses marked with *."""
+    from tui.core.slots.switch import managed_slot
+
+    managed = managed_slot()
+    slots = {status.name: status for status in list_slots(now)}
+    for region in Region:
+        name = region_storage_name(region)
+        slots.setdefault(name, slot_status(name, now))
+    ordered = [slots.pop(region_storage_name(r)) for r in Region] + sorted(slots.values(), key=lambda s: s.name)
+    lines = []
+    for status in ordered:
+        marker = "*" if status.name == managed else "\u00a0"  # a plain space would be trimmed
+        label = status.region or one_line(status.name, 24)
+        lines.append(f"{marker} {label:<7} {slot_line(status, now)}")
+    if managed is not None:
+        lines.append("* used by the managed provider (and `assistant-auth token`)")
+    current = next((s for s in ordered if s.name == managed), ordered[0])
+    if current.usable:
+        css = "valid" if current.state == VALID else "expired"
+    elif current.state == MISSING:
+        css = "missing"
+    else:
+        css = "broken"
+    region = Region(current.region) if managed is not None and current.region else None
+    return "\n".join(lines), css, region
 
 
 class HomeScreen(Screen):
     BINDINGS = [
         Binding("enter", "start", "Sign in", priority=True),
+        Binding("w", "switch", "Switch to region"),
         Binding("i", "app.inspect", "Credentials"),
         Binding("p", "app.providers", "Providers"),
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, region: Region = Region.CN) -> None:
+    def __init__(self, region: Region | None = None) -> None:
         super().__init__()
-        self.initial_region = region
+        self.initial_region = region  # an explicit --region; None: the managed provider's region
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="home"):
-            yield Static("Sign in to your coding-assistant account", id="title")
+            yield Static("Your coding-assistant accounts", id="title")
             yield PlainStatic("", id="slot")
             yield Static("Choose the region of your account:", classes="prompt")
             yield OptionList(*self._options(), id="regions")
-            yield Static("Enter starts the sign-in. Nothing is requested before that.", classes="hint")
+            yield Static("Enter signs in to the highlighted region, w switches to its existing sign-in.", classes="hint")
         yield Footer()
 
     def _options(self) -> list[Option]:
@@ -64,8 +94,11 @@ class HomeScreen(Screen):
         return options
 
     def on_mount(self) -> None:
+        self.sub_title = "home"
+        _text, _css, managed = home_summary()
+        region = self.initial_region or managed or Region.CN
         regions = self.query_one("#regions", OptionList)
-        regions.highlighted = 0 if self.initial_region is Region.CN else 1
+        regions.highlighted = 0 if region is Region.CN else 1
         regions.focus()
         self.refresh_slot()
         self.set_interval(5, self.refresh_slot)
@@ -74,7 +107,7 @@ class HomeScreen(Screen):
         self.refresh_slot()
 
     def refresh_slot(self) -> None:
-        text, state = slot_summary()
+        text, state, _region = home_summary()
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
@@ -88,6 +121,19 @@ class HomeScreen(Screen):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.action_start()
+
+    def action_switch(self) -> None:
+        """Point the managed provider at the highlighted region's sign-in (no new sign-in)."""
+        from tui.core.errors import AuthError
+        from tui.core.slots.switch import switch_region
+
+        try:
+            message = switch_region(self.selected_region)
+        except AuthError as exc:
+            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
+        else:
+            self.notify(message, title="Switched", timeout=8, markup=False)
+        self.refresh_slot()
 
     def action_start(self) -> None:
         self.app.action_sign_in(self.selected_region.value)

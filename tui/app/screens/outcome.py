@@ -15,14 +15,16 @@ from tui.app.widgets.safe import PlainStatic
 class OutcomeScreen(Screen):
     BINDINGS = [
         Binding("enter", "retry", "Start again"),
+        Binding("k", "keep_polling", "Keep polling"),
         Binding("escape", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, region: Region, outcome: Outcome) -> None:
+    def __init__(self, region: Region, outcome: Outcome, attempt: object | None = None) -> None:
         super().__init__()
         self.account_region = region
         self.outcome = outcome
+        self.attempt = attempt  # the SignIn, when polling with the same code can go on
         self.kind = outcome.kind
         self.error = outcome.error
 
@@ -34,21 +36,41 @@ class OutcomeScreen(Screen):
             yield Static(explanation, id="outcome-text")
             if self.error:
                 yield PlainStatic(self.error, id="outcome-error")
+            if self.can_keep_polling:
+                yield Static(
+                    "The code may already be approved in the browser: k keeps polling with the same code.",
+                    id="outcome-keep",
+                )
             with Horizontal(id="outcome-buttons"):
-                yield Button("Start again", id="retry", variant="primary")
+                if self.can_keep_polling:
+                    yield Button("Keep polling", id="keep", variant="primary")
+                yield Button("Start again", id="retry", variant="default" if self.can_keep_polling else "primary")
                 yield Button("Back", id="back")
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.kind.replace("_", " ")
-        self.query_one("#retry", Button).focus()
+        self.query_one("#keep" if self.can_keep_polling else "#retry", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "retry":
+        if event.button.id == "keep":
+            self.action_keep_polling()
+        elif event.button.id == "retry":
             self.action_retry()
         else:
             self.action_back()
+
+    @property
+    def can_keep_polling(self) -> bool:
+        return bool(self.attempt is not None and self.attempt.can_keep_polling)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.can_keep_polling if action == "keep_polling" else True
+
+    def action_keep_polling(self) -> None:
+        if self.can_keep_polling:
+            self.app.keep_polling(self.attempt)
 
     def action_retry(self) -> None:
         self.app.action_sign_in(self.account_region.value, replace=True)

@@ -75,9 +75,21 @@ def select(
     base_url: str | None = None,
     key: str | None = None,
     oauth_host: str | None = None,
+    slot: str | None = None,
+    region: str | None = None,
 ) -> Selection:
+    """The slot a command means: a provider, a slot by name, a region's slot, explicit key and
+    hosts, else the managed provider of config.toml, else the default slot."""
     if provider:
         return provider_selection(provider)
+    if slot:
+        from tui.core.slots.rules import resolve_storage_name
+
+        return selection_for_slot(resolve_storage_name(slot))
+    if region:
+        from tui.core.slots.rules import region_storage_name
+
+        return selection_for_slot(region_storage_name(region.strip().lower()))
     if base_url is not None or key or oauth_host:
         ref = {"key": key, "oauthHost": oauth_host} if (key or oauth_host) else None
         return Selection(ref, base_url or settings.base_url("cn"), "the selected slot")

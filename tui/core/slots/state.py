@@ -65,6 +65,21 @@ class SlotStatus:
             text += " (no refresh token)"
         return text
 
+    @property
+    def identity(self) -> str | None:
+        """Who the access token says is signed in (claims decoded, not verified): `name`,
+        `preferred_username`, `email`, else `sub`; None for an opaque token. Never more of it."""
+        if not self.has_expiry:
+            return None
+        return identity_of(self.fields.get("access_token"))
+
+    @property
+    def region(self) -> str | None:
+        """The region ("cn" or "global") whose sign-in writes this slot, with the current settings."""
+        from tui.core.slots.rules import region_storage_name
+
+        return next((r for r in ("cn", "global") if region_storage_name(r) == self.name), None)
+
     def expires_in(self, now: float | None = None) -> float | None:
         if self.expires_at is None:
             return None
@@ -80,6 +95,8 @@ class SlotStatus:
             "has_refresh_token": self.has_refresh_token,
             "expires_at": self.expires_at,
             "scope": self.scope,
+            "identity": self.identity,
+            "region": self.region,
             "token_type": self.token_type,
             "mode": None if self.mode is None else f"{self.mode:04o}",
             "detail": self.detail or None,
@@ -118,6 +135,28 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
     state = EXPIRED if is_expired(data, now) else VALID
     return SlotStatus(name, path, state, **meta, **extra)
+
+
+IDENTITY_CLAIMS = ("name", "preferred_username", "email", "sub")
+
+
+def identity_of(access_token: object) -> str | None:
+    """A human identity from a JWT access token's claims, or None (opaque token, no such claim)."""
+    from tui.core.jwt import decode_claims
+
+    claims = decode_claims(access_token) or {}
+    for claim in IDENTITY_CLAIMS:
+        value = claims.get(claim)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:80]
+    return None
+
+
+def signed_in_as(status: SlotStatus) -> str:
+    """ "Signed in as user-1 · global" (or without the name when the token carries none)."""
+    who = f" as {status.identity}" if status.identity else ""
+    where = f" · {status.region}" if status.region else f" · slot {status.name}"
+    return f"Signed in{who}{where}"
 
 
 def file_warnings() -> list[str]:

@@ -1,0 +1,93 @@
+"""Who and where: Home lists every slot with its identity, Done says who signed in, switching
+regions, and keeping polling with the same code after server trouble."""
+
+from __future__ import annotations
+
+import time
+
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+from tui.core import Region
+from tui.core.config.provider import provision_managed_provider
+from tui.core.slots.rules import region_key, region_storage_name
+from tui.core.slots.switch import managed_region
+from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
+
+SIZE = (100, 30)
+
+
+def home_line(text: str, region: str) -> str:
+    line = next(line for line in text.splitlines() if f" {region} " in line and "signed" in line.lower())
+    return line.lstrip(" █")  # the status border on the left
+
+
+def sign_in_both(server, home) -> None:
+    for region in Region:
+        write_creds(home, {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
+                    name=region_storage_name(region))
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+
+
+async def test_home_after_a_global_sign_in_shows_global_signed_in_with_identity(server, home):
+    server.auto_approve = 0.5
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        assert "Signed in as user-1 · global" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        text = screen_text(app)
+        line = home_line(text, "global")
+        assert line.lstrip().startswith("*") and "Signed in as user-1" in line
+        assert "not signed in" in home_line(text, "cn").lower()
+    again = AssistantAuthApp(no_browser=True)  # a new start preselects the managed provider's region
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.screen.selected_region is Region.GLOBAL
+    explicit = AssistantAuthApp(Region.CN, no_browser=True)  # an explicit --region wins
+    async with explicit.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert explicit.screen.selected_region is Region.CN
+
+
+async def test_switch_on_home_moves_the_managed_provider(server, home):
+    sign_in_both(server, home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert home_line(screen_text(app), "cn").lstrip().startswith("*")
+        await pilot.press("down", "w")
+        await wait_for(pilot, lambda: home_line(screen_text(app), "global").lstrip().startswith("*"))
+        assert managed_region() is Region.GLOBAL
+        assert "Signed in as user-global" in home_line(screen_text(app), "global")
+
+
+async def test_switch_to_a_region_without_a_sign_in_is_refused(server, home):
+    write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "w")
+        await pilot.pause(0.2)
+        assert managed_region() is Region.CN
+        assert home_line(screen_text(app), "cn").lstrip().startswith("*")
+
+
+async def test_keep_polling_after_a_502_ends_in_success_with_the_same_device_code(server, home, quick_retry):
+    server.user_code_factory = lambda: "KEEP-POLL"
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        server.inject(TOKEN_PATH, Fault(status=502, body="<h1>502 Bad Gateway</h1>", content_type="text/html", times=2))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        text = screen_text(app)
+        assert "Token polling failed (HTTP 502)" in text and "keeps polling with the same code" in text
+        server.approve("KEEP-POLL")  # approved in the browser meanwhile
+        await pilot.press("k")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        assert "Signed in as user-1 · cn" in screen_text(app)
+    assert server.count(DEVICE_PATH) == 1  # one code: nobody had to start over
+    device_codes = {r.form.get("device_code") for r in server.requests(TOKEN_PATH)}
+    assert len(device_codes) == 1 and server.count(TOKEN_PATH) >= 3

@@ -1,0 +1,59 @@
+"""Which region the managed provider uses, and switching it without signing in again.
+
+config.toml is shared with the official client, so a switch moves both tools to that account.
+"""
+
+from __future__ import annotations
+
+from tui.core.errors import AuthError
+from tui.core.regions import Region, parse_region
+
+
+def managed_slot() -> str | None:
+    """The slot `managed:assistant-code` resolves to, or None when config.toml has no such entry
+    (or cannot be read)."""
+    from tui.core.config.read import config_or_empty
+    from tui.core.slots.choice import provider_selection, storage_name_of
+    from tui.core.slots.rules import MANAGED_PROVIDER
+
+    config = config_or_empty()
+    providers = config.get("providers")
+    if not isinstance(providers, dict) or not isinstance(providers.get(MANAGED_PROVIDER), dict):
+        return None
+    try:
+        return storage_name_of(provider_selection(MANAGED_PROVIDER, config))
+    except AuthError:
+        return None
+
+
+def managed_region() -> Region | None:
+    """The region whose slot the managed provider uses, if it is a region's slot."""
+    from tui.core.slots.rules import region_storage_name
+
+    name = managed_slot()
+    return next((r for r in Region if name is not None and region_storage_name(r) == name), None)
+
+
+def switch_region(region: Region | str) -> str:
+    """Point `managed:assistant-code` at `region`'s slot; returns a one-line confirmation.
+
+    Only a slot with usable credentials (valid, or expired with a refresh token) is switched to;
+    a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
+    """
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.slots.rules import region_key, region_storage_name
+    from tui.core.slots.state import slot_status
+
+    region = parse_region(region.value if isinstance(region, Region) else region)
+    status = slot_status(region_storage_name(region))
+    if not status.usable:
+        raise AuthError(
+            f"Cannot switch to {region.value}: its slot {status.name} is {status.label}",
+            f"Sign in there first: assistant-auth login --region {region.value}",
+        )
+    provision_managed_provider(region_key(region), region)
+    who = f" ({status.identity})" if status.identity else ""
+    return (
+        f"The managed provider now uses {region.value}{who}; the official client follows this "
+        "switch too (config.toml is shared)."
+    )
