@@ -11,13 +11,7 @@ import pytest
 from tui.dev.env import server_env
 from tui.dev.server import AuthServer
 
-HOST_VARS = (
-    "ASSISTANT_OAUTH_HOST_CN",
-    "ASSISTANT_OAUTH_HOST_GLOBAL",
-    "ASSISTANT_BASE_URL_CN",
-    "ASSISTANT_BASE_URL_GLOBAL",
-    "ASSISTANT_CLIENT_ID",
-)
+from tui.dev.scenes import HOST_VARS  # noqa: E402 - every setting a test pins
 
 # respx-mocked tests use these fixed https hosts
 CN_HOST = "https://auth.cn.test"

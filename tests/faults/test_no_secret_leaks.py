@@ -62,10 +62,10 @@ async def test_no_secret_in_any_output(home, server, caplog):
         assert result.returncode == (3 if fault.status == 500 or fault.mode == "reset" else 1), result.stdout
         collected += [result.stdout, result.stderr]
     server.inject(DEVICE_PATH, status=500, body='{"device_code": "dc_echoed_secret_value_123"}')
-    result = cli("-v", "login", "--no-tui")
+    result = cli("-v", "login", "--no-tui", "--force")
     collected += [result.stdout, result.stderr]
     server.inject(TOKEN_PATH, status=418, body='{"error": "teapot", "device_code": "dc_echoed_again_456"}')
-    result = cli("-v", "login", "--no-tui")
+    result = cli("-v", "login", "--no-tui", "--force")
     collected += [result.stdout, result.stderr]
 
     # TUI: every screen's rendered text, with a fresh session on disk

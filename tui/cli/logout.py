@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err, fail
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 
 
 def add_parser(sub) -> None:
@@ -20,20 +20,12 @@ def add_parser(sub) -> None:
 
 
 def run(ns) -> int:
-    from tui.cli.options import selection, selector_problem, selector_values
-    from tui.core.errors import AuthError
+    from tui.cli.options import selected_slot
     from tui.core.paths import credentials_path
-    from tui.core.slots.choice import storage_name_of
     from tui.core.slots.repair import remove_slot
 
-    problem = selector_problem(selector_values(ns))
-    if problem:
-        err(f"assistant-auth: {problem}")
-        return EXIT_ERROR
-    try:
-        name = storage_name_of(selection(ns))
-    except AuthError as exc:
-        fail(exc)
+    name = selected_slot(ns)
+    if name is None:
         return EXIT_ERROR
     path = credentials_path(name)
     if not path.exists():

@@ -83,3 +83,20 @@ def selection(ns):
     from tui.core.slots.choice import select
 
     return select(**selector_values(ns))
+
+
+def selected_slot(ns) -> str | None:
+    """The storage name the flags select; None after saying why not on stderr (exit 2)."""
+    from tui.cli.output import err, fail
+    from tui.core.errors import AuthError
+    from tui.core.slots.choice import storage_name_of
+
+    problem = selector_problem(selector_values(ns))
+    if problem:
+        err(f"assistant-auth: {problem}")
+        return None
+    try:
+        return storage_name_of(selection(ns))
+    except AuthError as exc:
+        fail(exc)
+        return None

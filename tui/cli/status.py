@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out, out_json
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
@@ -23,23 +23,16 @@ def add_parser(sub) -> None:
 
 
 def run(ns) -> int:
-    from tui.cli.options import selection, selector_problem, selector_values
-    from tui.core.errors import AuthError
-    from tui.core.slots.choice import inferred_hosts, providers_by_slot, storage_name_of
+    from tui.cli.options import selected_slot, selector_values
+    from tui.core.slots.choice import inferred_hosts, providers_by_slot
     from tui.core.config.read import config_or_empty
     from tui.core.slots.state import file_warnings, list_slots, signed_in_as, slot_status
     from tui.core.slots.switch import managed_slot
     from tui.terminal.text import one_line
     from tui.terminal.timefmt import expiry
 
-    problem = selector_problem(selector_values(ns))
-    if problem:
-        err(f"assistant-auth: {problem}")
-        return EXIT_ERROR
-    try:
-        selected = storage_name_of(selection(ns))
-    except AuthError as exc:
-        fail(exc)
+    selected = selected_slot(ns)
+    if selected is None:
         return EXIT_ERROR
     narrowed = any(v is not None for v in selector_values(ns).values())
     slots = [slot_status(selected)] if narrowed else list_slots()
