@@ -52,7 +52,12 @@ def wait_locked(proc: subprocess.Popen) -> None:
 
 
 def finish(proc: subprocess.Popen) -> dict:
-    out, err = proc.communicate(timeout=60)
+    # read through the pipe objects, not communicate(): `wait_locked`'s readline may already hold
+    # the result line in the text buffer (a holder of 0 s prints both at once), which communicate
+    # (reading the raw descriptors) would never see
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
     assert proc.returncode == 0, err
     return json.loads(out.strip().splitlines()[-1])
 
