@@ -70,6 +70,6 @@ def read_json(path: pathlib.Path) -> object:
 @pytest.fixture
 def quick_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     """The wizard polls again by itself once after server trouble: after 0.1 s instead of 3 s."""
-    from tui.app.screens.sign_in import SignInScreen
+    from tui.core.signin import SignIn
 
-    monkeypatch.setattr(SignInScreen, "BACK_OFF", 0.1)
+    monkeypatch.setattr(SignIn, "BACK_OFF", 0.1)

@@ -115,9 +115,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         err(f"Waiting for approval: the code expires in {attempt.countdown()}; polling every {attempt.interval} s.")
     try:
         outcome = await attempt.poll()
-        retries = 0
-        while attempt.can_keep_polling and await _keep_polling(attempt, retries, line):
-            retries += 1
+        while attempt.can_keep_polling and await _keep_polling(attempt, line):
             outcome = await attempt.poll()
     except asyncio.CancelledError:
         line.done()
@@ -142,26 +140,24 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     return EXIT_OK if outcome.success else EXIT_FAIL
 
 
-BACK_OFF = 3.0  # seconds before polling again, once by itself, after network or server trouble
-
-
-async def _keep_polling(attempt, retries: int, line: StatusLine) -> bool:
+async def _keep_polling(attempt, line: StatusLine) -> bool:
     """After a transient error: keep polling with the same code (the approval may already have
     happened in the browser). Once by itself after a short back-off, then on a terminal only
-    when the person says so."""
+    when the person says so; without one the error is said once, at the end."""
     import sys
 
     from tui.cli.output import ask
 
+    if attempt.retries_by_itself:
+        line.done()
+        err(attempt.retry_notice())
+        await asyncio.sleep(attempt.BACK_OFF)
+        return True
+    if not sys.stdin.isatty():
+        return False
     line.done()
     err((attempt.outcome.error or "").splitlines()[0])
-    if retries == 0:
-        err(f"Network or server trouble: polling again with the same code in {BACK_OFF:g} s…")
-        await asyncio.sleep(BACK_OFF)
-        return True
-    if sys.stdin.isatty():
-        return await asyncio.to_thread(ask, f"Keep polling with the same code ({attempt.countdown()} left)?")
-    return False
+    return await asyncio.to_thread(ask, f"Keep polling with the same code ({attempt.countdown()} left)?")
 
 
 def _confirm_interrupt() -> None:

@@ -70,6 +70,8 @@ class SignIn:
     """A sign-in attempt in `region`. Run it with `await attempt.run()` (or `request_code()`
     then `poll()`); read its state at any time."""
 
+    BACK_OFF = 3.0  # seconds before polling again by itself, once, after network or server trouble
+
     def __init__(
         self,
         region: Region | str | None = None,
@@ -92,6 +94,7 @@ class SignIn:
         self.interval = 0
         self.polls = 0
         self.slow_downs = 0
+        self.continued = 0  # polls started again with the same code after an error
         self.lock_wait: str | None = None  # "Waiting for …" while approved tokens wait for the slot
         self.outcome: Outcome | None = None
         self.written: dict[str, str] = {}  # "credentials" / "config" -> path, after success
@@ -159,6 +162,8 @@ class SignIn:
 
         if self.auth is None:
             raise RuntimeError("request_code() first")
+        if self.outcome is not None:
+            self.continued += 1
         self.phase, self.outcome = "waiting", None
         if self.poll_deadline is None:
             self.poll_deadline = self.clock() + POLL_BUDGET  # what poll_device_token does by itself
@@ -200,6 +205,17 @@ class SignIn:
             and self.poll_deadline - self.clock() > self.interval
             and self.seconds_left() > 0
         )
+
+    @property
+    def retries_by_itself(self) -> bool:
+        """The first network or server trouble is polled through again without asking, after
+        `BACK_OFF` seconds; after that a face asks the person (a key, a question)."""
+        return self.can_keep_polling and self.continued == 0
+
+    def retry_notice(self) -> str:
+        """What a face says while it waits to poll again by itself."""
+        first = (self.outcome.error or "").splitlines()[0] if self.outcome and self.outcome.error else ""
+        return f"{first}\nNetwork or server trouble: polling again with the same code in {self.BACK_OFF:g} s…"
 
     # -- callbacks of the core -------------------------------------------------------------
     def _on_status(self, status: PollStatus) -> None:

@@ -41,13 +41,10 @@ class SignInScreen(Screen):
             super().__init__()
             self.event = event
 
-    BACK_OFF = 3.0  # seconds before polling again by itself, once, after network or server trouble
-
     def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
         super().__init__()
         self.account_region = region
         self.attempt = attempt  # made on mount, or an attempt to keep polling with the same code
-        self.retries = 0
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
 
     @property
@@ -92,7 +89,6 @@ class SignInScreen(Screen):
         if self.attempt.phase == "requesting":
             self.run_sign_in()
         elif self.attempt.auth is not None:  # keep polling with the same code (from the outcome)
-            self.retries = 1
             self.show_code()
             self.keep_polling()
 
@@ -118,15 +114,11 @@ class SignInScreen(Screen):
             self.notice(text)
             self.notify(text, severity="warning", timeout=10, markup=False)
         elif event == "finished":
-            if self.attempt.can_keep_polling and self.retries == 0:
-                self.retries += 1
-                text = (
-                    f"{(self.attempt.outcome.error or '').splitlines()[0]}\n"
-                    f"Network or server trouble: polling again with the same code in {self.BACK_OFF:g} s…"
-                )
+            if self.attempt.retries_by_itself:
+                text = self.attempt.retry_notice()
                 self.notice(text)
-                self.notify(text, severity="warning", timeout=self.BACK_OFF + 2, markup=False)
-                self.set_timer(self.BACK_OFF, self.keep_polling)
+                self.notify(text, severity="warning", timeout=self.attempt.BACK_OFF + 2, markup=False)
+                self.set_timer(self.attempt.BACK_OFF, self.keep_polling)
                 return
             self.app.show_outcome(self.attempt)
             return
