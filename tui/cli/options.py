@@ -85,15 +85,23 @@ def selection(ns):
     return select(**selector_values(ns))
 
 
-def selected_slot(ns) -> str | None:
-    """The storage name the flags select; None after saying why not on stderr (exit 2)."""
-    from tui.cli.output import err, fail
-    from tui.core.errors import AuthError
-    from tui.core.slots.choice import storage_name_of
+def selector_usable(ns) -> bool:
+    """False after saying on stderr why the selector flags cannot go together (exit 2)."""
+    from tui.cli.output import err
 
     problem = selector_problem(selector_values(ns))
     if problem:
         err(f"assistant-auth: {problem}")
+    return problem is None
+
+
+def selected_slot(ns) -> str | None:
+    """The storage name the flags select; None after saying why not on stderr (exit 2)."""
+    from tui.cli.output import fail
+    from tui.core.errors import AuthError
+    from tui.core.slots.choice import storage_name_of
+
+    if not selector_usable(ns):
         return None
     try:
         return storage_name_of(selection(ns))

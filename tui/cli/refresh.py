@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_TRANSIENT, err, fail, out, out_json
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_TRANSIENT, fail, out, out_json
 
 
 def add_parser(sub) -> None:
@@ -21,16 +21,14 @@ def add_parser(sub) -> None:
 def run(ns) -> int:
     import asyncio
 
-    from tui.cli.options import selection, selector_problem, selector_values
+    from tui.cli.options import selection, selector_usable
     from tui.core.errors import AuthError
     from tui.core.slots.choice import explain_for, storage_name_of
     from tui.core.slots.state import signed_in_as, slot_status
     from tui.core.tokens import refresh_access_token
     from tui.terminal.timefmt import expiry
 
-    problem = selector_problem(selector_values(ns))
-    if problem:
-        err(f"assistant-auth: {problem}")
+    if not selector_usable(ns):
         return EXIT_ERROR
     chosen = None
     try:

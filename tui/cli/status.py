@@ -43,7 +43,7 @@ def run(ns) -> int:
     missing_hosts = inferred_hosts(config)
     warnings = file_warnings()
     usable = next(s.usable for s in slots if s.name == selected)
-    managed = managed_slot()
+    managed = managed_slot(config)
     if ns.json:
         out_json(
             {

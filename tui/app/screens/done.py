@@ -8,25 +8,22 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from tui.core.slots.keys import resolve_storage_name
 from tui.core.paths import config_path, credentials_path
 from tui.core.config.provider import MANAGED_PROVIDER
 from tui.core.regions import Region, endpoints
-from tui.core.slots.rules import region_key
-from tui.core.slots.rules import region_storage_name
-from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.slots.rules import region_key, region_storage_name
+from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
 from tui.terminal.text import short_path
 from tui.terminal.timefmt import expiry
 from tui.app.widgets.safe import PlainStatic
 
 
-def done_rows(region: Region) -> list[tuple[str, str]]:
+def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
+    """What the sign-in wrote; `status` is the region's slot, read once by the caller."""
     ep = endpoints(region)
     key = region_key(region)
-    name = resolve_storage_name(key)
-    status = slot_status(name)
     return [
-        ("Credentials", short_path(credentials_path(name))),
+        ("Credentials", short_path(credentials_path(status.name))),
         ("Access token", f"expires {expiry(status.expires_at)}"),
         ("Refresh token", "stored" if status.has_refresh_token else "none sent by the server"),
         ("Config", short_path(config_path())),
@@ -49,11 +46,12 @@ class DoneScreen(Screen):
         self.account_region = region
 
     def compose(self) -> ComposeResult:
+        status = slot_status(region_storage_name(self.account_region))
         yield Header()
         with Vertical(id="done"):
-            yield PlainStatic(f"✔ {signed_in_as(slot_status(region_storage_name(self.account_region)))}", id="done-title")
+            yield PlainStatic(f"✔ {signed_in_as(status)}", id="done-title")
             with Grid(id="done-details"):
-                for label, value in done_rows(self.account_region):
+                for label, value in done_rows(self.account_region, status):
                     yield Static(label, classes="label", markup=False)
                     yield PlainStatic(value, classes="value")
             yield Static(

@@ -95,22 +95,23 @@ class HomeScreen(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = "home"
-        _text, _css, managed = home_summary()
+        managed = self.refresh_slot()  # one read of the slots and config.toml for both
         region = self.initial_region or managed or Region.CN
         regions = self.query_one("#regions", OptionList)
         regions.highlighted = 0 if region is Region.CN else 1
         regions.focus()
-        self.refresh_slot()
         self.set_interval(5, self.refresh_slot)
 
     def on_screen_resume(self) -> None:
         self.refresh_slot()
 
-    def refresh_slot(self) -> None:
-        text, state, _region = home_summary()
+    def refresh_slot(self) -> Region | None:
+        """Redraw the slots; returns the managed provider's region."""
+        text, state, region = home_summary()
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
+        return region
 
     @property
     def selected_region(self) -> Region:

@@ -149,9 +149,10 @@ def selection_for_slot(storage_name: str) -> Selection:
     from tui.core.regions import Region, endpoints
     from tui.core.slots.rules import region_storage_name
 
-    users = providers_by_slot()
+    config = config_or_empty()  # read and parsed once for both lookups
+    users = providers_by_slot(config)
     if users.get(storage_name):
-        return provider_selection(users[storage_name][0])
+        return provider_selection(users[storage_name][0], config)
     for region in (Region.CN, Region.GLOBAL):
         if region_storage_name(region) == storage_name:
             ep = endpoints(region)
@@ -164,6 +165,6 @@ def selection_for_slot(storage_name: str) -> Selection:
 
 def region_for_slot(storage_name: str):
     from tui.core.regions import Region
-    from tui.core.slots.rules import region_storage_name
+    from tui.core.slots.rules import region_of_slot
 
-    return Region.GLOBAL if region_storage_name(Region.GLOBAL) == storage_name else Region.CN
+    return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN

@@ -50,6 +50,12 @@ def region_storage_name(region: object) -> str:
     return resolve_storage_name(region_key(region))
 
 
+def region_of_slot(storage_name: str) -> str | None:
+    """The region ("cn" or "global") whose sign-in writes `storage_name` (with the current
+    settings), else None."""
+    return next((r for r in ("cn", "global") if region_storage_name(r) == storage_name), None)
+
+
 def _valid_name(name: str) -> bool:
     return (
         0 < len(name) <= 128

@@ -76,9 +76,9 @@ class SlotStatus:
     @property
     def region(self) -> str | None:
         """The region ("cn" or "global") whose sign-in writes this slot, with the current settings."""
-        from tui.core.slots.rules import region_storage_name
+        from tui.core.slots.rules import region_of_slot
 
-        return next((r for r in ("cn", "global") if region_storage_name(r) == self.name), None)
+        return region_of_slot(self.name)
 
     def expires_in(self, now: float | None = None) -> float | None:
         if self.expires_at is None:

@@ -9,14 +9,14 @@ from tui.core.errors import AuthError
 from tui.core.regions import Region, parse_region
 
 
-def managed_slot() -> str | None:
+def managed_slot(config: dict | None = None) -> str | None:
     """The slot `managed:assistant-code` resolves to, or None when config.toml has no such entry
-    (or cannot be read)."""
+    (or cannot be read). `config`: config.toml already parsed read-only by the caller."""
     from tui.core.config.read import config_or_empty
     from tui.core.slots.choice import provider_selection, storage_name_of
     from tui.core.slots.rules import MANAGED_PROVIDER
 
-    config = config_or_empty()
+    config = config_or_empty() if config is None else config
     providers = config.get("providers")
     if not isinstance(providers, dict) or not isinstance(providers.get(MANAGED_PROVIDER), dict):
         return None
@@ -28,10 +28,11 @@ def managed_slot() -> str | None:
 
 def managed_region() -> Region | None:
     """The region whose slot the managed provider uses, if it is a region's slot."""
-    from tui.core.slots.rules import region_storage_name
+    from tui.core.slots.rules import region_of_slot
 
     name = managed_slot()
-    return next((r for r in Region if name is not None and region_storage_name(r) == name), None)
+    region = region_of_slot(name) if name is not None else None
+    return Region(region) if region else None
 
 
 def switch_region(region: Region | str) -> str:
