@@ -209,17 +209,37 @@ async def test_qr_toggle_and_too_small(server):
         await pilot.pause()
         await pilot.press("r")
         assert not app.screen.query_one("#qr-pane").display
-        assert "too small for the QR code" in screen_text(app)
+        notice = str(app.screen.query_one("#notice").render())
+        assert "The QR code needs a terminal of at least" in notice and "(this one is 60×20)" in notice
+        assert any("The QR code needs" in n.message for n in app._notifications)  # a toast: seen at any size
         await pilot.press("escape")
 
 
-async def test_no_browser_flag(server):
-    app = AssistantAuthApp(no_browser=True)
+def footer_text(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "no_browser, env, offered",
+    [
+        (False, {"BROWSER": "true"}, True),  # a browser can open here: `o` is offered
+        (True, {"BROWSER": "true"}, False),  # --no-browser
+        (False, {"BROWSER": "true", "SSH_CONNECTION": "10.0.0.1 5 10.0.0.2 22"}, False),  # over SSH
+        (False, {"BROWSER": "", "DISPLAY": ""}, False),  # no display, no browser to run
+    ],
+)
+async def test_open_browser_offered_only_where_it_can_work(server, monkeypatch, no_browser, env, offered):
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    app = AssistantAuthApp(no_browser=no_browser)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
-        await pilot.press("o")
-        assert "--no-browser" in screen_text(app)
+        await pilot.pause()
+        assert ("Open browser" in footer_text(app)) is offered
+        assert "Cancel" in footer_text(app)
         await pilot.press("escape")
 
 
@@ -227,7 +247,7 @@ async def test_no_browser_flag(server):
     "content, words",
     [
         (None, "Not signed in"),
-        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 4102444800}, "Signed in · expires 2100"),
+        ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 4102444800}, "Signed in · expires in "),
         ({"access_token": "AT-x", "refresh_token": "r", "expires_at": 1}, "token expired, refreshes on next use"),
         ({"access_token": "AT-x", "expires_at": 1}, "expired, no refresh token: sign in again"),
         ("{corrupt", "unparsable: Expecting"),

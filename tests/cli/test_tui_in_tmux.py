@@ -30,7 +30,8 @@ class Terminal:
         for name in ENV_NAMES:
             if name in os.environ:
                 env_flags += ["-e", f"{name}={os.environ[name]}"]
-        command = " ".join(shlex.quote(a) for a in (SCRIPT, *args))
+        # COLUMNS/LINES inherited from the test process would override the pane's real size
+        command = " ".join(shlex.quote(a) for a in ("env", "-u", "COLUMNS", "-u", "LINES", SCRIPT, *args))
         subprocess.run(
             [TMUX, "-L", self.socket, "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), *env_flags,
              f"{command}; echo EXITED=$?; sleep 30"],
@@ -110,4 +111,52 @@ def test_inspect_and_config_subcommands(terminal, home, server):
     screen = term.wait_for("providers.\"p\"")
     assert "https://p.test/v1" in screen
     term.keys("C-q")
+    term.wait_for("EXITED=0")
+
+
+def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, home):
+    term = terminal("--no-browser", size=(60, 18))
+    term.wait_for("Choose the region of your account")
+    term.keys("Enter")
+    screen = term.wait_for("Waiting for you to approve")
+    code = server.grants()[-1].user_code
+    assert " ".join(code) in screen  # the code itself, spaced
+    assert screen.rstrip().splitlines()[-1].startswith("esc Cancel")
+    assert "Open browser" not in screen  # no display here: not offered
+    term.keys("c")
+    term.wait_for("code")  # the toast (OSC 52 copy) is drawn over the screen
+    server.approve(code)
+    term.wait_for("Signed in as user-1", timeout=20)
+    screen = term.wait_for("esc Home")
+    assert screen.splitlines()[17].startswith("esc Home")  # the footer's first key, on the last row
+    term.keys("q")
+    term.wait_for("EXITED=0")
+
+
+def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
+    from tui.core import Region
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.slots.rules import region_key, region_storage_name
+
+    for region in Region:
+        write_creds(home, {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
+                    name=region_storage_name(region))
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    term = terminal()
+    term.wait_for("* cn")
+    term.keys("Down")
+    term.keys("w")
+    term.wait_for("* global")
+    term.keys("q")
+    term.wait_for("EXITED=0")
+    status = subprocess.run([SCRIPT, "status", "--json"], capture_output=True, text=True, env=os.environ.copy())
+    import json
+
+    assert json.loads(status.stdout)["managed_slot"] == region_storage_name(Region.GLOBAL)
+    # and back with the CLI
+    back = subprocess.run([SCRIPT, "switch", "--region", "cn"], capture_output=True, text=True, env=os.environ.copy())
+    assert back.returncode == 0, back.stderr
+    term = terminal()
+    term.wait_for("* cn")
+    term.keys("q")
     term.wait_for("EXITED=0")

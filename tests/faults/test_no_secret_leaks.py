@@ -73,7 +73,10 @@ async def test_no_secret_in_any_output(home, server, caplog):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 40)) as pilot:
         collected.append(app.export_screenshot())
-        await pilot.press("enter")
+        await pilot.press("enter")  # the session still works: the wizard asks before replacing it
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        collected.append(app.export_screenshot())
+        await pilot.press("y")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
         collected.append(app.export_screenshot())
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 
 from tui.core.regions import Region
@@ -16,7 +17,12 @@ from tui.core.regions import Region
 class AssistantAuthApp(App):
     CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS = [
+        Binding("ctrl+q", "request_quit", "Quit", show=False, priority=True),
+        # not a priority: in a text field ctrl+c copies, as Textual's inputs do
+        Binding("ctrl+c", "request_quit", "Quit", show=False),
+        Binding("question_mark,f1", "help", "Help", show=False),
+    ]
 
     def __init__(
         self,
@@ -25,6 +31,7 @@ class AssistantAuthApp(App):
         no_browser: bool = False,
         start: str = "home",
         http_client: object | None = None,
+        demo: object | None = None,
     ) -> None:
         super().__init__()
         self.region = region or Region.CN
@@ -33,6 +40,27 @@ class AssistantAuthApp(App):
         self.start = start
         self.http_client = http_client  # tests may share one httpx client; None: the core makes its own
         self.signin_clock = time.monotonic  # the sign-in's countdown clock (fixed in screenshot scenes)
+        # `assistant-auth demo` only: an object with `page` (the local approval page's address)
+        # and `approve(user_code) -> str` (approves through that page, returns what happened)
+        self.demo = demo
+
+    def on_resize(self, event) -> None:
+        # short terminals (60×18): less air on every screen, so what matters stays in view
+        self.set_class(event.size.height < 24, "-short")
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """"assistant-auth · sign in · cn": a separator that survives every terminal and font."""
+        if not sub_title:
+            return Content(title)
+        # no-break spaces: a plain space beside a style change is dropped by some renderers (SVG)
+        return Content.assemble(Content(title), ("\u00a0·\u00a0", "dim"), Content(sub_title).stylize("dim"))
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """A clicked hyperlink goes through the same browser policy as `o` (never over SSH,
+        never a console browser, only safe addresses)."""
+        from tui.terminal.browser import open_url
+
+        self.notify(open_url(url), timeout=6, markup=False)
 
     def on_mount(self) -> None:
         from tui.app.screens.home import HomeScreen
@@ -82,8 +110,39 @@ class AssistantAuthApp(App):
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
 
+    def action_help(self) -> None:
+        from tui.app.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def quit_question(self) -> tuple[str, str] | None:
+        """(title, body) when quitting now would lose something, else None."""
+        for screen in reversed(self.screen_stack):
+            ask = getattr(screen, "quit_question", None)
+            question = ask() if callable(ask) else None
+            if question:
+                return question
+        return None
+
+    def action_request_quit(self) -> None:
+        """Quit; while a sign-in is in flight (or an edit unsaved), ask first."""
+        from tui.app.screens.confirm import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return  # a question is already open: answer it first
+        question = self.quit_question()
+        if question is None:
+            self.exit()
+            return
+        title, body = question
+        self.push_screen(
+            ConfirmScreen(title, body, yes="Quit", no="Stay"), lambda answer: self.exit() if answer else None
+        )
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Every key of this screen", self.action_help)
         yield SystemCommand("Sign in (cn)", "Start a device sign-in in the cn region", lambda: self.action_sign_in("cn"))
         yield SystemCommand(
             "Sign in (global)", "Start a device sign-in in the global region", lambda: self.action_sign_in("global")

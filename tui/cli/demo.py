@@ -16,7 +16,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--no-tui", action="store_true", help="plain text instead of the wizard")
     p.add_argument(
-        "--approve-after", type=float, default=4.0, metavar="SECONDS", help="approve the code by itself after SECONDS"
+        "--approve-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="approve the code by itself after SECONDS (default: wait for you: approve on the local "
+        "page, or press a in the wizard)",
     )
 
 
@@ -31,7 +36,10 @@ def run(ns) -> int:
     home = tempfile.mkdtemp(prefix="assistant-auth-demo-")
     server = AuthServer(interval=2, auto_approve=ns.approve_after).start()
     os.environ.update(server_env(server.url, home))
-    err(f"Demo: local authorization server at {server.url} (auto-approves after {ns.approve_after:g} s)")
+    if ns.approve_after is None:
+        err(f"Demo: local authorization server at {server.url}; it waits for you to approve")
+    else:
+        err(f"Demo: local authorization server at {server.url} (approves after {ns.approve_after:g} s)")
     err(f"Demo: approve by hand at {server.verification_uri()}")
     err(f"Demo: temporary ASSISTANT_CODE_HOME={home} (your real files are not touched)")
     try:
@@ -42,7 +50,11 @@ def run(ns) -> int:
             return asyncio.run(plain_login(Region.CN, no_browser=True))
         from tui.cli.home import run_app
 
-        return run_app(no_browser=True)
+        from types import SimpleNamespace
+
+        # shown inside the wizard, which covers the lines above: the page, and `a` to approve there
+        demo = SimpleNamespace(page=server.verification_uri(), approve=server.approve_on_page)
+        return run_app(no_browser=True, demo=demo)
     finally:
         server.stop()
         err(f"Demo files kept in {home}")

@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
 def run(ns) -> int:
     from tui.cli.options import selected_slot, selector_values
     from tui.core.slots.choice import inferred_hosts, providers_by_slot
-    from tui.core.config.read import config_or_empty
+    from tui.core.config.read import config_and_problem
     from tui.core.slots.state import file_warnings, list_slots, signed_in_as, slot_status
     from tui.core.slots.switch import managed_slot
     from tui.terminal.text import one_line
@@ -38,7 +38,7 @@ def run(ns) -> int:
     slots = [slot_status(selected)] if narrowed else list_slots()
     if selected not in [s.name for s in slots]:
         slots.insert(0, slot_status(selected))
-    config = config_or_empty()  # read and parsed once for both listings
+    config, problem = config_and_problem()  # read and parsed once for both listings
     users = providers_by_slot(config)
     missing_hosts = inferred_hosts(config)
     warnings = file_warnings()
@@ -54,6 +54,7 @@ def run(ns) -> int:
                 "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
                 "providers_missing_oauth_host": missing_hosts,
                 "warnings": warnings,
+                "config_problem": problem.describe() if problem else None,
             }
         )
         return EXIT_OK if usable else EXIT_FAIL
@@ -74,6 +75,8 @@ def run(ns) -> int:
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
     for warning in warnings:
         out(warning)
+    if problem is not None:
+        out("warning: " + problem.describe())
     for name, host in missing_hosts.items():
         out(
             f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "

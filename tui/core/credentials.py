@@ -121,11 +121,20 @@ def load_credentials(storage_name: str) -> dict:
         from tui.core.files import NotRegularFile, TooLarge
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
-            raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
+            raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
     except ValueError as exc:
-        raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
-    return parse_credentials(text)
+        raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
+    try:
+        return parse_credentials(text)
+    except AuthError as exc:
+        raise _damaged(exc.message, path) from None
+
+
+def _damaged(message: str, path: pathlib.Path) -> AuthError:
+    from tui.core.hints import damaged_file
+
+    return AuthError(message, damaged_file(path))
 
 
 def try_load(storage_name: str) -> dict | None:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from tui.core import jsonutil
 from tui.core.errors import AuthError
+from tui.core.hints import refused, server_trouble
 from tui.core.redact import excerpt, register_secret, register_token_fields
 from tui.core.regions import Region, client_id, endpoints, parse_region
 
@@ -141,7 +142,11 @@ async def start_device_authorization(region: Region | str | None = None, *, clie
             http, url, {"client_id": client_id()}, identity_headers(), "Device authorization request failed"
         )
     if not response.ok:
-        raise AuthError(f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}")
+        raise AuthError(
+            f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}",
+            server_trouble(url) if response.status >= 500 or response.status == 429 else refused(url),
+            transient=response.status >= 500 or response.status == 429,
+        )
     try:
         return parse_device_authorization(response.strict_text())
     except ValueError as exc:
@@ -196,9 +201,11 @@ async def poll_device_token(
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:
+                trouble = response.status >= 500 or response.status == 429
                 raise AuthError(
                     f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
-                    transient=response.status >= 500 or response.status == 429,
+                    server_trouble(url) if trouble else refused(url),
+                    transient=trouble,
                 )
             if code == "authorization_pending":
                 status = PollStatus("pending", current)

@@ -116,6 +116,8 @@ async def post_form(
 
     import httpx
 
+    from tui.core.hints import unreachable
+
     check_secure(url)
     if log.isEnabledFor(logging.DEBUG):
         shown = {k: (REDACTED if k in SECRET_FORM_FIELDS else v) for k, v in form.items()}
@@ -133,9 +135,11 @@ async def post_form(
                     if size >= MAX_BODY:
                         break
     except TimeoutError:
-        raise AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", transient=True) from None
+        raise AuthError(
+            f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url), transient=True
+        ) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise AuthError(f"{failure}: {transport_detail(exc)}", transient=True) from None
+        raise AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url), transient=True) from None
     raw = b"".join(chunks)[:MAX_BODY]
     try:
         text, valid = raw.decode("utf-8"), True

@@ -146,10 +146,12 @@ async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
             if _adoptable(latest, refresh_token):
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", ctx.storage_name)
                 return latest["access_token"]
+        from tui.core.hints import sign_in_again
+
         trouble = response.status >= 500 or response.status == 429
         raise AuthError(
             f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}",
-            SERVER_TROUBLE if trouble else "",
+            SERVER_TROUBLE if trouble else sign_in_again(ctx.storage_name),
             transient=trouble,
         )
     try:

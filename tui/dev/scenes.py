@@ -176,6 +176,17 @@ async def _raw(pilot) -> None:
     await wait_for(pilot, lambda: pilot.app.screen.query_one("#raw-view").display)
 
 
+async def _help(pilot) -> None:
+    await _code_shown(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, lambda: screen_is(pilot, "HelpScreen"))
+
+
+async def _replace_question(pilot) -> None:
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen_is(pilot, "ConfirmScreen"))
+
+
 @dataclass(frozen=True)
 class Scene:
     name: str  # also the screenshot's file name
@@ -201,6 +212,9 @@ SCENES = [
     Scene("10-raw-config", files=signed_in, start="providers", steps=_raw),
     Scene("11-home-signed-in", files=signed_in),
     Scene("12-code-small-terminal", steps=_code_shown, size=(60, 18)),
+    Scene("13-help", steps=_help),
+    Scene("14-replace-question", files=signed_in, steps=_replace_question),
+    Scene("15-done-small-terminal", poll_answer="approve", steps=lambda pilot: _finished(pilot, "DoneScreen"), size=(60, 18)),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
@@ -212,11 +226,12 @@ def staged(root: pathlib.Path) -> Iterator[pathlib.Path]:
     home = root / "home" / ".assistant-code"
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(home, 0o700)
-    saved = {name: os.environ.get(name) for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ")}
+    saved = {name: os.environ.get(name) for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ", "FORCE_HYPERLINK")}
     real_time = time.time
     for name in HOST_VARS:
         os.environ.pop(name, None)
-    os.environ.update({"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC"})
+    # FORCE_HYPERLINK: the same link on every machine, whatever TERM says
+    os.environ.update({"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC", "FORCE_HYPERLINK": "1"})
     time.tzset()
     time.time = lambda: float(NOW)  # noqa: the scene's wall clock (expiry texts, written expires_at)
     try:

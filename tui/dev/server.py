@@ -223,6 +223,23 @@ class AuthServer:
         chars = [secrets.choice(USER_CODE_ALPHABET) for _ in range(8)]
         return "".join(chars[:4]) + "-" + "".join(chars[4:])
 
+    def approve_on_page(self, user_code: str) -> str:
+        """Approve `user_code` as a person would: a POST of the approval page's form over HTTP.
+        Returns the page's verdict in words (for the demo's `a` key)."""
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        form = urllib.parse.urlencode({"user_code": user_code, "action": "approve"}).encode()
+        try:
+            with urllib.request.urlopen(self.url + PAGE_PATH, data=form, timeout=5) as answer:
+                answer.read()
+        except urllib.error.HTTPError as exc:
+            return f"The approval page refused the code (HTTP {exc.code}): it is unknown, used or expired."
+        except OSError as exc:
+            return f"The approval page did not answer: {exc}"
+        return "Approved on the local approval page: the next poll signs you in."
+
     def verification_uri(self) -> str:
         return self.verification_uri_override or self.url + PAGE_PATH
 

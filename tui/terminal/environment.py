@@ -18,3 +18,13 @@ def has_display(env: Mapping[str, str] | None = None, platform: str | None = Non
     if platform == "darwin" or platform.startswith("win"):
         return True
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def supports_hyperlinks(env: Mapping[str, str] | None = None) -> bool:
+    """Whether to send OSC 8 hyperlinks. Terminals that do not know OSC 8 ignore it, except the
+    Linux console and `TERM=dumb`; `FORCE_HYPERLINK=0` (or `1`) decides, as other tools honour it."""
+    env = os.environ if env is None else env
+    forced = env.get("FORCE_HYPERLINK", "").strip()
+    if forced:
+        return forced != "0"
+    return env.get("TERM", "") not in ("dumb", "linux", "")

@@ -33,5 +33,7 @@ def stamp(epoch: float) -> str:
 def expiry(expires_at: float | None, now: float | None = None) -> str:
     if expires_at is None:
         return "no expiry recorded"
+    if expires_at <= 0:  # the official client's sign-out mark, or a file that never had one
+        return "never (expires_at is 0)"
     now = time.time() if now is None else now
     return f"{stamp(expires_at)} ({relative(expires_at - now)})"

@@ -16,6 +16,13 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
+        # the body (a diff) scrolls with the keyboard while a button keeps the focus
+        Binding("up,k", "scroll_body(-1)", "Scroll up", show=False),
+        Binding("down,j", "scroll_body(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_body(-8)", "Page up", show=False),
+        Binding("pagedown,space", "scroll_body(8)", "Page down", show=False),
+        Binding("home", "scroll_body(-100000)", "Top", show=False),
+        Binding("end", "scroll_body(100000)", "Bottom", show=False),
     ]
 
     def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None) -> None:
@@ -39,11 +46,18 @@ class ConfirmScreen(ModalScreen[bool]):
                     else:
                         yield PlainStatic(self.body)
             with Horizontal(id="confirm-buttons"):
-                yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
-                yield Button(f"{self.no_label} (n)", id="no")
+                # the safe answer is both the filled button and the focused one (Enter takes it)
+                yield Button(f"{self.yes_label} (y)", id="yes")
+                yield Button(f"{self.no_label} (n)", id="no", variant="primary")
+            if self.lexer:  # a diff, which can be long
+                yield Static("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons", id="confirm-keys")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
+
+    def action_scroll_body(self, lines: int) -> None:
+        for body in self.query("#confirm-body"):
+            body.scroll_relative(y=lines, animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header
+from textual.widgets import DataTable, Header
 
 from tui.core.errors import AuthError
 from tui.core.jwt import decode_claims
@@ -26,7 +26,8 @@ from tui.core.slots.state import (
 )
 from tui.terminal.text import one_line, short_path
 from tui.terminal.timefmt import clock, expiry, relative, stamp
-from tui.app.widgets.safe import PlainStatic, plain
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic, cell
 
 BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
 TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
@@ -40,6 +41,8 @@ def is_secret_field(name: str) -> bool:
 
 def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     left = slot.expires_in(now)
+    if slot.expires_at is not None and slot.expires_at <= 0:
+        return "never"
     if left is None:
         return "no expiry" if slot.has_expiry else "—"
     if abs(left) >= 86400:
@@ -78,7 +81,7 @@ def detail_lines(
         lines.append("Fields")
         for name, value in slot.fields.items():
             shown = mask(value) if is_secret_field(str(name)) else json.dumps(value, ensure_ascii=False)
-            if name == "expires_at" and isinstance(value, (int, float)):
+            if name == "expires_at" and isinstance(value, (int, float)) and value > 0:
                 shown += f"  ({stamp(value)})"
             lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
         claims = decode_claims(slot.fields.get("access_token"))
@@ -115,12 +118,13 @@ def disk_signature() -> tuple:
 
 class CredentialsScreen(Screen):
     BINDINGS = [
+        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
+        Binding("d", "logout", "Log out"),
         Binding("r", "refresh_token", "Refresh"),
         Binding("s", "sign_in", "Sign in"),
+        Binding("w", "switch", "Switch"),
         Binding("m", "fix_mode", "Fix mode"),
         Binding("x", "move_aside", "Move aside"),
-        Binding("d", "logout", "Log out"),
-        Binding("escape", "back", "Back"),
     ]
 
     def __init__(self) -> None:
@@ -130,6 +134,7 @@ class CredentialsScreen(Screen):
         self.missing_hosts: dict[str, str] = {}
         self.warnings: list[str] = []
         self.signature: tuple = ()
+        self.shown_slot: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,16 +143,17 @@ class CredentialsScreen(Screen):
             with VerticalScroll(id="slot-details"):
                 yield PlainStatic("", id="details")
             yield PlainStatic("", id="inspector-notice")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "credentials"
         table = self.query_one("#slots", DataTable)
-        table.add_column("Slot", key="slot", width=24)
-        table.add_column("State", key="state", width=22)
-        table.add_column("Expires in", key="left", width=10)
-        table.add_column("Mode", key="mode", width=4)
-        table.add_column("Providers", key="providers", width=30)
+        # sized to their content (the table scrolls sideways when it is wider than the terminal)
+        table.add_column("Slot", key="slot")
+        table.add_column("State", key="state")
+        table.add_column("Expires in", key="left")
+        table.add_column("Mode", key="mode")
+        table.add_column("Providers", key="providers")
         self.reload()
         table.focus()
         self.set_interval(1, self.tick)
@@ -169,11 +175,11 @@ class CredentialsScreen(Screen):
         table.clear()
         for slot in self.slots:
             table.add_row(
-                plain(one_line(slot.name, 24)),
-                plain(one_line(slot.label, 22)),
-                plain(expires_in_text(slot)),
-                plain("—" if slot.mode is None else f"{slot.mode:04o}"),
-                plain(one_line(", ".join(self.users.get(slot.name, [])) or "—", 30)),
+                cell(one_line(slot.name, 80)),
+                cell(one_line(slot.label, 22)),
+                cell(expires_in_text(slot)),
+                cell("—" if slot.mode is None else f"{slot.mode:04o}"),
+                cell(one_line(", ".join(self.users.get(slot.name, [])) or "—", 80)),
                 key=slot.name,
             )
         if selected is not None:
@@ -196,12 +202,15 @@ class CredentialsScreen(Screen):
         if slot is None:
             details.set_text("No credentials yet.")
             return
+        self.shown_slot = slot.name
         lines = detail_lines(
             slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts, warnings=self.warnings
         )
         details.set_text("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.selected is not None and self.selected.name != self.shown_slot:
+            self.notice("")  # a message about another row would mislead
         self.show_details()
 
     def tick(self) -> None:
@@ -212,7 +221,7 @@ class CredentialsScreen(Screen):
         table = self.query_one("#slots", DataTable)
         now = time.time()
         for slot in self.slots:
-            table.update_cell(slot.name, "left", plain(expires_in_text(slot, now)))
+            table.update_cell(slot.name, "left", cell(expires_in_text(slot, now)), update_width=True)
 
     def notice(self, text: str) -> None:
         self.query_one("#inspector-notice", PlainStatic).set_text(text)
@@ -282,15 +291,22 @@ class CredentialsScreen(Screen):
         self._confirm(title, body, run)
 
     def action_fix_mode(self) -> None:
-        from tui.core.slots.repair import fix_permissions
+        from tui.core.slots.repair import describe_plan, fix_permissions, permission_plan
 
         slot = self.selected
-        if slot is None or slot.mode is None:
-            self.notice("No file selected.")
+        if slot is None:
+            self.notice("No credential slot yet: nothing to fix.")
+            return
+        if slot.mode is None:
+            self.notice(f"{slot.name} has no file: nothing to fix.")
+            return
+        plan = permission_plan(slot.name)
+        if not plan:
+            self.notice(f"{slot.name} and its directories are already private (0600 / 0700).")
             return
         self._confirmed_change(
             f"Make {slot.name} private?",
-            f"File {short_path(slot.path)}: {slot.mode:04o} -> 0600\nDirectory {short_path(slot.path.parent)}: -> 0700",
+            "\n".join(describe_plan(plan, short_path)),
             lambda: fix_permissions(slot.name),
             "Could not change permissions",
             lambda changed: "Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.",
@@ -312,6 +328,26 @@ class CredentialsScreen(Screen):
             lambda target: f"Moved to {target}.",
             then=lambda: self.app.action_sign_in(region_for_slot(slot.name).value),
         )
+
+    def action_switch(self) -> None:
+        """Point the managed provider at the selected region slot (no new sign-in)."""
+        from tui.core.slots.rules import region_of_slot
+        from tui.core.slots.switch import switch_region
+
+        slot = self.selected
+        region = region_of_slot(slot.name) if slot else None
+        if region is None:
+            self.notice("Only a region's slot can be used for the managed provider: select cn or global.")
+            return
+        try:
+            message = switch_region(region)
+        except AuthError as exc:
+            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
+            self.notice(exc.describe())
+        else:
+            self.notify(message, title="Switched", timeout=8, markup=False)
+            self.reload()
+            self.notice(message)
 
     def action_logout(self) -> None:
         from tui.core.slots.repair import remove_slot

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Vertical
+from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from tui.core.paths import config_path, credentials_path
 from tui.core.config.provider import MANAGED_PROVIDER
@@ -15,18 +15,28 @@ from tui.core.slots.rules import region_key, region_storage_name
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
 from tui.terminal.text import short_path
 from tui.terminal.timefmt import expiry
+from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
+
+
+def _inside(path, home) -> str:
+    try:
+        return str(path.relative_to(home))
+    except ValueError:
+        return short_path(path)
 
 
 def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
     """What the sign-in wrote; `status` is the region's slot, read once by the caller."""
     ep = endpoints(region)
     key = region_key(region)
+    home = config_path().parent
     return [
-        ("Credentials", short_path(credentials_path(status.name))),
+        ("Files in", short_path(home) + "/"),  # once: the two paths below stay short, never broken
+        ("Credentials", _inside(credentials_path(status.name), home)),
         ("Access token", f"expires {expiry(status.expires_at)}"),
         ("Refresh token", "stored" if status.has_refresh_token else "none sent by the server"),
-        ("Config", short_path(config_path())),
+        ("Config", _inside(config_path(), home)),
         ("Provider", f'[providers."{MANAGED_PROVIDER}"]'),
         ("base_url", ep.base_url),
         ("oauth key", key),
@@ -35,10 +45,10 @@ def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
 
 class DoneScreen(Screen):
     BINDINGS = [
+        Binding("escape", "home", "Home"),  # first: the footer keeps it at any width
         Binding("i", "app.inspect", "Credentials"),
         Binding("p", "app.providers", "Providers"),
-        Binding("escape", "home", "Home"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.request_quit", "Quit"),
     ]
 
     def __init__(self, region: Region) -> None:
@@ -48,7 +58,7 @@ class DoneScreen(Screen):
     def compose(self) -> ComposeResult:
         status = slot_status(region_storage_name(self.account_region))
         yield Header()
-        with Vertical(id="done"):
+        with VerticalScroll(id="done", can_focus=False):
             yield PlainStatic(f"✔ {signed_in_as(status)}", id="done-title")
             with Grid(id="done-details"):
                 for label, value in done_rows(self.account_region, status):
@@ -60,7 +70,7 @@ class DoneScreen(Screen):
                 id="done-next",
                 markup=False,
             )
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"signed in · {self.account_region.value}"

@@ -6,14 +6,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.core.regions import Region, endpoints
 from tui.core.slots.rules import region_storage_name
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, list_slots, slot_status
 from tui.terminal.text import one_line
-from tui.terminal.timefmt import expiry
+from tui.terminal.timefmt import relative
+from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 
 
@@ -25,8 +26,9 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
         return "Signed out (revoked) by the official client: sign in again"
     if status.has_expiry:
         who = f"Signed in as {status.identity}" if status.identity else "Signed in"
-        if status.state == VALID:
-            return f"{who} · expires {expiry(status.expires_at, now)}"
+        if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
+            left = status.expires_in(now)
+            return f"{who} · expires {relative(left)}" if left is not None else f"{who} · no expiry"
         if status.has_refresh_token:
             return f"{who} · token expired, refreshes on next use"
         return f"{who} · expired, no refresh token: sign in again"
@@ -50,7 +52,7 @@ def home_summary(now: float | None = None) -> tuple[str, str, Region | None]:
         label = status.region or one_line(status.name, 24)
         lines.append(f"{marker} {label:<7} {slot_line(status, now)}")
     if managed is not None:
-        lines.append("* used by the managed provider (and `assistant-auth token`)")
+        lines.append("* used by the managed provider and `token`")
     current = next((s for s in ordered if s.name == managed), ordered[0])
     if current.usable:
         css = "valid" if current.state == VALID else "expired"
@@ -65,10 +67,10 @@ def home_summary(now: float | None = None) -> tuple[str, str, Region | None]:
 class HomeScreen(Screen):
     BINDINGS = [
         Binding("enter", "start", "Sign in", priority=True),
+        Binding("q", "app.request_quit", "Quit"),  # early: the footer keeps it at any width
         Binding("w", "switch", "Switch to region"),
         Binding("i", "app.inspect", "Credentials"),
         Binding("p", "app.providers", "Providers"),
-        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self, region: Region | None = None) -> None:
@@ -83,7 +85,7 @@ class HomeScreen(Screen):
             yield Static("Choose the region of your account:", classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static("Enter signs in to the highlighted region, w switches to its existing sign-in.", classes="hint")
-        yield Footer()
+        yield AppFooter()
 
     def _options(self) -> list[Option]:
         options = []
@@ -137,4 +139,22 @@ class HomeScreen(Screen):
         self.refresh_slot()
 
     def action_start(self) -> None:
-        self.app.action_sign_in(self.selected_region.value)
+        """Sign in to the highlighted region; ask first when its sign-in is still usable."""
+        region = self.selected_region
+        status = slot_status(region_storage_name(region))
+        if not status.usable:
+            self.app.action_sign_in(region.value)
+            return
+        from tui.app.screens.confirm import ConfirmScreen
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Replace your {region.value} sign-in?",
+                f"{slot_line(status)}.\n"
+                "It still works: a new sign-in is not needed. Signing in again replaces its tokens, "
+                "for the official client too.",
+                yes="Sign in again",
+                no="Keep it",
+            ),
+            lambda replace: self.app.action_sign_in(region.value) if replace else None,
+        )

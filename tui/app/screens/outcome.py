@@ -6,18 +6,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from tui.core.regions import Region
 from tui.core.signin import Outcome
+from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 
 class OutcomeScreen(Screen):
     BINDINGS = [
+        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("enter", "retry", "Start again"),
         Binding("k", "keep_polling", "Keep polling"),
-        Binding("escape", "back", "Back"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.request_quit", "Quit"),
     ]
 
     def __init__(self, region: Region, outcome: Outcome, attempt: object | None = None) -> None:
@@ -46,7 +47,7 @@ class OutcomeScreen(Screen):
                     yield Button("Keep polling", id="keep", variant="primary")
                 yield Button("Start again", id="retry", variant="default" if self.can_keep_polling else "primary")
                 yield Button("Back", id="back")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.kind.replace("_", " ")

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static, Switch
+from textual.widgets import DataTable, Header, Input, Static, Switch
 
 from tui.core.errors import AuthError
 from tui.core.config.edit import (
@@ -22,7 +22,8 @@ from tui.core.config.edit import (
     validate,
 )
 from tui.terminal.text import clean, one_line, short_path
-from tui.app.widgets.safe import PlainStatic, plain
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic, cell
 
 FORM = [
     ("base_url", "base_url"),
@@ -64,10 +65,10 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
 
 class ProvidersScreen(Screen):
     BINDINGS = [
+        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "reload", "Reload", priority=True),
         Binding("f2", "toggle_raw", "Raw view"),
-        Binding("escape", "back", "Back"),
     ]
 
     def __init__(self) -> None:
@@ -83,26 +84,28 @@ class ProvidersScreen(Screen):
         with Vertical(id="providers"):
             yield PlainStatic("", id="config-problem")
             yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="provider-form"):
+            # the form scrolls with the mouse, but Tab goes straight to its first field
+            with VerticalScroll(id="provider-form", can_focus=False):
                 yield PlainStatic("", id="form-title")
                 for field, label in FORM:
                     with Horizontal(classes="form-row", id=f"row-{field}"):
                         yield Static(label, classes="form-label", markup=False)
                         if field in BOOL_FIELDS:
                             yield Switch(id=f"field-{field}")
+                            yield Static("off", id=f"state-{field}", classes="switch-state", markup=False)
                         else:
                             yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
                     yield PlainStatic("", classes="form-error", id=f"error-{field}")
-            with VerticalScroll(id="raw-view"):
+            with VerticalScroll(id="raw-view", can_focus=True):
                 yield Static("", id="raw-text")
             yield PlainStatic("", id="providers-notice")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "providers · config.toml"
         table = self.query_one("#provider-table", DataTable)
-        for label, width in (("Provider", 22), ("Type", 10), ("base_url", 28), ("On", 3), ("Active", 6), ("Managed", 7), ("OAuth key / host", 50)):
-            table.add_column(label, width=width)
+        for label in ("Provider", "Type", "base_url", "On", "Active", "Managed", "OAuth key / host"):
+            table.add_column(label)  # sized to the content; the table scrolls sideways
         self.query_one("#raw-view").display = False
         self.load()
         self.set_interval(2, self.watch_disk)
@@ -134,7 +137,7 @@ class ProvidersScreen(Screen):
             return
         problem.display = False
         for name, cells in rows:
-            table.add_row(*(plain(c) for c in cells), key=name)
+            table.add_row(*(cell(c) for c in cells), key=name)
             self.names.append(name)
         self.query_one("#provider-form").display = bool(self.names)
         if not self.names:
@@ -170,6 +173,7 @@ class ProvidersScreen(Screen):
             value = self.loaded_values[field]
             if isinstance(widget, Switch):
                 widget.value = bool(value)
+                self._show_switch(field, bool(value))
             else:
                 widget.value = str(value)
             self._set_error(field, None)
@@ -197,6 +201,15 @@ class ProvidersScreen(Screen):
         if self.changes():
             self.notice("Unsaved edits were discarded when switching provider.")
         self.fill_form(str(event.row_key.value))
+
+    def _show_switch(self, field: str, value: bool) -> None:
+        """On/off in words beside the switch: two grey blocks say nothing under NO_COLOR."""
+        self.query_one(f"#state-{field}", Static).update("on" if value else "off")
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        field = (event.switch.id or "").removeprefix("field-")
+        if field in BOOL_FIELDS:
+            self._show_switch(field, event.value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         field = (event.input.id or "").removeprefix("field-")
@@ -280,8 +293,32 @@ class ProvidersScreen(Screen):
         self.query_one("#provider-form").display = not show and bool(self.names)
         if show:
             text = mask_secrets(clean(self.snapshot.text if self.snapshot else ""))
-            syntax = Syntax(text, "toml", line_numbers=True, word_wrap=False, theme="ansi_dark")
+            syntax = Syntax(text, "toml", line_numbers=True, word_wrap=True, theme="ansi_dark")
             self.query_one("#raw-text", Static).update(syntax)
 
+    def changed_labels(self) -> list[str]:
+        labels = dict(FORM)
+        return [labels[field] for field in self.changes()] if self.doc is not None and self.current else []
+
+    def quit_question(self) -> tuple[str, str] | None:
+        changed = self.changed_labels()
+        if not changed:
+            return None
+        return (f"Quit and discard changes to {', '.join(changed)}?", "They are not saved in config.toml yet.")
+
     def action_back(self) -> None:
-        self.app.pop_screen()
+        changed = self.changed_labels()
+        if not changed:
+            self.app.pop_screen()
+            return
+        from tui.app.screens.confirm import ConfirmScreen
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Discard changes to {', '.join(changed)}?",
+                f'Your edits of [providers."{self.current}"] are not saved. ctrl+s saves them.',
+                yes="Discard",
+                no="Keep editing",
+            ),
+            lambda discard: self.app.pop_screen() if discard else None,
+        )

@@ -12,12 +12,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, LoadingIndicator, Static
+from textual.widgets import Header, LoadingIndicator, Static
 
+from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.regions import Region
 from tui.core.signin import SignIn
 from tui.terminal.text import clean, one_line
+
+
+QR_BESIDE = 44  # columns the code pane keeps beside the QR code
+QR_ABOVE = 4  # rows for the header, footer and padding
 
 
 def spaced(code: str) -> str:
@@ -27,11 +32,12 @@ def spaced(code: str) -> str:
 
 class SignInScreen(Screen):
     BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),  # first: the footer keeps it at any width
         Binding("c", "copy_code", "Copy code"),
         Binding("u", "copy_url", "Copy URL"),
         Binding("o", "open_browser", "Open browser"),
         Binding("r", "toggle_qr", "QR code"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("a", "demo_approve", "Approve (demo)"),
     ]
 
     class Changed(Message):
@@ -70,16 +76,18 @@ class SignInScreen(Screen):
                 yield PlainStatic("", id="uri")
                 yield Static("2. Enter this code there:", classes="step")
                 yield PlainStatic("", id="user-code")
+                yield Static("", id="uri-complete", markup=False)
+                yield PlainStatic("", id="demo-page")
                 yield PlainStatic("", id="poll-state")
                 yield PlainStatic("", id="poll-stats")
                 yield PlainStatic("", id="notice")
             yield Vertical(id="qr-pane")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.title = "assistant-auth"
         self.sub_title = f"sign in · {self.account_region.value}"
-        for widget_id in ("#uri", "#user-code", "#qr-pane"):
+        for widget_id in ("#uri", "#user-code", "#uri-complete", "#qr-pane", "#demo-page"):
             self.query_one(widget_id).display = False
         if self.attempt is None:
             self.attempt = SignIn(self.account_region, client=self.app.http_client, clock=self.app.signin_clock)
@@ -138,6 +146,11 @@ class SignInScreen(Screen):
 
         target = attempt.open_target
         self.refusal = address_refusal(target)
+        self.show_complete_address()
+        if self.app.demo is not None:
+            page = self.query_one("#demo-page", PlainStatic)
+            page.set_text(f"Demo: press a to approve, or approve at {self.app.demo.page}")
+            page.display = True
         self.refresh_bindings()
         if target and self.refusal:  # still shown above as inert text, never opened or drawn
             text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
@@ -157,17 +170,54 @@ class SignInScreen(Screen):
         state.set_text(f"Waiting for you to approve in the browser…  code expires in {self.attempt.countdown()}")
         stats.set_text(self.attempt.stats())
 
+    def show_complete_address(self) -> None:
+        """The address with the code filled in, as text too: a hyperlink (OSC 8) where the
+        terminal supports it and the browser policy accepts the address, else plain text."""
+        from textual.content import Content
+        from textual.style import Style
+
+        from tui.terminal.browser import address_refusal
+        from tui.terminal.environment import supports_hyperlinks
+
+        complete = self.attempt.complete_address
+        line = self.query_one("#uri-complete", Static)
+        if not complete or complete == self.attempt.address:
+            line.display = False
+            return
+        shown = one_line(complete, 200)
+        if address_refusal(complete) is None and supports_hyperlinks():
+            link = Content.styled(shown, Style(link=complete, underline=True))
+        else:
+            link = Content(shown)
+        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0or, code filled in:\u00a0"), link))
+        line.display = True
+
     def notice(self, text: str) -> None:
         self.query_one("#notice", PlainStatic).set_text(text)
+
+    def report(self, text: str, severity: str = "information") -> None:
+        """The result of a key: on screen and as a toast, which stays visible at any size."""
+        self.notice(text)
+        self.notify(text, severity=severity, timeout=6, markup=False)
+
+    def quit_question(self) -> tuple[str, str] | None:
+        if self.attempt is None or self.attempt.phase == "finished":
+            return None
+        if self.saving:
+            return (
+                "Quit and discard your approved sign-in?",
+                "The service approved this sign-in; its tokens are waiting for the credential lock.",
+            )
+        return ("Quit while signing in?", "The sign-in in progress stops; the code can no longer be used here.")
 
     # -- actions -------------------------------------------------------------------------------
     def _copy(self, text: str | None, what: str) -> None:
         if not text:
-            self.notice(f"No {what} to copy yet.")
+            self.report(f"No {what} to copy yet.", "warning")
             return
         from tui.terminal.clipboard import copy_text
 
-        self.notice(copy_text(clean(text), what, self.app.copy_to_clipboard))
+        self.report(copy_text(clean(text), what, self.app.copy_to_clipboard))
 
     def action_copy_code(self) -> None:
         self._copy(self.auth.user_code if self.auth else None, "code")
@@ -176,10 +226,23 @@ class SignInScreen(Screen):
         self._copy(self.attempt.open_target if self.attempt else None, "address")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`o Open browser` is offered only for an address the browser policy accepts."""
+        """`o Open browser` is offered only where a browser can open (never over SSH) and for an
+        address the browser policy accepts; `a` only in the demo."""
         if action == "open_browser":
-            return self.auth is not None and self.refusal is None
+            return self.auth is not None and self.refusal is None and self.browser_available()
+        if action == "demo_approve":
+            return self.app.demo is not None and self.auth is not None
         return True
+
+    def browser_available(self) -> bool:
+        from tui.terminal.browser import browser_commands
+
+        target = self.attempt.open_target if self.attempt else None
+        return not self.app.no_browser and bool(target and browser_commands(target))
+
+    def action_demo_approve(self) -> None:
+        if self.app.demo is not None and self.auth is not None:
+            self.report(self.app.demo.approve(self.auth.user_code))
 
     def action_open_browser(self) -> None:
         from tui.terminal.browser import open_url
@@ -187,10 +250,10 @@ class SignInScreen(Screen):
         if self.auth is None:
             return
         if self.app.no_browser:
-            self.notice("Browser disabled by --no-browser: open the address on any device.")
+            self.report("Browser disabled by --no-browser: open the address on any device.")
             return
         target = self.attempt.open_target
-        self.notice(open_url(target) if target else "The server sent no address to open.")
+        self.report(open_url(target) if target else "The server sent no address to open.")
 
     def action_toggle_qr(self) -> None:
         from tui.app.widgets.qr import QRCode, qr_size
@@ -204,21 +267,24 @@ class SignInScreen(Screen):
 
         data = self.auth.verification_uri_complete if self.auth else None
         if not data:
-            self.notice("No complete verification address to encode: use the address and code shown.")
+            self.report("No complete verification address to encode: use the address and code shown.", "warning")
             return
         refusal = address_refusal(data)
         if refusal is not None:
-            self.notice(f"No QR code for this address: {refusal}.")
+            self.report(f"No QR code for this address: {refusal}.", "warning")
             return
         size = qr_size(data)
         if size is None:
-            self.notice("The address is too long for a QR code: use the address and code shown.")
+            self.report("The address is too long for a QR code: use the address and code shown.", "warning")
             return
         width, height = size
-        room_w = self.size.width - 44
-        room_h = self.size.height - 4
-        if width > room_w or height > room_h:
-            self.notice(f"The terminal is too small for the QR code ({width}×{height} needed): use the address.")
+        need_w, need_h = width + QR_BESIDE, height + QR_ABOVE
+        if need_w > self.size.width or need_h > self.size.height:
+            self.report(
+                f"The QR code needs a terminal of at least {need_w}×{need_h} "
+                f"(this one is {self.size.width}×{self.size.height}): use the address and code.",
+                "warning",
+            )
             return
         pane.mount(QRCode(data, id="qr"))
         pane.display = True

@@ -21,3 +21,10 @@ class PlainStatic(Static):
 
     def set_text(self, text: object) -> None:
         self.update(plain(text))
+
+
+def cell(text: object):
+    """A table cell for untrusted text: a Rich Text (inert, and measured for the column width)."""
+    from rich.text import Text
+
+    return Text(clean(text), no_wrap=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.atomic import atomic_write, ensure_private_dir
-from tui.core.config.read import BOM, CONFIG_LABEL, parse_config, read_config_text
+from tui.core.config.read import BOM, CONFIG_LABEL, config_error, parse_config, read_config_text
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints, parse_region
 from tui.core.slots.rules import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
@@ -59,7 +59,7 @@ def providers_table(doc: Any, create: bool = False) -> Any:
         doc["providers"] = tomlkit.table(is_super_table=True)
     table = doc["providers"]
     if not isinstance(table, dict):
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: `providers` is not a table")
+        raise config_error("`providers` is not a table")
     return table
 
 
@@ -151,9 +151,7 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
     providers = providers_table(doc, create=False)
     entry = providers.get(MANAGED_PROVIDER) if providers is not None else None
     if entry is not None and not isinstance(entry, dict):
-        raise AuthError(
-            f"Failed to read {CONFIG_LABEL} config: `providers.\"{MANAGED_PROVIDER}\"` is not a table"
-        )
+        raise config_error(f"`providers.\"{MANAGED_PROVIDER}\"` is not a table")
     if entry is None:
         appended = _append_entry(text, _new_entry(oauth_key, region))
         if appended is not None:
@@ -190,7 +188,7 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     try:
         text = apply_managed_provider(previous, oauth_key, region)
     except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+        raise config_error(exc) from None
     write_config_text(text, previous=previous)
 
 

@@ -20,6 +20,13 @@ CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
 BOM = "\ufeff"
 
 
+def config_error(detail: object, path: pathlib.Path | None = None) -> AuthError:
+    """The spec's message for an unreadable config.toml, with the file to fix as the next step."""
+    from tui.core.hints import damaged_config
+
+    return AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}", damaged_config(path or paths.config_file()))
+
+
 def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
     """config.toml's bytes through the file policy (regular, at most 1 MiB); None when missing."""
     from tui.core.files import describe, read_regular
@@ -29,7 +36,7 @@ def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {describe(exc)}") from None
+        raise config_error(describe(exc), path) from None
 
 
 def read_config_bytes(path: pathlib.Path | None = None) -> bytes:
@@ -42,7 +49,7 @@ def decode_config(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+        raise config_error(exc) from None
 
 
 def read_config_text(path: pathlib.Path | None = None) -> str:
@@ -58,7 +65,7 @@ def parse_config(text: str) -> Any:
         return tomlkit.parse(text.removeprefix(BOM))
     except Exception as exc:  # noqa: BLE001 - the one boundary: every parser error (duplicate
         # keys, bad nesting, recursion) becomes the spec's message, never a traceback
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+        raise config_error(exc) from None
 
 
 def parse_config_readonly(text: str) -> dict:
@@ -68,7 +75,7 @@ def parse_config_readonly(text: str) -> dict:
     try:
         return tomllib.loads(text.removeprefix(BOM))
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        raise AuthError(f"Failed to read {CONFIG_LABEL} config: {exc}") from None
+        raise config_error(exc) from None
 
 
 def read_config_readonly() -> dict:
@@ -209,7 +216,13 @@ def scan_managed_provider(text: str) -> tuple[dict | None, str] | None:
 
 def config_or_empty() -> dict:
     """config.toml parsed read-only, or {} when it is missing or unreadable (listings only)."""
+    return config_and_problem()[0]
+
+
+def config_and_problem() -> tuple[dict, AuthError | None]:
+    """config.toml parsed read-only and None; or {} and why it cannot be read (for listings that
+    say so instead of hiding it)."""
     try:
-        return read_config_readonly()
-    except AuthError:
-        return {}
+        return read_config_readonly(), None
+    except AuthError as exc:
+        return {}, exc

@@ -10,20 +10,35 @@ from tui.core import paths
 from tui.core.credentials import move_aside
 
 
-def fix_permissions(storage_name: str) -> list[str]:
-    """Set the credential file to 0600, the config and credentials dirs to 0700; returns what changed."""
-    changed = []
-    directory = paths.credentials_dir()
-    path = paths.credentials_path(storage_name)
-    for target, mode in ((paths.config_dir(), 0o700), (directory, 0o700), (path, 0o600)):
+def permission_plan(storage_name: str) -> list[tuple[pathlib.Path, int, int]]:
+    """(path, current mode, wanted mode) for each of the config dir, credentials dir and the
+    slot's file whose mode is not private; what `fix_permissions` would change."""
+    plan = []
+    targets = (
+        (paths.config_dir(), 0o700),
+        (paths.credentials_dir(), 0o700),
+        (paths.credentials_path(storage_name), 0o600),
+    )
+    for target, mode in targets:
         try:
             current = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
+        except OSError:
             continue
         if current != mode:
-            os.chmod(target, mode)
-            changed.append(f"{target}: {current:04o} -> {mode:04o}")
-    return changed
+            plan.append((target, current, mode))
+    return plan
+
+
+def describe_plan(plan: list[tuple[pathlib.Path, int, int]], show=str) -> list[str]:
+    return [f"{show(path)}: {current:04o} -> {mode:04o}" for path, current, mode in plan]
+
+
+def fix_permissions(storage_name: str) -> list[str]:
+    """Set the credential file to 0600, the config and credentials dirs to 0700; returns what changed."""
+    plan = permission_plan(storage_name)
+    for target, _current, mode in plan:
+        os.chmod(target, mode)
+    return describe_plan(plan)
 
 
 def move_corrupt_aside(storage_name: str) -> pathlib.Path:

@@ -1,0 +1,61 @@
+"""Help: every key of the screen it was opened from, with what it does."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from tui.app.widgets.safe import PlainStatic
+
+GLOBAL_KEYS = [
+    ("↑ ↓ pgup pgdn", "Move in lists, tables and long text"),
+    ("tab / shift+tab", "Next / previous field or button"),
+    ("ctrl+p", "Command palette: every action by name"),
+]
+LISTED_BELOW = {"focus_next", "focus_previous", "copy_text", "help", "command_palette"}
+
+
+def binding_rows(screen: Screen) -> list[tuple[str, str]]:
+    """(keys, description) for each action of `screen` and the app, in the footer's order (a
+    focused widget's own keys only when it shows them); keys of one action are joined."""
+    rows: dict[str, tuple[list[str], str]] = {}
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if not binding.description or binding.system:
+            continue
+        if active.node is not screen and active.node is not screen.app and not binding.show:
+            continue  # cursor keys of a table or list: summed up in one line below
+        if binding.action.rpartition(".")[2] in LISTED_BELOW:
+            continue
+        keys, _ = rows.setdefault(binding.action, ([], binding.description))
+        shown = screen.app.get_key_display(binding)
+        if shown not in keys:
+            keys.append(shown)
+    listed = [(" / ".join(keys), description) for keys, description in rows.values()]
+    return [(keys, "Quit (asks first while a sign-in runs)" if d == "Quit" else d) for keys, d in listed] + [
+        ("? / f1", "This help")
+    ]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", "Close")]
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.rows = binding_rows(screen) + GLOBAL_KEYS
+        self.topic = (screen.sub_title or "this screen").split(" · ")[0]
+
+    def compose(self) -> ComposeResult:
+        width = max(len(keys) for keys, _ in self.rows)
+        text = "\n".join(f"{keys:>{width}}  {description}" for keys, description in self.rows)
+        with Vertical(id="help"):
+            yield PlainStatic(f"Keys on {self.topic}", id="help-title")
+            with VerticalScroll(id="help-body"):
+                yield PlainStatic(text)
+            yield Static("esc closes this help", id="help-close")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

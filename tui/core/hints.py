@@ -1,0 +1,64 @@
+"""The next step after an error: one line that names what to check (never part of the spec's text).
+
+Pure functions of a URL, a path or a region; `AuthError.hint` carries their result.
+"""
+
+from __future__ import annotations
+
+from tui.core import settings
+
+
+def host_setting(url: str) -> tuple[str, str, bool] | None:
+    """(host, environment variable, still the placeholder default) for an authorization URL."""
+    for region, name in (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL")):
+        origin = settings.oauth_host(region)
+        if url == origin or url.startswith(origin + "/"):
+            host = origin.split("://", 1)[-1]
+            return host, name, origin == settings.DEFAULTS[name].rstrip("/")
+    return None
+
+
+def unreachable(url: str) -> str:
+    """A connection failure: the host, the variable that set it, the proxy, and `doctor`."""
+    found = host_setting(url)
+    if found is None:
+        host = url.split("://", 1)[-1].split("/", 1)[0]
+        return f"Check the network path to {host} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+    host, name, placeholder = found
+    if placeholder:
+        return f"{host} is a placeholder: set {name} to your service's authorization host."
+    return (
+        f"Check the network path to {host} (set by {name}; a proxy: HTTPS_PROXY); "
+        "`assistant-auth doctor` tests it."
+    )
+
+
+def _where(url: str) -> str:
+    found = host_setting(url)
+    return f"{found[0]} (set by {found[1]})" if found else url.split("://", 1)[-1].split("/", 1)[0]
+
+
+def server_trouble(url: str) -> str:
+    """HTTP 5xx or 429: the server's trouble, not the person's; nothing to change, retry."""
+    return f"The authorization server {_where(url)} had trouble, not your sign-in: retry in a moment."
+
+
+def refused(url: str) -> str:
+    """The server answered the device authorization with an error status."""
+    return f"Check that {_where(url)} is your service's authorization host and ASSISTANT_CLIENT_ID its client id."
+
+
+def damaged_file(path: object) -> str:
+    return f"Run `assistant-auth inspect` to look at {path} and move it aside (nothing is deleted), then sign in again."
+
+
+def damaged_config(path: object) -> str:
+    return f"Fix {path} by hand (`assistant-auth config` shows where it fails); it is never overwritten while broken."
+
+
+def sign_in_again(storage_name: str) -> str:
+    from tui.core.slots.rules import region_of_slot
+
+    region = region_of_slot(storage_name)
+    flag = " --region global" if region == "global" else ""
+    return f"Run `assistant-auth login{flag}` to sign in again."
