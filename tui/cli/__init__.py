@@ -24,6 +24,7 @@ commands:
   refresh    refresh now and print the new expiry
   logout     remove a slot's credential file
   switch     use the other region's sign-in for the managed provider (--region cn|global)
+  doctor     diagnose (and --fix) the network path, files, config and credentials
   inspect    open the credential inspector (TUI)
   config     open the provider config editor (TUI)
   demo       run the wizard against a local test server in a temporary home

@@ -13,12 +13,13 @@ COMMANDS = {
     "refresh": ("refresh", "run"),
     "logout": ("logout", "run"),
     "switch": ("switch", "run"),
+    "doctor": ("doctor", "run"),
     "inspect": ("home", "run_inspect"),
     "config": ("home", "run_config"),
     "demo": ("demo", "run"),
     "completion": ("completion", "run"),
 }
-MODULES = ("login", "status", "token", "refresh", "logout", "switch", "home", "demo", "completion")
+MODULES = ("login", "status", "token", "refresh", "logout", "switch", "doctor", "home", "demo", "completion")
 
 
 def build() -> argparse.ArgumentParser:

@@ -99,6 +99,8 @@ class AuthServer:
         user_code_factory=None,
         verification_uri: str | None = None,
         include_complete_uri: bool = True,
+        ssl_context=None,
+        date_offset: float = 0.0,
     ) -> None:
         self.interval = interval
         self.device_ttl = device_ttl
@@ -118,7 +120,11 @@ class AuthServer:
         self.lock = threading.Lock()
         self.state = _State()
         self._stopping = threading.Event()
+        self.date_offset = date_offset  # seconds added to the Date header (a skewed server clock)
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        self.tls = ssl_context is not None
+        if ssl_context is not None:  # https:// with the caller's certificate (a throw-away CA in tests)
+            self._httpd.socket = ssl_context.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         self._httpd.auth = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
@@ -127,7 +133,7 @@ class AuthServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     def start(self) -> AuthServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="authserver", daemon=True)
@@ -411,8 +417,15 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": "not_found"})
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        return super().date_time_string((time.time() if timestamp is None else timestamp) + self.auth.date_offset)
+
     def do_GET(self) -> None:  # noqa: N802
         parts = urlsplit(self.path)
+        with self.auth.lock:
+            self.auth.state.requests.append(
+                RecordedRequest("GET", parts.path, {}, {k: v for k, v in self.headers.items()}, time.time())
+            )
         if parts.path == PAGE_PATH:
             code = parse_qs(parts.query).get("user_code", [""])[0]
             self._page(None, code)

@@ -1,0 +1,47 @@
+"""What a doctor check finds: a named status, one sentence, the fix, and maybe a safe repair."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
+STATUSES = (OK, WARN, FAIL, SKIP)
+
+
+@dataclass
+class Repair:
+    """A change doctor can make safely. `change` says exactly what will change (shown before
+    asking); `apply()` makes it and returns what it did."""
+
+    change: str
+    apply: Callable[[], str]
+
+
+@dataclass
+class Check:
+    name: str  # stable, dotted: "network.cn.tls", "files.slot.assistant-code"
+    status: str  # ok | warn | fail | skip
+    finding: str  # one sentence: what is true
+    fix: str = ""  # one sentence: what to do, when something is wrong
+    details: dict = field(default_factory=dict)  # plain JSON values (timings in ms, hosts, modes)
+    repair: Repair | None = None
+    repaired: str | None = None  # what a repair did, once applied
+    repair_failed: str | None = None  # why a repair failed or was declined
+
+    def to_dict(self) -> dict:
+        data = {"name": self.name, "status": self.status, "finding": self.finding, "fix": self.fix or None}
+        data["details"] = self.details
+        data["repair"] = self.repair.change if self.repair else None
+        if self.repaired is not None:
+            data["repaired"] = self.repaired
+        if self.repair_failed is not None:
+            data["repair_failed"] = self.repair_failed
+        return data
+
+
+def exit_code(checks: list[Check]) -> int:
+    """0 when every check is ok, warn or skipped; 1 when one failed (a repair that failed or was
+    declined leaves it at 1)."""
+    failed = any(c.status == FAIL and c.repaired is None for c in checks)
+    return 1 if failed or any(c.repair_failed for c in checks) else 0

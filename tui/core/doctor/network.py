@@ -1,0 +1,284 @@
+"""The network path to each authorization host, stage by stage, with no credential sent.
+
+Proxy and CA bundle are resolved as httpx (the client every request of this tool uses) resolves
+them; DNS and TCP test the proxy when one applies; TLS goes through the proxy's CONNECT tunnel.
+The only HTTP request is a GET of the host's root, with no token, no client id, no device code and
+no identity header: just a User-Agent.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import os
+import socket
+import ssl
+import time
+from urllib.parse import urlsplit
+
+from tui.core import settings
+from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
+from tui.core.doctor.x509 import from_ssl_dict, parse_certificate
+
+TIMEOUT = 10.0  # seconds per stage, as every request of this tool
+CLOCK_WARN = 30  # seconds: the expiry leeway
+CLOCK_FAIL = 300  # seconds
+CERT_SOON = 14 * 86400  # a certificate that expires within two weeks is a warning
+HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
+
+
+def _ms(start: float) -> int:
+    return round((time.monotonic() - start) * 1000)
+
+
+def shown_proxy(url: str) -> str:
+    """A proxy URL without its user name or password."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}"
+
+
+def proxy_for(url: str) -> tuple[str | None, str]:
+    """(proxy URL or None, where it came from) for `url`, by httpx's own rules (its environment
+    proxies and mount patterns, most specific first)."""
+    from httpx._utils import URLPattern, get_environment_proxies  # the rules httpx applies itself
+
+    mounts = {URLPattern(key): value for key, value in get_environment_proxies().items()}
+    import httpx
+
+    target = httpx.URL(url)
+    for pattern in sorted(mounts):
+        if pattern.matches(target):
+            proxy = mounts[pattern]
+            if proxy is None:
+                return None, "NO_PROXY"
+            scheme = pattern.pattern.split("://")[0]
+            source = {"https": "HTTPS_PROXY", "http": "HTTP_PROXY", "all": "ALL_PROXY"}.get(scheme, pattern.pattern)
+            return proxy, source
+    return None, ""
+
+
+def ca_bundle() -> tuple[str, str, str | None]:
+    """(what, path, problem) of the trust store httpx uses: SSL_CERT_FILE, SSL_CERT_DIR or certifi."""
+    cert_file = os.environ.get("SSL_CERT_FILE")
+    cert_dir = os.environ.get("SSL_CERT_DIR")
+    if cert_file:
+        problem = None if os.path.isfile(cert_file) else "it does not exist or is not a file"
+        return "SSL_CERT_FILE", cert_file, problem
+    if cert_dir:
+        problem = None if os.path.isdir(cert_dir) else "it does not exist or is not a directory"
+        return "SSL_CERT_DIR", cert_dir, problem
+    import certifi
+
+    return "the default bundle (certifi)", certifi.where(), None
+
+
+def check_ca() -> Check:
+    what, path, problem = ca_bundle()
+    if problem:
+        return Check("network.ca", FAIL, f"{what} is {path}, but {problem}.",
+                     f"Point {what} at a PEM bundle that exists, or unset it.", {"source": what, "path": path})
+    note = " (it replaces the default store: it must hold every CA you need)" if what != "the default bundle (certifi)" else ""
+    return Check("network.ca", OK, f"Certificates are verified with {what}: {path}{note}.", "", {"source": what, "path": path})
+
+
+def _ssl_context() -> ssl.SSLContext:
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=True)
+
+
+def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
+    """CONNECT through an HTTP proxy; raises OSError with the proxy's answer when refused."""
+    parts = urlsplit(proxy)
+    request = f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+    if parts.username:  # the proxy's own credentials, from the proxy URL; never ours
+        pair = f"{parts.username}:{parts.password or ''}".encode()
+        request += f"Proxy-Authorization: Basic {base64.b64encode(pair).decode()}\r\n"
+    sock.sendall((request + "\r\n").encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer and len(answer) < 65536:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    status_line = answer.split(b"\r\n", 1)[0].decode("latin-1", errors="replace")
+    fields = status_line.split(" ", 2)
+    if len(fields) < 2 or fields[1] != "200":
+        raise OSError(f"the proxy answered CONNECT with {status_line.strip() or 'nothing'}")
+
+
+def probe_region(region: str) -> list[Check]:
+    """Every stage for one region's authorization host; later stages are skipped after a failure."""
+    from tui.core.http import insecure_reason
+
+    var = HOST_VARS[region]
+    origin = settings.oauth_host(region)
+    prefix = f"network.{region}"
+    checks: list[Check] = []
+    parts = urlsplit(origin)
+    host, scheme = parts.hostname or "", parts.scheme.lower()
+    if origin == settings.DEFAULTS[var].rstrip("/"):
+        return [Check(f"{prefix}.host", WARN, f"{region}: {host} is the placeholder default, not a real host.",
+                      f"Set {var} to your service's authorization host.", {"host": host, "variable": var})]
+    reason = insecure_reason(origin)
+    if reason or not host:
+        return [Check(f"{prefix}.host", FAIL, f"{region}: {reason or 'the host does not parse'}.",
+                      f"Set {var} to an https:// address.", {"host": host, "variable": var})]
+    port = parts.port or (443 if scheme == "https" else 80)
+    checks.append(Check(f"{prefix}.host", OK, f"{region}: authorization host {origin} (from {var if os.environ.get(var, '').strip() else 'the default'}).",
+                        "", {"host": host, "port": port, "variable": var}))
+
+    proxy, source = proxy_for(origin)
+    if proxy:
+        checks.append(Check(f"{prefix}.proxy", OK, f"{region}: requests go through the proxy {shown_proxy(proxy)} ({source}).",
+                            "", {"proxy": shown_proxy(proxy), "source": source}))
+        proxy_parts = urlsplit(proxy)
+        target_host, target_port, via = proxy_parts.hostname or "", proxy_parts.port or 8080, f"the proxy {shown_proxy(proxy)}"
+    else:
+        why = " (NO_PROXY)" if source == "NO_PROXY" else ""
+        checks.append(Check(f"{prefix}.proxy", OK, f"{region}: direct connection, no proxy applies{why}.", "", {"proxy": None}))
+        target_host, target_port, via = host, port, host
+
+    # DNS
+    start = time.monotonic()
+    try:
+        infos = socket.getaddrinfo(target_host, target_port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        fix = f"Check {proxy and 'the proxy setting ' + source or var} and your DNS or VPN."
+        checks.append(Check(f"{prefix}.dns", FAIL, f"{region}: {via} does not resolve ({exc.strerror or exc}).", fix,
+                            {"name": target_host, "ms": _ms(start)}))
+        return checks
+    address = infos[0][4][0]
+    checks.append(Check(f"{prefix}.dns", OK, f"{region}: {target_host} resolves to {address}.", "",
+                        {"name": target_host, "address": address, "ms": _ms(start)}))
+
+    # TCP
+    start = time.monotonic()
+    try:
+        sock = socket.create_connection((target_host, target_port), timeout=TIMEOUT)
+    except OSError as exc:
+        detail = exc.strerror or str(exc) or type(exc).__name__
+        fix = (f"The proxy is the cause: start it, or fix or unset {source}." if proxy
+               else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY).")
+        checks.append(Check(f"{prefix}.tcp", FAIL, f"{region}: cannot connect to {via} at {target_host}:{target_port} ({detail}).",
+                            fix, {"ms": _ms(start)}))
+        return checks
+    checks.append(Check(f"{prefix}.tcp", OK, f"{region}: connected to {via} ({target_host}:{target_port}).", "", {"ms": _ms(start)}))
+
+    # TLS (through the proxy's tunnel when there is one)
+    with sock:
+        if proxy:
+            start = time.monotonic()
+            try:
+                sock.settimeout(TIMEOUT)
+                _tunnel(sock, proxy, host, port)
+            except OSError as exc:
+                checks.append(Check(f"{prefix}.tunnel", FAIL, f"{region}: {via} did not open a tunnel to {host}:{port} ({exc}).",
+                                    f"The proxy is the cause: check its rules for {host}, or {source}.", {"ms": _ms(start)}))
+                return checks
+            checks.append(Check(f"{prefix}.tunnel", OK, f"{region}: {via} opened a tunnel to {host}:{port}.", "", {"ms": _ms(start)}))
+        if scheme == "https":
+
+            def reconnect() -> socket.socket:
+                again = socket.create_connection((target_host, target_port), timeout=TIMEOUT)
+                if proxy:
+                    _tunnel(again, proxy, host, port)
+                return again
+
+            tls = _tls_check(prefix, region, sock, host, reconnect)
+            checks.append(tls)
+            if tls.status == FAIL:
+                return checks
+    return checks + _http_checks(prefix, region, origin)
+
+
+def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect) -> Check:
+    start = time.monotonic()
+    try:
+        context = _ssl_context()
+    except (OSError, ssl.SSLError) as exc:
+        return Check(f"{prefix}.tls", FAIL, f"{region}: the CA bundle cannot be loaded ({exc}).",
+                     "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.", {})
+    try:
+        with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
+            info = from_ssl_dict(tls.getpeercert() or {})
+            version = tls.version()
+    except ssl.SSLCertVerificationError as exc:
+        presented = _presented_certificate(host, reconnect)
+        issuer = presented.issuer if presented else "an unknown issuer"
+        details = {"ms": _ms(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
+        if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
+            return Check(f"{prefix}.tls", FAIL, f"{region}: the certificate is not for {host} (issued by {issuer}).",
+                         f"Check the {HOST_VARS[region]} host name.", details)
+        return Check(
+            f"{prefix}.tls", FAIL,
+            f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
+            f"TLS inspection by {issuer}?",
+            "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
+            "include the public CAs too), or ask your IT for it.",
+            details,
+        )
+    except (OSError, ssl.SSLError) as exc:
+        return Check(f"{prefix}.tls", FAIL, f"{region}: the TLS handshake with {host} failed ({exc}).",
+                     "A proxy or firewall may be interfering: check HTTPS_PROXY.", {"ms": _ms(start)})
+    details = {"ms": _ms(start), "issuer": info.issuer, "subject": info.subject, "version": version, "not_after": info.not_after}
+    left = (info.not_after - time.time()) if info.not_after else None
+    expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
+    if left is not None and left < CERT_SOON:
+        return Check(f"{prefix}.tls", WARN, f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
+                     "Tell the service's operators; nothing to change here.", details)
+    return Check(f"{prefix}.tls", OK, f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).", "", details)
+
+
+def _presented_certificate(host: str, reconnect) -> object | None:
+    """The certificate a server presents, read without verification, on a new connection (only
+    to name its issuer; nothing is sent over it)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with reconnect() as raw:
+            with context.wrap_socket(raw, server_hostname=host) as tls:
+                der = tls.getpeercert(binary_form=True)
+        return parse_certificate(der) if der else None
+    except (OSError, ValueError):
+        return None
+
+
+def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
+    """One GET of the host's root through httpx (proxy and CA as every request), no credential;
+    then the clock against the server's Date header."""
+    import httpx
+
+    from tui import __version__
+
+    start = time.monotonic()
+    try:
+        with httpx.Client(trust_env=True, timeout=TIMEOUT, follow_redirects=False) as client:
+            sent_at = time.time()
+            response = client.get(origin + "/", headers={"User-Agent": f"assistant-auth/{__version__} doctor"})
+            received_at = time.time()
+    except httpx.HTTPError as exc:
+        from tui.core.redact import redact
+
+        return [Check(f"{prefix}.http", FAIL, f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
+                      "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).", {"ms": _ms(start)})]
+    took = _ms(start)
+    http = Check(f"{prefix}.http", OK, f"{region}: {origin} answered HTTP {response.status_code} in {took} ms (no credential sent).",
+                 "", {"status": response.status_code, "ms": took})
+    date = response.headers.get("date")
+    parsed = email.utils.parsedate_to_datetime(date) if date else None
+    if parsed is None:
+        return [http, Check(f"clock.{region}", SKIP, f"{region}: the server sent no Date header; the clock is not checked.")]
+    skew = (sent_at + received_at) / 2 - parsed.timestamp()
+    details = {"skew_s": round(skew, 1)}
+    ahead = "ahead of" if skew > 0 else "behind"
+    text = f"{region}: this machine's clock is {abs(skew):.0f} s {ahead} the server's."
+    fix = "Turn on time synchronisation (NTP: `timedatectl set-ntp true`, or your OS's date settings)."
+    if abs(skew) > CLOCK_FAIL:
+        return [http, Check(f"clock.{region}", FAIL, text + " Tokens will look expired or not yet valid.", fix, details)]
+    if abs(skew) > CLOCK_WARN:
+        return [http, Check(f"clock.{region}", WARN, text + f" Over the {CLOCK_WARN} s expiry leeway.", fix, details)]
+    return [http, Check(f"clock.{region}", OK, text.replace("s ahead of", "s off").replace("s behind", "s off"), "", details)]

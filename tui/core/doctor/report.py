@@ -1,0 +1,84 @@
+"""The result for people, for scripts and for a bug report (`--report`: nothing personal)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from tui.core.doctor.model import Check
+
+SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
+
+
+def to_json(checks: list[Check], exit_code: int) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "exit_code": exit_code, "checks": [c.to_dict() for c in checks]}
+
+
+def _personal(checks: list[Check]) -> list[tuple[str, str]]:
+    """(text, replacement) pairs, longest first: identities, device id, host name, home paths."""
+    from tui.core import paths
+
+    pairs: dict[str, str] = {}
+    for check in checks:
+        for key, label in (("identity", "<identity>"), ("device_id", "<device-id>")):
+            value = check.details.get(key)
+            if isinstance(value, str) and value:
+                pairs[value] = label
+    from tui.core.jwt import decode_claims
+    from tui.core.slots.state import list_slots
+
+    for status in list_slots():  # every claim that names the person, not only the one shown
+        claims = decode_claims(status.fields.get("access_token")) or {}
+        for claim in ("name", "preferred_username", "email", "sub", "given_name", "family_name"):
+            value = claims.get(claim)
+            if isinstance(value, str) and len(value) >= 2:
+                pairs[value] = "<identity>"
+    host = socket.gethostname()
+    if host:
+        pairs[host] = "<local-host>"
+    pairs[str(paths.config_dir())] = "<config_dir>"
+    home = os.path.expanduser("~")
+    if home and home != "/":
+        pairs[home] = "~"
+    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
+
+def _scrub(value, pairs):
+    from tui.core.redact import redact
+
+    if isinstance(value, str):
+        for text, replacement in pairs:
+            value = value.replace(text, replacement)
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _scrub(v, pairs) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, pairs) for v in value]
+    return value
+
+
+def bug_report(checks: list[Check], exit_code: int) -> dict:
+    """The whole result with no token, refresh token, device code or api_key (there are none in
+    it, and `redact` runs over every string anyway) and nothing personal: identities, the device
+    id, the local host name and home path are replaced. Authorization host names are kept."""
+    data = to_json(checks, exit_code)
+    data["redacted"] = "identities, device id, local host name and home path replaced"
+    return _scrub(data, _personal(checks))
+
+
+SYMBOLS = {"ok": "✔", "warn": "!", "fail": "✘", "skip": "-"}
+
+
+def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
+    """(status, line) per check: a symbol and the status word, so it reads without colour."""
+    lines = []
+    for check in checks:
+        line = f"{SYMBOLS[check.status]} {check.status:<4} {check.name}: {check.finding}"
+        if check.fix and check.status in ("warn", "fail"):
+            line += f"\n           fix: {check.fix}"
+        if check.repaired:
+            line += f"\n           repaired: {check.repaired}"
+        if check.repair_failed:
+            line += f"\n           not repaired: {check.repair_failed}"
+        lines.append((check.status, line))
+    return lines
