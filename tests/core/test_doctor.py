@@ -329,3 +329,15 @@ def test_x509_reader_agrees_with_ssl(ca):
     assert ours.not_after == theirs.not_after
     with pytest.raises(ValueError):
         parse_certificate(b"\x30\x03\x02\x01")
+
+
+def test_a_proxy_password_is_never_shown(home, monkeypatch):
+    from tui.core.doctor.network import proxy_for, shown_proxy
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://alice:s3cret-pass@proxy.corp.test:3128")
+    proxy, source = proxy_for("https://auth.cn.test/")
+    assert source == "HTTPS_PROXY" and shown_proxy(proxy) == "http://proxy.corp.test:3128"
+    code, report = doctor()
+    text = json.dumps(report)
+    assert "s3cret-pass" not in text and "alice" not in text
+    assert by_name(report)["network.cn.proxy"]["details"]["proxy"] == "http://proxy.corp.test:3128"

@@ -72,6 +72,8 @@ class AssistantAuthApp(App):
             self.action_inspect()
         elif self.start == "providers":
             self.action_providers()
+        elif self.start == "doctor":
+            self.action_doctor()
 
     # -- actions reachable from every screen and the command palette --------------------------
     def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:
@@ -103,6 +105,12 @@ class AssistantAuthApp(App):
 
         if not isinstance(self.screen, CredentialsScreen):
             self.push_screen(CredentialsScreen())
+
+    def action_doctor(self) -> None:
+        from tui.app.screens.doctor import DoctorScreen
+
+        if not isinstance(self.screen, DoctorScreen):
+            self.push_screen(DoctorScreen())
 
     def action_providers(self) -> None:
         from tui.app.screens.providers import ProvidersScreen
@@ -149,3 +157,4 @@ class AssistantAuthApp(App):
         )
         yield SystemCommand("Credentials", "Inspect and repair credential files", self.action_inspect)
         yield SystemCommand("Providers", "View and edit config.toml providers", self.action_providers)
+        yield SystemCommand("Doctor", "Diagnose the network path, files, config and credentials", self.action_doctor)

@@ -187,6 +187,13 @@ async def _replace_question(pilot) -> None:
     await wait_for(pilot, lambda: screen_is(pilot, "ConfirmScreen"))
 
 
+async def _doctor(pilot) -> None:
+    from tui.app.screens.doctor import DoctorScreen
+
+    pilot.app.push_screen(DoctorScreen(offline=True))  # the network stages depend on the machine
+    await wait_for(pilot, lambda: screen_is(pilot, "DoctorScreen") and bool(pilot.app.screen.checks))
+
+
 @dataclass(frozen=True)
 class Scene:
     name: str  # also the screenshot's file name
@@ -215,6 +222,7 @@ SCENES = [
     Scene("13-help", steps=_help),
     Scene("14-replace-question", files=signed_in, steps=_replace_question),
     Scene("15-done-small-terminal", poll_answer="approve", steps=lambda pilot: _finished(pilot, "DoneScreen"), size=(60, 18)),
+    Scene("16-doctor", files=signed_in, steps=_doctor),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 

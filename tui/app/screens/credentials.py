@@ -125,6 +125,7 @@ class CredentialsScreen(Screen):
         Binding("w", "switch", "Switch"),
         Binding("m", "fix_mode", "Fix mode"),
         Binding("x", "move_aside", "Move aside"),
+        Binding("D", "app.doctor", "Doctor"),
     ]
 
     def __init__(self) -> None:

@@ -71,6 +71,7 @@ class HomeScreen(Screen):
         Binding("w", "switch", "Switch to region"),
         Binding("i", "app.inspect", "Credentials"),
         Binding("p", "app.providers", "Providers"),
+        Binding("d", "app.doctor", "Doctor"),
     ]
 
     def __init__(self, region: Region | None = None) -> None:

@@ -30,7 +30,7 @@ async def run_doctor(
     say("Checking files, config.toml and credentials…")
     checks = local_checks()
     if offline:
-        checks.append(Check("network", SKIP, "Network checks skipped (--offline).", "", {}))
+        checks.append(Check("network", SKIP, "Network checks skipped (offline).", "", {}))
     else:
         say("Checking the network path to cn and global…")
         checks.append(check_ca())

@@ -1,0 +1,76 @@
+"""The Doctor screen: the same checks as the command, live, a repair key behind a confirmation."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+
+
+async def open_doctor(pilot, key: str = "d") -> None:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: screen_name(pilot.app) == "DoctorScreen")
+    await wait_for(pilot, lambda: bool(pilot.app.screen.checks), timeout=30)
+
+
+async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(home, monkeypatch):
+    import tui.core.doctor.network as network
+
+    real = network.probe_region
+
+    def slow(region):  # a network stage that takes a moment, as real ones do
+        time.sleep(0.5)
+        return real(region)
+
+    monkeypatch.setattr(network, "probe_region", slow)
+    path = write_creds(home, {"access_token": "AT-1", "refresh_token": "RT", "expires_at": int(time.time()) + 600})
+    os.chmod(path, 0o644)
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen")
+        assert app.screen.query_one("#doctor-loading").display  # progress while the checks run
+        assert "network path" in str(app.screen.query_one("#doctor-progress").render())
+        await wait_for(pilot, lambda: bool(app.screen.checks), timeout=30)
+        text = screen_text(app)
+        assert "✘ fail  files.slot.assistant-code" in text
+        assert "network.cn.host" in text  # the network stages ran too
+        names = [c.name for c in app.screen.checks]
+        for _ in range(names.index("files.slot.assistant-code")):
+            await pilot.press("down")
+        detail = str(app.screen.query_one("#doctor-detail").render())
+        assert "has mode 0644" in detail and "Press f to repair: chmod 0600" in detail
+        await pilot.press("f")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "chmod 0600" in screen_text(app)  # exactly what will change
+        await pilot.press("y")
+        await wait_for(pilot, lambda: path.stat().st_mode & 0o777 == 0o600)
+        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen" and any(
+            c.name == "files.slot.assistant-code" and c.status == "ok" for c in app.screen.checks), timeout=30)
+
+
+async def test_doctor_from_the_inspector_and_the_palette(home):
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await open_doctor(pilot, "D")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"doctor")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen")
+
+
+async def test_no_repair_says_so(home):
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_doctor(pilot)
+        await pilot.press("f")  # first row: the config dir, which does not exist yet: nothing to repair
+        assert any("No safe repair" in n.message for n in app._notifications)

@@ -1,0 +1,147 @@
+"""Doctor: the same checks as `assistant-auth doctor`, live, with a repair key per finding."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Header, LoadingIndicator
+
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic, cell
+
+SYMBOL = {"ok": "✔ ok", "warn": "! warn", "fail": "✘ fail", "skip": "- skip"}
+
+
+def tilde(text: str) -> str:
+    """Paths in a finding as a person reads them: the home directory as `~`."""
+    import os
+
+    home = os.path.expanduser("~").rstrip("/")
+    return text.replace(home + "/", "~/") if home and home != "~" else text
+
+
+class DoctorScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
+        Binding("f", "fix", "Repair"),
+        Binding("r", "rerun", "Check again"),
+        Binding("o", "toggle_offline", "Offline on/off"),
+    ]
+
+    def __init__(self, offline: bool = False) -> None:
+        super().__init__()
+        self.checks: list = []
+        self.offline = offline
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="doctor"):
+            yield PlainStatic("", id="doctor-progress")
+            yield LoadingIndicator(id="doctor-loading")
+            yield DataTable(id="doctor-checks", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="doctor-details", can_focus=False):
+                yield PlainStatic("", id="doctor-detail")
+        yield AppFooter()
+
+    def on_mount(self) -> None:
+        self.sub_title = "doctor"
+        table = self.query_one("#doctor-checks", DataTable)
+        table.add_column("Status", key="status")
+        table.add_column("Check", key="name")
+        table.add_column("Finding", key="finding")
+        table.focus()
+        self.run_checks()
+
+    # -- the worker: the core runs every check; network stages in threads ------------------------
+    @work(exclusive=True, group="doctor")
+    async def run_checks(self) -> None:
+        from tui.core.doctor import exit_code, run_doctor
+
+        self.query_one("#doctor-loading").display = True
+        progress = self.query_one("#doctor-progress", PlainStatic)
+        checks = await run_doctor(offline=self.offline, progress=progress.set_text)
+        self.checks = checks
+        self.query_one("#doctor-loading").display = False
+        failed = exit_code(checks) != 0
+        counts = {s: sum(1 for c in checks if c.status == s) for s in ("ok", "warn", "fail")}
+        progress.set_text(
+            f"{counts['fail']} failed · {counts['warn']} warnings · {counts['ok']} ok"
+            + (" · network skipped (o)" if self.offline else "")
+            + (" — select a finding; f repairs it when a safe repair exists" if failed or counts["warn"] else "")
+        )
+        self.fill()
+
+    def fill(self) -> None:
+        table = self.query_one("#doctor-checks", DataTable)
+        table.clear()
+        for index, check in enumerate(self.checks):
+            table.add_row(cell(SYMBOL[check.status]), cell(check.name), cell(tilde(check.finding)), key=str(index))
+        self.show_detail()
+
+    @property
+    def selected(self):
+        if not self.checks:
+            return None
+        row = self.query_one("#doctor-checks", DataTable).cursor_row or 0
+        return self.checks[min(max(row, 0), len(self.checks) - 1)]
+
+    def show_detail(self) -> None:
+        check = self.selected
+        detail = self.query_one("#doctor-detail", PlainStatic)
+        if check is None:
+            detail.set_text("")
+            return
+        lines = [f"{SYMBOL[check.status]}  {check.name}", check.finding]
+        if check.fix:
+            lines.append(f"Fix: {check.fix}")
+        if check.repair is not None and not check.repaired:
+            lines.append(f"Press f to repair: {check.repair.change}")
+        if check.repaired:
+            lines.append(f"Repaired: {check.repaired}")
+        if check.repair_failed:
+            lines.append(f"Not repaired: {check.repair_failed}")
+        timing = check.details.get("ms")
+        if timing is not None:
+            lines.append(f"Took {timing} ms")
+        detail.set_text(tilde("\n".join(lines)))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+
+    # -- actions ---------------------------------------------------------------------------------
+    def action_fix(self) -> None:
+        from tui.app.screens.confirm import ConfirmScreen
+        from tui.core.doctor import apply_repair
+
+        check = self.selected
+        if check is None or check.repair is None or check.repaired:
+            self.notify("No safe repair for this finding: its fix line says what to do.", timeout=6, markup=False)
+            return
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            apply_repair(check)
+            if check.repaired:
+                self.notify(check.repaired, title="Repaired", timeout=6, markup=False)
+                self.run_checks()  # and check again
+            else:
+                self.notify(str(check.repair_failed), title="Not repaired", severity="error", timeout=8, markup=False)
+                self.show_detail()
+
+        self.app.push_screen(ConfirmScreen(f"Repair {check.name}?", tilde(check.repair.change), yes="Repair"), answer)
+
+    def action_rerun(self) -> None:
+        self.run_checks()
+
+    def action_toggle_offline(self) -> None:
+        self.offline = not self.offline
+        self.notify("Network checks off." if self.offline else "Network checks on.", timeout=4, markup=False)
+        self.run_checks()
+
+    def action_back(self) -> None:
+        self.workers.cancel_group(self, "doctor")
+        self.app.pop_screen()
