@@ -160,3 +160,19 @@ def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
     term.wait_for("* cn")
     term.keys("q")
     term.wait_for("EXITED=0")
+
+
+def test_doctor_fix_asks_before_each_change_on_a_terminal(terminal, home):
+    kept = write_creds(home, {"access_token": "AT-1", "refresh_token": "RT", "expires_at": int(time.time()) + 600})
+    other = write_creds(home, {"access_token": "AT-2", "refresh_token": "RT", "expires_at": int(time.time()) + 600}, name="other")
+    os.chmod(kept, 0o644)
+    os.chmod(other, 0o644)
+    os.chmod(home, 0o700)
+    term = terminal("doctor", "--fix", "--offline", size=(200, 40))
+    term.wait_for("Repair: chmod 0600 " + str(kept))
+    term.keys("n", "Enter")  # declined: left as it is, and the exit code says so
+    term.wait_for("Repair: chmod 0600 " + str(other))
+    term.keys("y", "Enter")
+    screen = term.wait_for("EXITED=1")
+    assert "not repaired: declined" in screen
+    assert kept.stat().st_mode & 0o777 == 0o644 and other.stat().st_mode & 0o777 == 0o600

@@ -124,6 +124,21 @@ def check_slot_files() -> list[Check]:
     return checks
 
 
+def _entries(directory: pathlib.Path) -> list[tuple[pathlib.Path, os.stat_result]]:
+    """(path, lstat) of each entry of `directory`, sorted; [] when it cannot be listed."""
+    found = []
+    try:
+        names = sorted(directory.iterdir())
+    except OSError:
+        return []
+    for entry in names:
+        try:
+            found.append((entry, os.lstat(entry)))
+        except OSError:
+            continue
+    return found
+
+
 def check_leftovers(now: float | None = None) -> list[Check]:
     """Temp files of killed writers, `.corrupt-*` files, old `*.json.lock` files, stale or foreign
     entries in `oauth/`."""
@@ -132,15 +147,7 @@ def check_leftovers(now: float | None = None) -> list[Check]:
     now = time.time() if now is None else now
     checks = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
-        try:
-            entries = sorted(directory.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = os.lstat(entry)
-            except OSError:
-                continue
+        for entry, info in _entries(directory):
             age = now - info.st_mtime
             if entry.name.startswith(".") and entry.name.endswith(".tmp") and stat.S_ISREG(info.st_mode):
                 if age > TEMP_AGE:
@@ -154,16 +161,7 @@ def check_leftovers(now: float | None = None) -> list[Check]:
                 if holder is None:
                     checks.append(Check(f"files.lock.{entry.name}", WARN, f"{entry} is an old lock file no program uses any more.",
                                         "Remove it.", {"path": str(entry)}, repair=_remove(entry, "the old lock file")))
-    oauth = paths.config_dir() / "oauth"
-    try:
-        entries = sorted(oauth.iterdir())
-    except OSError:
-        entries = []
-    for entry in entries:
-        try:
-            info = os.lstat(entry)
-        except OSError:
-            continue
+    for entry, info in _entries(paths.config_dir() / "oauth"):
         age = now - info.st_mtime
         if entry.name.endswith(".lock") and stat.S_ISDIR(info.st_mode):
             if age > STALE_DIR_LOCK:
