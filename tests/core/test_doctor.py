@@ -341,3 +341,12 @@ def test_a_proxy_password_is_never_shown(home, monkeypatch):
     text = json.dumps(report)
     assert "s3cret-pass" not in text and "alice" not in text
     assert by_name(report)["network.cn.proxy"]["details"]["proxy"] == "http://proxy.corp.test:3128"
+
+
+def test_a_malformed_proxy_variable_is_a_failed_check_not_a_traceback(home, monkeypatch):
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", "https://auth.cn.test")
+    monkeypatch.setenv("HTTPS_PROXY", "http://[::1")
+    result = run("doctor", "--json", timeout=90)
+    assert "Traceback" not in result.stderr and "unexpected error" not in result.stderr
+    checks = by_name(json.loads(result.stdout))
+    assert checks["network.cn"]["status"] == "fail" and "could not run" in checks["network.cn"]["finding"]

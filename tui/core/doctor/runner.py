@@ -10,14 +10,28 @@ from tui.core.doctor.model import SKIP, Check
 Progress = Callable[[str], object]
 
 
+def guarded(name: str, check: Callable[[], list[Check]]) -> list[Check]:
+    """A check that itself breaks (an odd file, a malformed proxy variable) becomes a failed
+    check that says so, never a traceback."""
+    from tui.core.doctor.model import FAIL
+    from tui.core.redact import redact
+
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001 - the boundary of one check
+        detail = redact(f"{type(exc).__name__}: {exc}")[:200]
+        return [Check(name, FAIL, f"This check could not run: {detail}.", "Look at the setting or file it names.", {})]
+
+
 def local_checks() -> list[Check]:
     from tui.core.doctor.config import check_config, check_credentials
     from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_slot_files
     from tui.core.slots.switch import managed_slot
 
-    checks = check_dirs() + check_slot_files() + check_leftovers() + [check_device_id()]
-    checks += check_config()
-    return checks + check_credentials(managed_slot())
+    checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
+    checks += guarded("files.leftovers", check_leftovers) + guarded("files.device_id", lambda: [check_device_id()])
+    checks += guarded("config", check_config)
+    return checks + guarded("credentials", lambda: check_credentials(managed_slot()))
 
 
 async def run_doctor(
@@ -33,8 +47,10 @@ async def run_doctor(
         checks.append(Check("network", SKIP, "Network checks skipped (offline).", "", {}))
     else:
         say("Checking the network path to cn and global…")
-        checks.append(check_ca())
-        regions = await asyncio.gather(*(asyncio.to_thread(probe_region, r) for r in ("cn", "global")))
+        checks += guarded("network.ca", lambda: [check_ca()])
+        regions = await asyncio.gather(
+            *(asyncio.to_thread(guarded, f"network.{r}", lambda r=r: probe_region(r)) for r in ("cn", "global"))
+        )
         for found in regions:
             checks.extend(found)
     if probe:
