@@ -144,8 +144,8 @@ async def start_device_authorization(region: Region | str | None = None, *, clie
     if not response.ok:
         raise AuthError(
             f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}",
-            server_trouble(url) if response.status >= 500 or response.status == 429 else refused(url),
-            transient=response.status >= 500 or response.status == 429,
+            server_trouble(url) if response.trouble else refused(url),
+            transient=response.trouble,
         )
     try:
         return parse_device_authorization(response.strict_text())
@@ -201,11 +201,10 @@ async def poll_device_token(
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:
-                trouble = response.status >= 500 or response.status == 429
                 raise AuthError(
                     f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
-                    server_trouble(url) if trouble else refused(url),
-                    transient=trouble,
+                    server_trouble(url) if response.trouble else refused(url),
+                    transient=response.trouble,
                 )
             if code == "authorization_pending":
                 status = PollStatus("pending", current)

@@ -18,12 +18,15 @@ def host_setting(url: str) -> tuple[str, str, bool] | None:
     return None
 
 
+def _host_of(url: str) -> str:
+    return url.split("://", 1)[-1].split("/", 1)[0]
+
+
 def unreachable(url: str) -> str:
     """A connection failure: the host, the variable that set it, the proxy, and `doctor`."""
     found = host_setting(url)
     if found is None:
-        host = url.split("://", 1)[-1].split("/", 1)[0]
-        return f"Check the network path to {host} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+        return f"Check the network path to {_host_of(url)} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
     host, name, placeholder = found
     if placeholder:
         return f"{host} is a placeholder: set {name} to your service's authorization host."
@@ -35,7 +38,7 @@ def unreachable(url: str) -> str:
 
 def _where(url: str) -> str:
     found = host_setting(url)
-    return f"{found[0]} (set by {found[1]})" if found else url.split("://", 1)[-1].split("/", 1)[0]
+    return f"{found[0]} (set by {found[1]})" if found else _host_of(url)
 
 
 def server_trouble(url: str) -> str:

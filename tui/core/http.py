@@ -33,6 +33,11 @@ class Response:
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
+    @property
+    def trouble(self) -> bool:
+        """HTTP 5xx or 429: the server's trouble, not the request's; retrying may work."""
+        return self.status >= 500 or self.status == 429
+
     def strict_text(self) -> str:
         """The body for parsing: a body that is not valid UTF-8 is not a valid response."""
         if not self.valid_utf8:

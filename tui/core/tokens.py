@@ -148,11 +148,10 @@ async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
                 return latest["access_token"]
         from tui.core.hints import sign_in_again
 
-        trouble = response.status >= 500 or response.status == 429
         raise AuthError(
             f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}",
-            SERVER_TROUBLE if trouble else sign_in_again(ctx.storage_name),
-            transient=trouble,
+            SERVER_TROUBLE if response.trouble else sign_in_again(ctx.storage_name),
+            transient=response.trouble,
         )
     try:
         tokens = parse_token_response(response.strict_text())
