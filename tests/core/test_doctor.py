@@ -350,3 +350,16 @@ def test_a_malformed_proxy_variable_is_a_failed_check_not_a_traceback(home, monk
     assert "Traceback" not in result.stderr and "unexpected error" not in result.stderr
     checks = by_name(json.loads(result.stdout))
     assert checks["network.cn"]["status"] == "fail" and "could not run" in checks["network.cn"]["finding"]
+
+
+def test_coloured_output_keeps_escape_sequences_from_file_names_out(home, monkeypatch, capsys):
+    import tui.cli.doctor as command
+    from tui.core.doctor import local_checks
+
+    evil = write_creds(home, {"access_token": "AT", "expires_at": int(time.time()) + 600}, name="evil")
+    evil.rename(evil.with_name("evil\x1b[2J\x1b]52;c;aGk=\x07.json"))
+    monkeypatch.setattr(command, "_colour", lambda: True)
+    command._print(local_checks())
+    shown = capsys.readouterr().out
+    assert "\x1b[3" in shown  # our colours
+    assert "\x1b[2J" not in shown and "\x1b]52" not in shown and "\x07" not in shown

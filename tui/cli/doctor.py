@@ -40,9 +40,11 @@ def _print(checks) -> None:
     paint = _colour()
     for status, line in text_lines(checks):
         if paint:
+            from tui.terminal.text import clean
+
             head, _, rest = line.partition(" ")
-            line = f"\x1b[{colours[status]}m{head}\x1b[0m {rest}"
-            sys.stdout.write(line + "\n")  # our own escape codes; the text itself is cleaned below
+            # our own colour codes around the symbol; the finding (file names, server text) cleaned
+            sys.stdout.write(f"\x1b[{colours[status]}m{head}\x1b[0m {clean(rest)}\n")
         else:
             out(line)
 
