@@ -52,7 +52,7 @@ def _print(checks) -> None:
 def run(ns) -> int:
     import asyncio
 
-    from tui.core.doctor import apply_repair, bug_report, exit_code, run_doctor, to_json
+    from tui.core.doctor import apply_repair, bug_report, exit_code, recheck, run_doctor, to_json
 
     if ns.yes and not ns.fix:
         err("assistant-auth doctor: --yes only goes with --fix")
@@ -76,17 +76,7 @@ def run(ns) -> int:
             else:
                 check.repair_failed = "declined"
         if repaired:  # check again: what the repairs changed, and that nothing else did
-            done = {c.name: c for c in checks if c.repaired or c.repair_failed}
-            checks = asyncio.run(run_doctor(offline=ns.offline, probe=False))
-            for check in checks:
-                before = done.get(check.name)
-                if before is not None:
-                    check.repaired, check.repair_failed = before.repaired, before.repair_failed
-            names = {c.name for c in checks}
-            checks += [c for c in done.values() if c.name not in names]  # e.g. a removed file's check
-            for check in checks:
-                if check.name in done and check.name not in names:
-                    check.status = "ok" if check.repaired else check.status
+            checks = recheck(checks, asyncio.run(run_doctor(offline=ns.offline, probe=False)))
     code = exit_code(checks)
     if ns.report:
         out_json(bug_report(checks, code))

@@ -32,12 +32,22 @@ def one_line(text: object, width: int | None = None) -> str:
     return value
 
 
-def short_path(path: object) -> str:
-    """A path as a person reads it: the home directory as `~` (`~/.assistant-code/config.toml`)."""
+def _home() -> str | None:
     import os
 
-    text = str(path)
     home = os.path.expanduser("~").rstrip("/")
-    if home and home != "~" and (text == home or text.startswith(home + "/")):
+    return home if home and home != "~" else None
+
+
+def short_path(path: object) -> str:
+    """A path as a person reads it: the home directory as `~` (`~/.assistant-code/config.toml`)."""
+    text, home = str(path), _home()
+    if home and (text == home or text.startswith(home + "/")):
         return "~" + text[len(home):]
     return text
+
+
+def tilde(text: str) -> str:
+    """Every path inside a sentence (a doctor finding) as `short_path` shows one."""
+    home = _home()
+    return text.replace(home + "/", "~/") if home else text

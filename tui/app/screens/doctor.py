@@ -9,18 +9,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, LoadingIndicator
 
+from tui.core.doctor.report import status_label
+from tui.terminal.text import tilde
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
-
-SYMBOL = {"ok": "✔ ok", "warn": "! warn", "fail": "✘ fail", "skip": "- skip"}
-
-
-def tilde(text: str) -> str:
-    """Paths in a finding as a person reads them: the home directory as `~`."""
-    import os
-
-    home = os.path.expanduser("~").rstrip("/")
-    return text.replace(home + "/", "~/") if home and home != "~" else text
 
 
 class DoctorScreen(Screen):
@@ -78,7 +70,7 @@ class DoctorScreen(Screen):
         table = self.query_one("#doctor-checks", DataTable)
         table.clear()
         for index, check in enumerate(self.checks):
-            table.add_row(cell(SYMBOL[check.status]), cell(check.name), cell(tilde(check.finding)), key=str(index))
+            table.add_row(cell(status_label(check.status)), cell(check.name), cell(tilde(check.finding)), key=str(index))
         self.show_detail()
 
     @property
@@ -94,7 +86,7 @@ class DoctorScreen(Screen):
         if check is None:
             detail.set_text("")
             return
-        lines = [f"{SYMBOL[check.status]}  {check.name}", check.finding]
+        lines = [f"{status_label(check.status)}  {check.name}", check.finding]
         if check.fix:
             lines.append(f"Fix: {check.fix}")
         if check.repair is not None and not check.repaired:

@@ -69,11 +69,16 @@ def bug_report(checks: list[Check], exit_code: int) -> dict:
 SYMBOLS = {"ok": "✔", "warn": "!", "fail": "✘", "skip": "-"}
 
 
+def status_label(status: str, width: int = 0) -> str:
+    """"✔ ok", "✘ fail": a symbol and the word, so a status reads without colour too."""
+    return f"{SYMBOLS[status]} {status:<{width}}" if width else f"{SYMBOLS[status]} {status}"
+
+
 def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
     """(status, line) per check: a symbol and the status word, so it reads without colour."""
     lines = []
     for check in checks:
-        line = f"{SYMBOLS[check.status]} {check.status:<4} {check.name}: {check.finding}"
+        line = f"{status_label(check.status, 4)} {check.name}: {check.finding}"
         if check.fix and check.status in ("warn", "fail"):
             line += f"\n           fix: {check.fix}"
         if check.repaired:

@@ -62,6 +62,23 @@ async def run_doctor(
     return checks
 
 
+def recheck(before: list[Check], after: list[Check]) -> list[Check]:
+    """The second run after repairs, carrying what each repair did (or why it did not). A check
+    whose subject the repair removed (a temp file, a stale lock) is kept from the first run,
+    ok when it was repaired."""
+    from tui.core.doctor.model import OK
+
+    touched = {c.name: c for c in before if c.repaired or c.repair_failed}
+    for check in after:
+        old = touched.pop(check.name, None)
+        if old is not None:
+            check.repaired, check.repair_failed = old.repaired, old.repair_failed
+    for gone in touched.values():
+        if gone.repaired:
+            gone.status = OK
+    return after + list(touched.values())
+
+
 def apply_repair(check: Check) -> None:
     """Apply a check's repair; records what it did, or why it failed (never raises)."""
     from tui.core.errors import AuthError
