@@ -118,6 +118,20 @@ class AssistantAuthApp(App):
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
 
+    def switch_managed(self, region) -> tuple[bool, str]:
+        """Point the managed provider at `region`'s existing sign-in; a toast says what happened.
+        Returns (switched, the sentence shown)."""
+        from tui.core.errors import AuthError
+        from tui.core.slots.switch import switch_region
+
+        try:
+            message = switch_region(region)
+        except AuthError as exc:
+            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
+            return False, exc.describe()
+        self.notify(message, title="Switched", timeout=8, markup=False)
+        return True, message
+
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen
 

@@ -333,22 +333,16 @@ class CredentialsScreen(Screen):
     def action_switch(self) -> None:
         """Point the managed provider at the selected region slot (no new sign-in)."""
         from tui.core.slots.rules import region_of_slot
-        from tui.core.slots.switch import switch_region
 
         slot = self.selected
         region = region_of_slot(slot.name) if slot else None
         if region is None:
             self.notice("Only a region's slot can be used for the managed provider: select cn or global.")
             return
-        try:
-            message = switch_region(region)
-        except AuthError as exc:
-            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
-            self.notice(exc.describe())
-        else:
-            self.notify(message, title="Switched", timeout=8, markup=False)
+        switched, message = self.app.switch_managed(region)
+        if switched:
             self.reload()
-            self.notice(message)
+        self.notice(message)
 
     def action_logout(self) -> None:
         from tui.core.slots.repair import remove_slot

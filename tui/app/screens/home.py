@@ -128,15 +128,7 @@ class HomeScreen(Screen):
 
     def action_switch(self) -> None:
         """Point the managed provider at the highlighted region's sign-in (no new sign-in)."""
-        from tui.core.errors import AuthError
-        from tui.core.slots.switch import switch_region
-
-        try:
-            message = switch_region(self.selected_region)
-        except AuthError as exc:
-            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
-        else:
-            self.notify(message, title="Switched", timeout=8, markup=False)
+        self.app.switch_managed(self.selected_region)
         self.refresh_slot()
 
     def action_start(self) -> None:

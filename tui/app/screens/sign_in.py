@@ -52,6 +52,7 @@ class SignInScreen(Screen):
         self.account_region = region
         self.attempt = attempt  # made on mount, or an attempt to keep polling with the same code
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
+        self.can_open = False  # a browser may and can open the address here (decided once)
 
     @property
     def auth(self):
@@ -146,6 +147,7 @@ class SignInScreen(Screen):
 
         target = attempt.open_target
         self.refusal = address_refusal(target)
+        self.can_open = self.refusal is None and self.browser_available()
         self.show_complete_address()
         if self.app.demo is not None:
             page = self.query_one("#demo-page", PlainStatic)
@@ -176,16 +178,16 @@ class SignInScreen(Screen):
         from textual.content import Content
         from textual.style import Style
 
-        from tui.terminal.browser import address_refusal
         from tui.terminal.environment import supports_hyperlinks
 
-        complete = self.attempt.complete_address
+        complete = self.attempt.complete_address  # when there is one, it is `open_target`, whose
+        # policy verdict `self.refusal` already holds
         line = self.query_one("#uri-complete", Static)
         if not complete or complete == self.attempt.address:
             line.display = False
             return
         shown = one_line(complete, 200)
-        if address_refusal(complete) is None and supports_hyperlinks():
+        if self.refusal is None and supports_hyperlinks():
             link = Content.styled(shown, Style(link=complete, underline=True))
         else:
             link = Content(shown)
@@ -229,7 +231,7 @@ class SignInScreen(Screen):
         """`o Open browser` is offered only where a browser can open (never over SSH) and for an
         address the browser policy accepts; `a` only in the demo."""
         if action == "open_browser":
-            return self.auth is not None and self.refusal is None and self.browser_available()
+            return self.auth is not None and self.can_open
         if action == "demo_approve":
             return self.app.demo is not None and self.auth is not None
         return True
