@@ -127,3 +127,32 @@ def test_the_checker_finds_cycles_and_lazy_imports():
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
     assert cycles_in(graph) == [["a", "b"], ["c", "d", "e"]]
     assert "tui.core.tokens" in GRAPH["tui.cli.token"]  # imported inside a function
+
+
+def package_of(name: str) -> str:
+    """A module's folder inside the core (`tui.core.slots`, `tui.core.config`, …); a module lying
+    directly in `tui/core/` stands for itself."""
+    parts = name.split(".")
+    if parts[:2] == ["tui", "core"] and len(parts) > 3:
+        return ".".join(parts[:3])
+    return name
+
+
+def test_no_package_cycles_inside_core():
+    """Folders of the core import one way (lazy imports count): the key rules sit below both
+    `config/` and `slots/`, and `slots/` builds on `config/`, never the other way round."""
+    core = {n: g for n, g in GRAPH.items() if n.startswith("tui.core.")}
+    packages: dict[str, set[str]] = {}
+    for name, targets in core.items():
+        own = package_of(name)
+        packages.setdefault(own, set()).update(
+            package_of(t) for t in targets if t.startswith("tui.core.") and package_of(t) != own
+        )
+    assert cycles_in(packages) == []
+    assert "tui.core.slots" not in packages["tui.core.config"]
+
+
+def test_the_package_view_collapses_folders():
+    assert package_of("tui.core.slots.choice") == "tui.core.slots"
+    assert package_of("tui.core.keys") == "tui.core.keys"
+    assert package_of("tui.cli.token") == "tui.cli.token"

@@ -8,7 +8,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.dev.server import TOKEN_PATH
-from tui.core.slots.rules import region_storage_name
+from tui.core.keys import region_storage_name
 
 SIZE = (100, 30)
 

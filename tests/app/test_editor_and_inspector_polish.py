@@ -15,7 +15,7 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.slots.rules import region_key, region_storage_name
+from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
 
 

@@ -10,7 +10,7 @@ from tests.cli.test_cli import expired, run, valid
 from tests.conftest import write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.slots.rules import region_key, region_storage_name
+from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
 from tui.dev.server import TOKEN_PATH, Fault
 

@@ -42,13 +42,22 @@ class Terminal:
         return subprocess.run([TMUX, "-L", self.socket, "capture-pane", "-p"], capture_output=True, text=True).stdout
 
     def wait_for(self, text: str, timeout: float = 15) -> str:
+        return self.wait_until(lambda screen: text in screen, text, timeout)
+
+    def wait_until(self, predicate, what: str, timeout: float = 15) -> str:
+        """The first capture for which `predicate(screen)` holds: wait for the exact state a test
+        asserts, never for a neighbouring one (the footer is drawn after the body)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if predicate(screen):
                 return screen
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
+        raise AssertionError(f"{what} not on screen:\n{self.screen()}")
+
+    def last_line(self, screen: str) -> str:
+        lines = screen.rstrip().splitlines()
+        return lines[-1] if lines else ""
 
     def keys(self, *keys: str) -> None:
         subprocess.run([TMUX, "-L", self.socket, "send-keys", *keys], check=True)
@@ -77,7 +86,7 @@ def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
     term.wait_for("Choose the region of your account")
     term.keys("Enter")
     term.wait_for("Enter this code there")
-    screen = term.wait_for("Copy code")
+    screen = term.wait_until(lambda s: "Copy code" in s and " answered · " in s, "the footer and the live stats")
     assert "Cancel" in screen and " answered · " in screen
     term.wait_for("Signed in", timeout=20)
     term.keys("q")
@@ -87,7 +96,8 @@ def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
 
 def test_login_region_preselects_global(terminal, server):
     term = terminal("login", "--region", "global", "--no-browser")
-    screen = term.wait_for("Choose the region")
+    screen = term.wait_until(lambda s: any("global" in line and "localhost" in line for line in s.splitlines()),
+                             "the global option")
     global_line = next(line for line in screen.splitlines() if "global" in line and "localhost" in line)
     assert global_line  # listed; the cursor is on it: Enter starts global
     term.keys("Enter")
@@ -102,13 +112,13 @@ def test_inspect_and_config_subcommands(terminal, home, server):
     write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
     term = terminal("inspect")
     term.wait_for("assistant-code")
-    screen = term.wait_for("Refresh")
+    screen = term.wait_until(lambda s: "Refresh" in s and "valid" in s, "the slot row and the footer")
     assert "valid" in screen
     term.keys("C-q")
     term.wait_for("EXITED=0")
     home.joinpath("config.toml").write_text('[providers.p]\nbase_url = "https://p.test/v1"\n')
     term = terminal("config")
-    screen = term.wait_for("providers.\"p\"")
+    screen = term.wait_until(lambda s: 'providers."p"' in s and "https://p.test/v1" in s, "the provider form")
     assert "https://p.test/v1" in screen
     term.keys("C-q")
     term.wait_for("EXITED=0")
@@ -118,16 +128,20 @@ def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, 
     term = terminal("--no-browser", size=(60, 18))
     term.wait_for("Choose the region of your account")
     term.keys("Enter")
-    screen = term.wait_for("Waiting for you to approve")
+    screen = term.wait_until(
+        lambda s: "Waiting for you to approve" in s and term.last_line(s).startswith("esc Cancel"),
+        "the code screen with its footer",
+    )
     code = server.grants()[-1].user_code
     assert " ".join(code) in screen  # the code itself, spaced
-    assert screen.rstrip().splitlines()[-1].startswith("esc Cancel")
+    assert term.last_line(screen).startswith("esc Cancel")
     assert "Open browser" not in screen  # no display here: not offered
     term.keys("c")
     term.wait_for("code")  # the toast (OSC 52 copy) is drawn over the screen
     server.approve(code)
     term.wait_for("Signed in as user-1", timeout=20)
-    screen = term.wait_for("esc Home")
+    screen = term.wait_until(lambda s: len(s.splitlines()) > 17 and s.splitlines()[17].startswith("esc Home"),
+                             "the Done footer on the last row")
     assert screen.splitlines()[17].startswith("esc Home")  # the footer's first key, on the last row
     term.keys("q")
     term.wait_for("EXITED=0")
@@ -136,7 +150,7 @@ def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, 
 def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
     from tui.core import Region
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.slots.rules import region_key, region_storage_name
+    from tui.core.keys import region_key, region_storage_name
 
     for region in Region:
         write_creds(home, {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},

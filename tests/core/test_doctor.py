@@ -17,7 +17,7 @@ import trustme
 from tests.cli.test_cli import run
 from tests.conftest import write_creds
 from tui.core.config.provider import provision_managed_provider
-from tui.core.slots.rules import region_key, region_storage_name
+from tui.core.keys import region_key, region_storage_name
 from tui.dev.server import DEVICE_PATH, TOKEN_PATH, AuthServer
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import CN_HOST, CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
 from tui.core import MANAGED_PROVIDER, AuthError, Region, persist_device_signin, provision_managed_provider
-from tui.core.slots.rules import region_key
+from tui.core.keys import region_key
 
 USER_CONFIG = """\
 # my settings, hand written

@@ -44,7 +44,7 @@ def _may_replace(region) -> bool:
     import sys
 
     from tui.cli.output import ask
-    from tui.core.slots.rules import region_storage_name
+    from tui.core.keys import region_storage_name
     from tui.core.slots.state import signed_in_as, slot_status
 
     status = slot_status(region_storage_name(region))

@@ -26,7 +26,7 @@ def run(ns) -> int:
     from tui.core.slots.choice import explain_for, storage_name_of
     from tui.core.slots.state import signed_in_as, slot_status
     from tui.core.tokens import refresh_access_token
-    from tui.terminal.timefmt import expiry
+    from tui.core.humantime import expiry
 
     if not selector_usable(ns):
         return EXIT_ERROR

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from tui.cli.options import selected_slot, selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
+from tui.core.humantime import expiry
+from tui.core.overview import overview
+from tui.core.slots.state import signed_in_as
+from tui.terminal.text import one_line
 
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
@@ -23,38 +28,29 @@ def add_parser(sub) -> None:
 
 
 def run(ns) -> int:
-    from tui.cli.options import selected_slot, selector_values
-    from tui.core.slots.choice import inferred_hosts, providers_by_slot
-    from tui.core.config.read import config_and_problem
-    from tui.core.slots.state import file_warnings, list_slots, signed_in_as, slot_status
-    from tui.core.slots.switch import managed_slot
-    from tui.terminal.text import one_line
-    from tui.terminal.timefmt import expiry
-
-    selected = selected_slot(ns)
-    if selected is None:
-        return EXIT_ERROR
     narrowed = any(v is not None for v in selector_values(ns).values())
-    slots = [slot_status(selected)] if narrowed else list_slots()
+    if narrowed:
+        selected = selected_slot(ns)
+        if selected is None:
+            return EXIT_ERROR
+    view = overview()  # one read of the slots and config.toml for everything below
+    if not narrowed:
+        selected = view.default_slot
+    slots = [view.slot(selected)] if narrowed else list(view.slots)
     if selected not in [s.name for s in slots]:
-        slots.insert(0, slot_status(selected))
-    config, problem = config_and_problem()  # read and parsed once for both listings
-    users = providers_by_slot(config)
-    missing_hosts = inferred_hosts(config)
-    warnings = file_warnings()
-    usable = next(s.usable for s in slots if s.name == selected)
-    managed = managed_slot(config)
+        slots.insert(0, view.slot(selected))
+    usable = view.slot(selected).usable
     if ns.json:
         out_json(
             {
                 "schema_version": SCHEMA_VERSION,
                 "selected": selected,
-                "managed_slot": managed,
+                "managed_slot": view.managed,
                 "usable": usable,
-                "slots": [{**s.to_dict(), "providers": users.get(s.name, [])} for s in slots],
-                "providers_missing_oauth_host": missing_hosts,
-                "warnings": warnings,
-                "config_problem": problem.describe() if problem else None,
+                "slots": [{**s.to_dict(), "providers": view.users.get(s.name, [])} for s in slots],
+                "providers_missing_oauth_host": view.missing_hosts,
+                "warnings": view.warnings,
+                "config_problem": view.config_problem.describe() if view.config_problem else None,
             }
         )
         return EXIT_OK if usable else EXIT_FAIL
@@ -66,18 +62,18 @@ def run(ns) -> int:
             line += ", refresh token stored" if s.has_refresh_token else ""
         elif s.detail:
             line += f" ({one_line(s.detail, 80)})"
-        if users.get(s.name):
-            line += f"; used by {', '.join(users[s.name])}"
+        if view.users.get(s.name):
+            line += f"; used by {', '.join(view.users[s.name])}"
         out(line)
         if s.usable:
-            out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == managed else ""))
+            out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == view.managed else ""))
         out(f"    {s.path}")
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
-    for warning in warnings:
+    for warning in view.warnings:
         out(warning)
-    if problem is not None:
-        out("warning: " + problem.describe())
-    for name, host in missing_hosts.items():
+    if view.config_problem is not None:
+        out("warning: " + view.config_problem.describe())
+    for name, host in view.missing_hosts.items():
         out(
             f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "
             "which is used. Write it back as oauthHost (assistant-auth config)."

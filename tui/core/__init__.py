@@ -20,11 +20,11 @@ _EXPORTS = {
     "credentials_path": "paths",
     "config_path": "paths",
     "device_id_path": "paths",
-    "derive_scoped_key": "slots.keys",
-    "resolve_storage_name": "slots.keys",
-    "OAuthRef": "slots.keys",
-    "TokenContext": "slots.keys",
-    "resolve_context": "slots.keys",
+    "derive_scoped_key": "keys",
+    "resolve_storage_name": "keys",
+    "OAuthRef": "context",
+    "TokenContext": "context",
+    "resolve_context": "context",
     "is_expired": "credentials",
     "merge_token_response": "credentials",
     "load_credentials": "credentials",
@@ -40,7 +40,7 @@ _EXPORTS = {
     "read_valid_token": "tokens",
     "MANAGED_PROVIDER": "config.provider",
     "provision_managed_provider": "config.provider",
-    "persist_device_signin": "config.provider",
+    "persist_device_signin": "signin_store",
     "redact": "redact",
     "mask": "redact",
 }
@@ -78,13 +78,8 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from tui.core.errors import AuthError
     from tui.core.identity import device_id, identity_headers
-    from tui.core.slots.keys import (
-        OAuthRef,
-        TokenContext,
-        derive_scoped_key,
-        resolve_context,
-        resolve_storage_name,
-    )
+    from tui.core.context import OAuthRef, TokenContext, resolve_context
+    from tui.core.keys import derive_scoped_key, resolve_storage_name
     from tui.core.paths import (
         config_dir,
         config_path,
@@ -92,11 +87,8 @@ if TYPE_CHECKING:  # pragma: no cover
         credentials_path,
         device_id_path,
     )
-    from tui.core.config.provider import (
-        MANAGED_PROVIDER,
-        persist_device_signin,
-        provision_managed_provider,
-    )
+    from tui.core.config.provider import MANAGED_PROVIDER, provision_managed_provider
+    from tui.core.signin_store import persist_device_signin
     from tui.core.redact import mask, redact
     from tui.core.regions import Endpoints, Region, client_id, endpoints, parse_region
     from tui.core.tokens import get_access_token, read_valid_token, refresh_access_token

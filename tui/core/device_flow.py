@@ -12,8 +12,12 @@ from typing import Literal
 from tui.core import jsonutil
 from tui.core.errors import AuthError
 from tui.core.hints import refused, server_trouble
-from tui.core.redact import excerpt, register_secret, register_token_fields
+from tui.core.http import client_scope, post_form
+from tui.core.identity import identity_headers
+from tui.core.oauth import oauth_error_code, parse_token_response
+from tui.core.redact import excerpt, register_secret
 from tui.core.regions import Region, client_id, endpoints, parse_region
+from tui.core.signin_store import save_signin
 
 log = logging.getLogger("tui.core.device_flow")
 
@@ -100,41 +104,7 @@ def parse_device_authorization(text: str) -> DeviceAuthorization:
     )
 
 
-def parse_token_response(text: str) -> dict:
-    """Strict parse of the 2.2 body; ValueError with a readable detail otherwise."""
-    data = jsonutil.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError(f"expected a JSON object, found {type(data).__name__}")
-    register_token_fields(data)
-    if not isinstance(data.get("access_token"), str):
-        raise ValueError(
-            "missing field `access_token`" if "access_token" not in data else "field `access_token` is not a string"
-        )
-    if not data["access_token"]:
-        raise ValueError("field `access_token` is empty")
-    for field in ("refresh_token", "scope", "token_type"):
-        if data.get(field) is not None and not isinstance(data[field], str):
-            raise ValueError(f"field `{field}` is not a string")
-    if data.get("expires_in") is not None and not jsonutil.is_int(data["expires_in"]):
-        raise ValueError("field `expires_in` is not an integer")
-    return data
-
-
-def oauth_error_code(text: str) -> str | None:
-    """The string `error` field of a JSON object body, or None."""
-    try:
-        data = jsonutil.loads(text)
-    except ValueError:
-        return None
-    if isinstance(data, dict) and isinstance(data.get("error"), str):
-        return data["error"]
-    return None
-
-
 async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
-    from tui.core.http import client_scope, post_form
-    from tui.core.identity import identity_headers
-
     ep = endpoints(parse_region(region))
     url = ep.oauth_host + "/api/oauth/device_authorization"
     async with client_scope(client) as http:
@@ -170,12 +140,6 @@ async def poll_device_token(
     `deadline` (on `clock`) continues an earlier attempt with the same device code within its
     budget; None starts a new budget of 15 minutes, as the spec says.
     """
-    from tui.core.http import client_scope, post_form
-    from tui.core.identity import identity_headers
-    from tui.core.locks import hold_slot
-    from tui.core.config.provider import provision_managed_provider, write_signin_tokens
-    from tui.core.slots.rules import region_storage_name
-
     region = parse_region(region)
     register_secret(device_code)
     ep = endpoints(region)
@@ -192,12 +156,7 @@ async def poll_device_token(
                     tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
-                # spec 4.4 under the slot's locks, so no refresh (ours or the official client's)
-                # interleaves its write with ours. Tokens the user approved are never dropped:
-                # the wait has no bound, says what it waits for, and ends only by cancellation.
-                async with hold_slot(region_storage_name(region), timeout=None, purpose="saving the sign-in", write_error=True):
-                    oauth_key, _name = write_signin_tokens(tokens, region)
-                provision_managed_provider(oauth_key, region)  # config.toml: never under the locks
+                await save_signin(tokens, region)  # spec 4.4: the one home of saving a sign-in
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:

@@ -60,7 +60,7 @@ def damaged_config(path: object) -> str:
 
 
 def sign_in_again(storage_name: str) -> str:
-    from tui.core.slots.rules import region_of_slot
+    from tui.core.keys import region_of_slot
 
     region = region_of_slot(storage_name)
     flag = " --region global" if region == "global" else ""

@@ -16,24 +16,23 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from tui.core.device_flow import POLL_BUDGET, DeviceAuthorization, PollStatus
+from tui.core.device_flow import (
+    POLL_BUDGET,
+    DeviceAuthorization,
+    PollStatus,
+    poll_device_token,
+    start_device_authorization,
+)
 from tui.core.errors import AuthError
+from tui.core.humantime import clock, plural
+from tui.core.locks import reporting_to
+from tui.core.paths import config_path, credentials_path
 from tui.core.regions import Region, endpoints, parse_region
+from tui.core.signin_store import slot_of
+from tui.core.slots.state import signed_in_as, slot_status
 
 EVENTS = ("code", "poll", "slow_down", "saving", "finished")
 MINUTES = POLL_BUDGET // 60
-
-
-def countdown(seconds: float) -> str:
-    """`14:05`, or `1:02:03` past an hour; never negative."""
-    total = max(int(seconds), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,7 @@ class SignIn:
     ) -> None:
         self.region = parse_region(region.value if isinstance(region, Region) else region)
         self.host = endpoints(self.region).oauth_host
+        self.storage_name = slot_of(self.region)  # the slot this attempt writes, worked out once
         self.client = client
         self.on_change = on_change
         self.clock = clock
@@ -125,7 +125,7 @@ class SignIn:
         return max(self.deadline - self.clock(), 0.0) if self.auth else 0.0
 
     def countdown(self) -> str:
-        return countdown(self.seconds_left())
+        return clock(self.seconds_left())
 
     def stats(self) -> str:
         return (
@@ -140,8 +140,6 @@ class SignIn:
 
     async def request_code(self) -> DeviceAuthorization:
         """Spec 3.1. AuthError as the spec says; the attempt is then finished with an error."""
-        from tui.core.device_flow import start_device_authorization
-
         try:
             auth = await start_device_authorization(self.region, client=self.client)
         except AuthError as exc:
@@ -157,9 +155,6 @@ class SignIn:
     async def poll(self) -> Outcome:
         """Spec 3.2 with the code already requested, within this attempt's deadline. Calling it
         again after an error keeps polling with the same device code."""
-        from tui.core.device_flow import poll_device_token
-        from tui.core.locks import reporting_to
-
         if self.auth is None:
             raise RuntimeError("request_code() first")
         if self.outcome is not None:
@@ -237,16 +232,7 @@ class SignIn:
 
     def who(self) -> str:
         """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""
-        from tui.core.slots.rules import region_storage_name
-        from tui.core.slots.state import signed_in_as, slot_status
-
-        return signed_in_as(slot_status(region_storage_name(self.region)))
+        return signed_in_as(slot_status(self.storage_name))
 
     def _record_written(self) -> None:
-        from tui.core.paths import config_path, credentials_path
-        from tui.core.slots.rules import region_storage_name
-
-        self.written = {
-            "credentials": str(credentials_path(region_storage_name(self.region))),
-            "config": str(config_path()),
-        }
+        self.written = {"credentials": str(credentials_path(self.storage_name)), "config": str(config_path())}

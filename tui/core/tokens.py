@@ -10,11 +10,11 @@ from _collections_abc import Mapping
 
 from tui.core.credentials import is_expired, is_tombstone, load_credentials, try_load, write_merged
 from tui.core.errors import AuthError
-from tui.core.slots.rules import context_fields, refuse_foreign_fallback
+from tui.core.keys import context_fields, refuse_foreign_fallback
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.slots.keys import OAuthRef, TokenContext
+    from tui.core.context import OAuthRef, TokenContext
 
 
 def _log():
@@ -59,7 +59,7 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str) -> str | Non
 
 
 def _context(ref: OAuthRef | Mapping | None, base_url: str) -> TokenContext:
-    from tui.core.slots.keys import resolve_context
+    from tui.core.context import resolve_context
 
     ctx = resolve_context(ref, base_url)
     refuse_foreign_fallback(ctx.storage_key, ctx.oauth_host)
@@ -107,7 +107,7 @@ async def _refresh_under_lock(ctx: TokenContext, seen: dict, *, force: bool, cli
 
 
 def _rejected(response) -> bool:
-    from tui.core.device_flow import oauth_error_code
+    from tui.core.oauth import oauth_error_code
 
     if response.status not in REJECTED_STATUSES:
         return False
@@ -125,7 +125,7 @@ def _adoptable(latest: dict | None, used_refresh_token: str) -> bool:
 async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
     import asyncio
 
-    from tui.core.device_flow import parse_token_response
+    from tui.core.oauth import parse_token_response
     from tui.core.http import client_scope, post_form
     from tui.core.redact import excerpt, register_token_fields
     from tui.core.settings import client_id

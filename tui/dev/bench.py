@@ -76,7 +76,7 @@ def _token_scenarios(server, home: pathlib.Path) -> dict[str, tuple[dict[str, st
     """Two homes with valid credentials: config.toml as our sign-in writes it (cn, inline oauth
     table) and as the official client rewrites it (global, sub-tables, `oauth_host`)."""
     from tui.core import endpoints, provision_managed_provider
-    from tui.core.slots.rules import region_key, region_storage_name
+    from tui.core.keys import region_key, region_storage_name
 
     scenarios = {}
     for label, region in (("spec-shaped", "cn"), ("official-client-shaped", "global")):

@@ -109,7 +109,7 @@ def signed_in(home: pathlib.Path) -> None:
 
 def many_slots(home: pathlib.Path) -> None:
     """A signed-in cn slot, an expired global one with a refresh token, and a corrupt file."""
-    from tui.core.slots.rules import region_storage_name
+    from tui.core.keys import region_storage_name
 
     signed_in(home)
     expired = {**tokens(), "expires_at": NOW - 7200}

@@ -16,16 +16,10 @@ from tui.core.errors import AuthError
 from tui.core.jwt import decode_claims
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import mask
-from tui.core.slots.state import (
-    MISSING,
-    NO_ACCESS_TOKEN,
-    NOT_OBJECT,
-    UNPARSABLE,
-    SlotStatus,
-    list_slots,
-)
+from tui.core.overview import Overview, overview
+from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
 from tui.terminal.text import one_line, short_path
-from tui.terminal.timefmt import clock, expiry, relative, stamp
+from tui.core.humantime import clock, expiry, relative, stamp
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 
@@ -130,10 +124,8 @@ class CredentialsScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
+        self.view: Overview | None = None
         self.slots: list[SlotStatus] = []
-        self.users: dict[str, list[str]] = {}
-        self.missing_hosts: dict[str, str] = {}
-        self.warnings: list[str] = []
         self.signature: tuple = ()
         self.shown_slot: str | None = None
 
@@ -161,16 +153,9 @@ class CredentialsScreen(Screen):
 
     # -- data ---------------------------------------------------------------------------------
     def reload(self) -> None:
-        from tui.core.config.read import config_or_empty
-        from tui.core.slots.choice import inferred_hosts, providers_by_slot
-        from tui.core.slots.state import file_warnings
-
         self.signature = disk_signature()
-        self.slots = list_slots()
-        config = config_or_empty()  # read and parsed once for both listings
-        self.users = providers_by_slot(config)
-        self.missing_hosts = inferred_hosts(config)
-        self.warnings = file_warnings()  # with the other disk reads, not on every row change
+        self.view = overview()  # one read of the slots and config.toml, not one per row change
+        self.slots = self.view.slots
         table = self.query_one("#slots", DataTable)
         selected = self.selected.name if self.selected else None
         table.clear()
@@ -180,7 +165,7 @@ class CredentialsScreen(Screen):
                 cell(one_line(slot.label, 22)),
                 cell(expires_in_text(slot)),
                 cell("—" if slot.mode is None else f"{slot.mode:04o}"),
-                cell(one_line(", ".join(self.users.get(slot.name, [])) or "—", 80)),
+                cell(one_line(", ".join(self.view.users.get(slot.name, [])) or "—", 80)),
                 key=slot.name,
             )
         if selected is not None:
@@ -204,9 +189,8 @@ class CredentialsScreen(Screen):
             details.set_text("No credentials yet.")
             return
         self.shown_slot = slot.name
-        lines = detail_lines(
-            slot, self.users.get(slot.name, []), missing_hosts=self.missing_hosts, warnings=self.warnings
-        )
+        view = self.view
+        lines = detail_lines(slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings)
         details.set_text("\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -332,7 +316,7 @@ class CredentialsScreen(Screen):
 
     def action_switch(self) -> None:
         """Point the managed provider at the selected region slot (no new sign-in)."""
-        from tui.core.slots.rules import region_of_slot
+        from tui.core.keys import region_of_slot
 
         slot = self.selected
         region = region_of_slot(slot.name) if slot else None

@@ -9,11 +9,11 @@ from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.core.overview import Overview, overview
 from tui.core.regions import Region, endpoints
-from tui.core.slots.rules import region_storage_name
-from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, list_slots, slot_status
+from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.terminal.text import one_line
-from tui.terminal.timefmt import relative
+from tui.core.humantime import relative
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 
@@ -35,32 +35,25 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
     return f"{status.label}: {one_line(status.detail, 50)}"
 
 
-def home_summary(now: float | None = None) -> tuple[str, str, Region | None]:
+def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     """(text, css class, managed region): every region's slot and any other slot on disk, the
     one the managed provider uses marked with *."""
-    from tui.core.slots.switch import managed_slot
-
-    managed = managed_slot()
-    slots = {status.name: status for status in list_slots(now)}
-    for region in Region:
-        name = region_storage_name(region)
-        slots.setdefault(name, slot_status(name, now))
-    ordered = [slots.pop(region_storage_name(r)) for r in Region] + sorted(slots.values(), key=lambda s: s.name)
+    ordered = view.with_regions()
     lines = []
     for status in ordered:
-        marker = "*" if status.name == managed else "\u00a0"  # a plain space would be trimmed
+        marker = "*" if status.name == view.managed else "\u00a0"  # a plain space would be trimmed
         label = status.region or one_line(status.name, 24)
-        lines.append(f"{marker} {label:<7} {slot_line(status, now)}")
-    if managed is not None:
+        lines.append(f"{marker} {label:<7} {slot_line(status, view.now)}")
+    if view.managed is not None:
         lines.append("* used by the managed provider and `token`")
-    current = next((s for s in ordered if s.name == managed), ordered[0])
+    current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:
         css = "valid" if current.state == VALID else "expired"
     elif current.state == MISSING:
         css = "missing"
     else:
         css = "broken"
-    region = Region(current.region) if managed is not None and current.region else None
+    region = Region(current.region) if view.managed is not None and current.region else None
     return "\n".join(lines), css, region
 
 
@@ -77,6 +70,7 @@ class HomeScreen(Screen):
     def __init__(self, region: Region | None = None) -> None:
         super().__init__()
         self.initial_region = region  # an explicit --region; None: the managed provider's region
+        self.view: Overview | None = None  # the slots as last read (every 5 s, and on return)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -110,7 +104,8 @@ class HomeScreen(Screen):
 
     def refresh_slot(self) -> Region | None:
         """Redraw the slots; returns the managed provider's region."""
-        text, state, region = home_summary()
+        self.view = overview()
+        text, state, region = home_summary(self.view)
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
@@ -134,7 +129,7 @@ class HomeScreen(Screen):
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
         region = self.selected_region
-        status = slot_status(region_storage_name(region))
+        status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:
             self.app.action_sign_in(region.value)
             return

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from tui.core import paths
 from tui.core.errors import AuthError
 from tui.core.http import insecure_reason
-from tui.core.slots.keys import resolve_storage_name
+from tui.core.keys import resolve_storage_name
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import decode_config, parse_config, read_config_raw
 

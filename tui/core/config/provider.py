@@ -13,7 +13,7 @@ from tui.core.atomic import atomic_write, ensure_private_dir
 from tui.core.config.read import BOM, CONFIG_LABEL, config_error, parse_config, read_config_text
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints, parse_region
-from tui.core.slots.rules import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
+from tui.core.keys import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
 
 PROVIDER_TYPE = "assistant"
 
@@ -81,7 +81,7 @@ def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
     writes an inline table with `oauthHost`. Whatever spellings are present get the region's host
     (both, when both are there); when none is, global gets the spec's `oauthHost` and cn none.
     """
-    from tui.core.slots.rules import HOST_SPELLINGS
+    from tui.core.keys import HOST_SPELLINGS
 
     oauth["storage"] = "file"
     oauth["key"] = oauth_key
@@ -190,39 +190,6 @@ def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
         raise config_error(exc) from None
     write_config_text(text, previous=previous)
-
-
-def write_signin_tokens(token_response: dict, region: Region | str) -> tuple[str, str]:
-    """Spec 4.4 steps 1-3 without the locks: store the tokens in the region's slot.
-
-    Returns (oauth_key, storage_name). The caller holds the slot's locks.
-    """
-    from tui.core.credentials import write_merged
-    from tui.core.slots.rules import region_key, resolve_storage_name
-
-    oauth_key = region_key(parse_region(region))
-    storage_name = resolve_storage_name(oauth_key)
-    try:
-        write_merged(storage_name, token_response)
-    except OSError as exc:
-        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
-    return oauth_key, storage_name
-
-
-def persist_device_signin(token_response: dict, region: Region | str) -> str:
-    """Spec 4.4: store the tokens in the region's slot and provision the provider.
-
-    The tokens are written under the slot's locks (waiting as long as it takes: tokens the user
-    approved are never dropped); config.toml is read and written after the locks are released.
-    """
-    from tui.core.locks import hold_slot_sync
-    from tui.core.slots.rules import region_storage_name
-
-    region = parse_region(region)
-    with hold_slot_sync(region_storage_name(region), timeout=None, purpose="saving the sign-in", write_error=True):
-        oauth_key, storage_name = write_signin_tokens(token_response, region)
-    provision_managed_provider(oauth_key, region)
-    return storage_name
 
 
 def list_providers(doc: Any) -> list[tuple[str, Any]]:

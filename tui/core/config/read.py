@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 from tui.core import paths
 from tui.core.errors import AuthError
-from tui.core.slots.rules import MANAGED_PROVIDER
+from tui.core.keys import MANAGED_PROVIDER
 
 CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
 BOM = "\ufeff"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui.core import paths, settings
 from tui.core.doctor.model import FAIL, OK, WARN, Check, Repair
 from tui.core.errors import AuthError
-from tui.core.slots.rules import MANAGED_PROVIDER
+from tui.core.keys import MANAGED_PROVIDER
 
 
 def _restore_host(name: str, host: str) -> Repair:
@@ -25,7 +25,7 @@ def _restore_host(name: str, host: str) -> Repair:
 def check_config() -> list[Check]:
     from tui.core.config.read import read_config_raw, read_config_readonly
     from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
-    from tui.core.slots.rules import ref_fields
+    from tui.core.keys import ref_fields
 
     path = paths.config_path()
     try:
@@ -60,7 +60,7 @@ def check_config() -> list[Check]:
                             f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} (an official-client rewrite drops it).",
                             "Write the host back.", {"host": inferred}, repair=_restore_host(MANAGED_PROVIDER, inferred)))
     elif fields is not None and fields[1] is not None:
-        from tui.core.slots.rules import derive_scoped_key
+        from tui.core.keys import derive_scoped_key
 
         key, host = fields
         if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":

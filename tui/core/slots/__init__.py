@@ -1,5 +1,6 @@
-"""The slot concept: the spec's key and storage-name rules (rules, keys), the choice of slot for a
-command (choice), the classification of a slot's state (state) and the repairs (repair).
+"""The slot concept above the key rules (`tui.core.keys`) and config.toml (`tui.core.config`): the
+choice of slot for a command (choice), the classification of a slot's state (state), switching
+the managed provider (switch) and the repairs (repair).
 
 Nothing is imported here: `assistant-auth token` loads only the modules it needs.
 """

@@ -16,7 +16,7 @@ from tui.core.config.read import (
     scan_managed_provider,
 )
 from tui.core.errors import AuthError
-from tui.core.slots.rules import MANAGED_PROVIDER
+from tui.core.keys import MANAGED_PROVIDER
 
 
 class Selection:
@@ -36,7 +36,7 @@ class Selection:
 
 def storage_name_of(selection: Selection) -> str:
     """The credential slot (storage name) a selection resolves to (spec 4.5)."""
-    from tui.core.slots.keys import resolve_context
+    from tui.core.context import resolve_context
 
     return resolve_context(selection.ref, selection.base_url).storage_name
 
@@ -64,7 +64,7 @@ def provider_selection(name: str, config: dict | None = None) -> Selection:
 def provider_entry_selection(oauth: object, base_url: str, label: str) -> Selection:
     """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
     inferred from a scoped key when the table names none (README: a deliberate deviation)."""
-    from tui.core.slots.rules import provider_ref
+    from tui.core.keys import provider_ref
 
     ref, inferred = provider_ref(oauth if isinstance(oauth, dict) else None, base_url)
     return Selection(ref, base_url, label, inferred)
@@ -83,11 +83,11 @@ def select(
     if provider:
         return provider_selection(provider)
     if slot:
-        from tui.core.slots.rules import resolve_storage_name
+        from tui.core.keys import resolve_storage_name
 
         return selection_for_slot(resolve_storage_name(slot))
     if region:
-        from tui.core.slots.rules import region_storage_name
+        from tui.core.keys import region_storage_name
 
         return selection_for_slot(region_storage_name(region.strip().lower()))
     if base_url is not None or key or oauth_host:
@@ -128,7 +128,7 @@ def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
 
 def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
     """storage_name -> names of the providers (with an `oauth` block) that resolve to it."""
-    from tui.core.slots.keys import resolve_context
+    from tui.core.context import resolve_context
 
     found: dict[str, list[str]] = {}
     for name, chosen in oauth_providers(config):
@@ -145,9 +145,10 @@ def inferred_hosts(config: dict | None = None) -> dict[str, str]:
 def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
-    from tui.core.slots.keys import DEFAULT_STORAGE_NAME, OAuthRef
+    from tui.core.context import OAuthRef
+    from tui.core.keys import DEFAULT_STORAGE_NAME
     from tui.core.regions import Region, endpoints
-    from tui.core.slots.rules import region_storage_name
+    from tui.core.keys import region_storage_name
 
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
@@ -165,6 +166,6 @@ def selection_for_slot(storage_name: str) -> Selection:
 
 def region_for_slot(storage_name: str):
     from tui.core.regions import Region
-    from tui.core.slots.rules import region_of_slot
+    from tui.core.keys import region_of_slot
 
     return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN

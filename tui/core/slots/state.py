@@ -76,7 +76,7 @@ class SlotStatus:
     @property
     def region(self) -> str | None:
         """The region ("cn" or "global") whose sign-in writes this slot, with the current settings."""
-        from tui.core.slots.rules import region_of_slot
+        from tui.core.keys import region_of_slot
 
         return region_of_slot(self.name)
 

@@ -14,7 +14,7 @@ def managed_slot(config: dict | None = None) -> str | None:
     (or cannot be read). `config`: config.toml already parsed read-only by the caller."""
     from tui.core.config.read import config_or_empty
     from tui.core.slots.choice import provider_selection, storage_name_of
-    from tui.core.slots.rules import MANAGED_PROVIDER
+    from tui.core.keys import MANAGED_PROVIDER
 
     config = config_or_empty() if config is None else config
     providers = config.get("providers")
@@ -28,7 +28,7 @@ def managed_slot(config: dict | None = None) -> str | None:
 
 def managed_region() -> Region | None:
     """The region whose slot the managed provider uses, if it is a region's slot."""
-    from tui.core.slots.rules import region_of_slot
+    from tui.core.keys import region_of_slot
 
     name = managed_slot()
     region = region_of_slot(name) if name is not None else None
@@ -42,7 +42,7 @@ def switch_region(region: Region | str) -> str:
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.slots.rules import region_key, region_storage_name
+    from tui.core.keys import region_key, region_storage_name
     from tui.core.slots.state import slot_status
 
     region = parse_region(region.value if isinstance(region, Region) else region)

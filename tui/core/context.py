@@ -1,19 +1,12 @@
-"""Credential slots (spec 2.5, 4.5): the records of the core API over `slot_rules`."""
+"""Context resolution (spec 2.5, 4.5): the records of the core API (OAuthRef, TokenContext) over
+the pure rules of `tui.core.keys`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tui.core.slots.rules import (  # noqa: F401 - re-exported names of the core API
-    DEFAULT_KEY,
-    DEFAULT_STORAGE_NAME,
-    SCOPED_PREFIX,
-    context_fields,
-    derive_scoped_key,
-    ref_fields,
-    resolve_storage_name,
-)
+from tui.core.keys import context_fields, ref_fields
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,21 @@
-"""Human time for the screens and the CLI (pure functions)."""
+"""Time as people read it, for every face (the CLI, the screens, doctor): pure functions."""
 
 from __future__ import annotations
 
 import time
 
-from tui.core.signin import countdown as clock  # noqa: F401 - one countdown format for both faces
+
+def clock(seconds: float) -> str:
+    """`14:05`, or `1:02:03` past an hour; never negative (a countdown)."""
+    total = max(int(seconds), 0)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 poll`, `2 polls`."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def relative(seconds: float) -> str:

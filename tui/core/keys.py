@@ -1,6 +1,7 @@
-"""The rules that pick a credential slot (spec 4.5), as pure functions on plain values.
+"""Keys and storage names (spec 4.5): the rules that pick a credential slot, as pure functions on
+plain values. The lowest floor of the slot concept: `config/` and `slots/` both build on it.
 
-No dataclasses, no pathlib: `assistant-auth token` runs these on every call. `keys.py` wraps
+No dataclasses, no pathlib: `assistant-auth token` runs these on every call. `context.py` wraps
 them in the records of the core API (OAuthRef, TokenContext).
 """
 

@@ -1,0 +1,68 @@
+"""One record of every credential slot and what points at it: the one source for `status`, the
+credential inspector and Home, so the three can never disagree.
+
+It answers, from one read of the credentials directory and one parse of config.toml: which slots
+exist (the default slot and both regions' slots always, any other `*.json` on disk), who is
+signed in to each and in what state, which providers of config.toml use each slot, which slot the
+managed provider uses, which providers lack the host their key was made for, what is wrong with
+the private files, and whether config.toml itself could not be read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.core.config.read import config_and_problem
+from tui.core.errors import AuthError
+from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
+from tui.core.slots.choice import inferred_hosts, providers_by_slot
+from tui.core.slots.state import SlotStatus, file_warnings, list_slots, slot_status
+from tui.core.slots.switch import managed_slot
+
+REGIONS = ("cn", "global")
+
+
+@dataclass(frozen=True)
+class Overview:
+    slots: list[SlotStatus]  # every slot on disk, the default slot first (listed even when missing)
+    users: dict[str, list[str]]  # slot -> names of the providers of config.toml that use it
+    missing_hosts: dict[str, str]  # provider -> the host its scoped key was made for (not named)
+    warnings: list[str]  # problems of the private files that are not a slot's state
+    managed: str | None  # the slot of `managed:assistant-code`, None without that entry
+    config_problem: AuthError | None = None  # why config.toml could not be read, if it could not
+    now: float | None = None  # the time states were classified at (None: the clock)
+
+    @property
+    def default_slot(self) -> str:
+        """The slot `token`, `status`, `refresh` and `logout` use without a selector."""
+        return self.managed or DEFAULT_STORAGE_NAME
+
+    def slot(self, name: str) -> SlotStatus:
+        """The state of slot `name`: from the listing, else classified now (a missing slot)."""
+        listed = next((status for status in self.slots if status.name == name), None)
+        return listed if listed is not None else slot_status(name, self.now)
+
+    def region_slot(self, region: object) -> SlotStatus:
+        return self.slot(region_storage_name(str(region)))
+
+    def with_regions(self) -> list[SlotStatus]:
+        """Both regions' slots first (cn, global; listed even when missing), then every other
+        slot on disk by name: the order Home shows."""
+        regional = [self.region_slot(region) for region in REGIONS]
+        names = {status.name for status in regional}
+        others = sorted((s for s in self.slots if s.name not in names), key=lambda s: s.name)
+        return regional + others
+
+
+def overview(now: float | None = None) -> Overview:
+    """Everything `status`, the inspector and Home show about the slots, read once."""
+    config, problem = config_and_problem()
+    return Overview(
+        slots=list_slots(now),
+        users=providers_by_slot(config),
+        missing_hosts=inferred_hosts(config),
+        warnings=file_warnings(),
+        managed=managed_slot(config),
+        config_problem=problem,
+        now=now,
+    )

@@ -1,0 +1,59 @@
+"""Saving an approved sign-in (spec 4.4), in one order of steps for every caller:
+
+1. the tokens go into the region's credential slot, merged (4.6), under the slot's locks (so no
+   refresh, ours or the official client's, interleaves its write with ours);
+2. config.toml gets the managed provider (2.6), after the locks are released: it is shared by
+   every slot and never written under one slot's locks.
+
+`save_signin` waits for the locks without blocking the event loop; `persist_device_signin` is the
+same for synchronous callers. Tokens the person approved are never dropped: by default the wait
+has no bound, says what it waits for, and ends only by cancellation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tui.core.config.provider import provision_managed_provider
+from tui.core.credentials import write_merged
+from tui.core.errors import AuthError
+from tui.core.keys import region_key, resolve_storage_name
+from tui.core.locks import hold_slot, hold_slot_sync
+from tui.core.regions import Region, parse_region
+
+PURPOSE = "saving the sign-in"
+
+
+def write_signin_tokens(token_response: Mapping, region: Region | str) -> tuple[str, str]:
+    """Step 1 without the locks (the caller holds them): (oauth_key, storage_name)."""
+    oauth_key = region_key(parse_region(region))
+    storage_name = resolve_storage_name(oauth_key)
+    try:
+        write_merged(storage_name, token_response)
+    except OSError as exc:
+        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+    return oauth_key, storage_name
+
+
+def slot_of(region: Region | str) -> str:
+    """The credential slot a sign-in in `region` writes."""
+    return resolve_storage_name(region_key(parse_region(region)))
+
+
+async def save_signin(token_response: Mapping, region: Region | str, *, timeout: float | None = None) -> str:
+    """Spec 4.4 for async callers; returns the storage name. `timeout`: seconds to wait for the
+    slot's locks (None: as long as it takes)."""
+    region = parse_region(region)
+    async with hold_slot(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region)
+    provision_managed_provider(oauth_key, region)
+    return storage_name
+
+
+def persist_device_signin(token_response: Mapping, region: Region | str, *, timeout: float | None = None) -> str:
+    """Spec 4.4 for synchronous callers (the core API's name); returns the storage name."""
+    region = parse_region(region)
+    with hold_slot_sync(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region)
+    provision_managed_provider(oauth_key, region)
+    return storage_name
