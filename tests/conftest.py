@@ -9,9 +9,8 @@ import pathlib
 import pytest
 
 from tui.dev.env import server_env
-from tui.dev.server import AuthServer
-
 from tui.dev.scenes import HOST_VARS  # noqa: E402 - every setting a test pins
+from tui.dev.server import AuthServer
 
 # respx-mocked tests use these fixed https hosts
 CN_HOST = "https://auth.cn.test"

@@ -1,12 +1,63 @@
-"""The token path stays cheap, and the core never imports Textual."""
+"""The token path stays cheap, the core never imports Textual, and a module's header shows what it
+needs: imports sit at the top, except on the measured hot path and for heavy libraries."""
 
+import ast
+import json
+import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# The modules `assistant-auth token` loads on its valid-token path, with selector flags, and on
+# its refresh path: measured by `test_hot_path_is_what_token_loads`, guarded by the tests below
+# that nothing beyond a bare `python -I` reading the JSON is loaded there. Only these modules may
+# import inside functions to stay cheap.
+HOT_PATH = [
+    "tui/__init__.py",
+    "tui/cli/__init__.py",
+    "tui/cli/options.py",
+    "tui/cli/output.py",
+    "tui/cli/token.py",
+    "tui/core/__init__.py",
+    "tui/core/atomic.py",
+    "tui/core/config/__init__.py",
+    "tui/core/config/read.py",
+    "tui/core/context.py",
+    "tui/core/credentials.py",
+    "tui/core/errors.py",
+    "tui/core/files.py",
+    "tui/core/hints.py",
+    "tui/core/http.py",
+    "tui/core/jsonutil.py",
+    "tui/core/keys.py",
+    "tui/core/locks.py",
+    "tui/core/oauth.py",
+    "tui/core/paths.py",
+    "tui/core/redact.py",
+    "tui/core/regions.py",
+    "tui/core/settings.py",
+    "tui/core/slots/__init__.py",
+    "tui/core/slots/choice.py",
+    "tui/core/tokens.py",
+]
+
+# Libraries a command must not load unless it needs them: importing them inside a function is
+# how a module says so. The reason is part of the rule.
+HEAVY = {
+    "httpx": "the HTTP client: only commands that send a request",
+    "tomlkit": "the round-trip TOML editor: only when config.toml is written",
+    "textual": "the TUI",
+    "tui.app": "the TUI (Textual): `assistant-auth` opens it, no other command loads it",
+    "argcomplete": "only when a shell asks for completions",
+    "asyncio": "an event loop: only commands that run one",
+    "rich.syntax": "pygments and its lexers: only when a diff or the raw file is drawn",
+    "segno": "the QR encoder: only when a QR code is drawn",
+}
 
 
 def run(code: str) -> str:
@@ -68,4 +119,129 @@ finally:
 assert out.getvalue() == 'tok\\n'
 print(sorted(m for m in set(sys.modules) - before if not m.startswith('tui') and m != '__future__'))
 """
+    assert run(code) == "[]"
+
+
+def _repo_path(module) -> str | None:
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    try:
+        return pathlib.Path(path).resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return None
+
+
+LOADED = """
+import json, sys, pathlib
+from tui.cli import main
+code = main(json.loads(sys.argv[1]))
+root = pathlib.Path(sys.argv[2])
+paths = []
+for name, module in list(sys.modules.items()):
+    if name == 'tui' or name.startswith('tui.'):
+        paths.append(pathlib.Path(module.__file__).resolve().relative_to(root).as_posix())
+print(json.dumps({'code': code, 'paths': sorted(paths)}))
+"""
+
+
+def _loaded_by(args: list[str]) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", LOADED, json.dumps(args), str(ROOT)], capture_output=True,
+                          text=True, cwd=ROOT, env=os.environ.copy())
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["code"] == 0, done.stderr
+    return set(result["paths"])
+
+
+def test_hot_path_is_what_token_loads(home, server):
+    """HOT_PATH is measured, not guessed: the valid-token path (both config.toml shapes), the
+    path with selector flags, and a refresh against the local authorization server."""
+    from tests.conftest import write_creds
+
+    home.mkdir(parents=True, exist_ok=True)
+    write_creds(home, {"access_token": "tok", "expires_at": int(time.time()) + 3600})
+    measured = set()
+    for config in (SPEC_SHAPED, OFFICIAL_SHAPED):
+        (home / "config.toml").write_text(config)
+        measured |= _loaded_by(["token"])
+    (home / "config.toml").unlink()
+    measured |= _loaded_by(["token", "--slot", "assistant-code"])
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    measured |= _loaded_by(["token"])
+    assert sorted(measured) == sorted(HOT_PATH)
+
+
+def _function_imports(path: pathlib.Path):
+    """(line, module, the line's text) of every import inside a function or method."""
+    source = path.read_text()
+    lines = source.splitlines()
+    seen = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, (ast.Import, ast.ImportFrom)) and id(inner) not in seen:
+                seen.add(id(inner))
+                names = [inner.module or ""] if isinstance(inner, ast.ImportFrom) else [a.name for a in inner.names]
+                for name in names:
+                    yield inner.lineno, name, lines[inner.lineno - 1]
+
+
+def _heavy(module: str) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in HEAVY)
+
+
+def test_imports_sit_at_the_top_outside_the_hot_path():
+    hot = set(HOT_PATH)
+    wrong, excused = [], []
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in hot:
+            continue
+        for line, module, text in _function_imports(path):
+            if _heavy(module):
+                continue
+            if "# lazy:" in text:
+                excused.append(f"{rel}:{line}")
+                continue
+            wrong.append(f"{rel}:{line} imports {module} inside a function")
+    assert wrong == []
+    assert len(excused) <= 5, excused  # a few exceptions, each saying why in a `# lazy:` comment
+
+
+def test_the_import_rule_is_not_vacuous(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    import json\n    import httpx\n")
+    found = [(module, _heavy(module)) for _line, module, _text in _function_imports(sample)]
+    assert found == [("json", False), ("httpx", True)]
+
+
+def test_private_collections_abc_only_on_the_hot_path():
+    """`_collections_abc` saves a module on the hot path (each use says so); elsewhere the
+    public `collections.abc`."""
+    hot = set(HOT_PATH)
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for number, text in enumerate(path.read_text().splitlines(), start=1):
+            if "import" in text and "_collections_abc" in text:
+                assert rel in hot, f"{rel}:{number}: use collections.abc off the hot path"
+                assert "#" in text, f"{rel}:{number}: say why _collections_abc"
+
+
+def test_declaring_flags_loads_no_handler():
+    """Every argparse-dispatched command and every completion builds the parser: that loads the
+    grammar, never a command's handler or the core modules the handlers need."""
+    code = (
+        "import sys; from tui.cli.parser import build; build(); "
+        "print(sorted(m for m in sys.modules if m.startswith('tui.')))"
+    )
+    loaded = set(eval(run(code)))
+    handlers = {f"tui.cli.{name}" for name in ("login", "status", "refresh", "logout", "switch", "doctor", "home",
+                                               "demo", "completion", "selection")}
+    assert not loaded & handlers
+    assert not {m for m in loaded if m.startswith("tui.core.")} - {"tui.core"}
+
+
+def test_time_formats_load_no_sign_in_machinery():
+    code = "import sys, tui.core.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
     assert run(code) == "[]"

@@ -156,3 +156,15 @@ def test_the_package_view_collapses_folders():
     assert package_of("tui.core.slots.choice") == "tui.core.slots"
     assert package_of("tui.core.keys") == "tui.core.keys"
     assert package_of("tui.cli.token") == "tui.cli.token"
+
+
+def test_the_protocol_module_speaks_only_the_protocol():
+    """`device_flow` sends and parses; where tokens are stored and under which locks is the job of
+    `signin_store` (lazy imports count). `tokens` does not borrow from `device_flow`: both parse
+    token answers through `oauth`."""
+    flow = GRAPH["tui.core.device_flow"]
+    assert "tui.core.locks" not in flow
+    assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
+    assert "tui.core.signin_store" in flow
+    assert "tui.core.device_flow" not in GRAPH["tui.core.tokens"]
+    assert "tui.core.oauth" in GRAPH["tui.core.tokens"] and "tui.core.oauth" in flow

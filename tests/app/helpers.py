@@ -30,3 +30,26 @@ def screen_text(app) -> str:
 
 def screen_name(app) -> str:
     return type(app.screen).__name__
+
+
+async def run_palette_command(pilot, words: str, screen: str, timeout: float = 10.0) -> None:
+    """Run a command by name from the command palette, as a person does: ctrl+p, type `words`,
+    wait until the palette's first match is that command (not a fixed pause), Enter, then wait
+    until the screen named `screen` is shown."""
+    from textual.command import CommandList, CommandPalette
+
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), timeout)
+    await pilot.press(*words)
+
+    def first_match_is_it() -> bool:
+        results = app.screen.query_one(CommandList)
+        if results.option_count == 0:
+            return False
+        prompt = results.get_option_at_index(0).prompt
+        return str(getattr(prompt, "plain", prompt)).lower().startswith(words.lower())
+
+    await wait_for(pilot, first_match_is_it, timeout)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen_name(app) == screen, timeout)

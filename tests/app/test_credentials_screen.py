@@ -4,11 +4,11 @@ import os
 import stat
 import time
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
-from tui.dev.server import TOKEN_PATH
 from tui.core.keys import region_storage_name
+from tui.dev.server import TOKEN_PATH
 
 SIZE = (100, 30)
 
@@ -159,8 +159,4 @@ async def test_sign_in_again_uses_slot_region(home, server):
 async def test_reachable_from_command_palette(home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.press(*"Credentials")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await run_palette_command(pilot, "Credentials", "CredentialsScreen")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 
@@ -17,15 +17,15 @@ async def open_doctor(pilot, key: str = "d") -> None:
 
 
 async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(home, monkeypatch):
-    import tui.core.doctor.network as network
+    import tui.core.doctor.runner as runner
 
-    real = network.probe_region
+    real = runner.probe_region
 
     def slow(region):  # a network stage that takes a moment, as real ones do
         time.sleep(0.5)
         return real(region)
 
-    monkeypatch.setattr(network, "probe_region", slow)
+    monkeypatch.setattr(runner, "probe_region", slow)
     path = write_creds(home, {"access_token": "AT-1", "refresh_token": "RT", "expires_at": int(time.time()) + 600})
     os.chmod(path, 0o644)
     app = AssistantAuthApp()
@@ -60,12 +60,7 @@ async def test_doctor_from_the_inspector_and_the_palette(home):
         await open_doctor(pilot, "D")
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"doctor")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen")
+        await run_palette_command(pilot, "Doctor", "DoctorScreen")
 
 
 async def test_no_repair_says_so(home):

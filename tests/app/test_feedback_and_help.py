@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
@@ -84,8 +84,8 @@ async def test_complete_address_shown_as_text_and_linked_where_supported(server,
 
 
 async def test_complete_address_refused_by_the_browser_policy_is_never_a_link(monkeypatch):
-    from tui.dev.server import AuthServer
     from tui.dev.env import server_env
+    from tui.dev.server import AuthServer
 
     monkeypatch.setenv("FORCE_HYPERLINK", "1")
     with AuthServer(interval=1) as server:
@@ -124,12 +124,7 @@ async def test_help_from_question_mark_f1_and_the_palette(server):
             assert words in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"help")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+        await run_palette_command(pilot, "Help", "HelpScreen")
         assert "Copy code" in screen_text(app)  # the help of the screen the palette was opened on
 
 

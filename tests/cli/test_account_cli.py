@@ -14,6 +14,7 @@ from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
 from tui.dev.server import TOKEN_PATH, Fault
 
+
 def global_slot() -> str:  # computed with the rule, under the test's settings
     return region_storage_name("global")
 

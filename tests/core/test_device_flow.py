@@ -201,26 +201,32 @@ async def test_poll_timeout_grows_with_slow_down():
     assert route.call_count == len(t.sleeps) + 1
 
 
-@respx.mock
-async def test_poll_persistence_failure_fails_polling(home):
-    home.mkdir(parents=True)
+def _credentials_dir_is_a_file(home):
     (home / "credentials").write_text("a file where the directory should be")
-    respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
-    with pytest.raises(AuthError) as info:
-        await poll_device_token("dc", 5)
-    assert str(info.value).startswith("Failed to write credentials: ")
-    assert "AT-secret" not in str(info.value)
+    return home / "credentials"
 
 
-@respx.mock
-async def test_poll_config_read_failure(home):
-    home.mkdir(parents=True)
+def _broken_config(home):
     (home / "config.toml").write_text("[broken\n")
+    return home / "config.toml"
+
+
+@pytest.mark.parametrize(
+    "fault, message",
+    [(_credentials_dir_is_a_file, "Failed to write credentials: "), (_broken_config, "Failed to read assistant config: ")],
+    ids=["credentials-write", "config-read"],
+)
+@respx.mock
+async def test_poll_saving_failure_fails_polling(home, fault, message):
+    home.mkdir(parents=True)
+    damaged = fault(home)
+    before = damaged.read_bytes()
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
     with pytest.raises(AuthError) as info:
         await poll_device_token("dc", 5)
-    assert str(info.value).startswith("Failed to read assistant config: ")
-    assert (home / "config.toml").read_text() == "[broken\n"
+    assert str(info.value).startswith(message)
+    assert "AT-secret" not in str(info.value)
+    assert damaged.read_bytes() == before  # reported, never overwritten
 
 
 @respx.mock

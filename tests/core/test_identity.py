@@ -28,12 +28,12 @@ def test_blank_device_id_file_is_regenerated(home):
 
 
 def test_failed_write_is_ignored(home, monkeypatch):
-    import tui.core.atomic as atomic
+    import tui.core.identity as identity
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(atomic, "atomic_write", refuse)
+    monkeypatch.setattr(identity, "atomic_write", refuse)
     value = device_id()
     assert value.startswith("assistant-auth-") and not device_id_path().exists()
 

@@ -3,7 +3,15 @@
 import pytest
 
 from tui.core import AuthError
-from tui.core.config.edit import ConfigChanged, edit_provider, load_snapshot, mask_secrets, masked_diff, save_snapshot, validate
+from tui.core.config.edit import (
+    ConfigChanged,
+    edit_provider,
+    load_snapshot,
+    mask_secrets,
+    masked_diff,
+    save_snapshot,
+    validate,
+)
 
 TEXT = '# c\n[providers.a]\nbase_url = "http://x"  # keep\napi_key = "sk-abcdefghijklmnop"\nenabled = true\n'
 

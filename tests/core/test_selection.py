@@ -8,8 +8,8 @@ from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST
 from tui.core import MANAGED_PROVIDER, Region
 from tui.core.config.provider import apply_managed_provider
 from tui.core.config.read import scan_managed_provider
-from tui.core.slots.choice import provider_selection, select, selection_for_slot
 from tui.core.keys import region_key
+from tui.core.slots.choice import provider_selection, select, selection_for_slot
 
 USER = '# mine\n[general]\ntheme = "dark" # x\n\n[providers.openai]\nbase_url = "https://o.test"\n'
 

@@ -193,16 +193,21 @@ async def test_write_failure_is_non_fatal(home, monkeypatch, caplog):
     assert "AT-new" not in caplog.text and "RT-new" not in caplog.text
 
 
+@pytest.mark.parametrize(
+    "creds, call, callers",
+    [(expired(), get_access_token, 20), (valid(), refresh_access_token, 10)],
+    ids=["expired-get", "forced-refresh"],
+)
 @respx.mock
-async def test_twenty_concurrent_tasks_one_refresh(home):
-    write_creds(home, expired())
+async def test_concurrent_callers_one_refresh(home, creds, call, callers):
+    write_creds(home, creds)
 
     async def slow(request):
         await asyncio.sleep(0.1)
         return httpx.Response(200, json=NEW)
 
     route = respx.post(TOKEN_URL).mock(side_effect=slow)
-    results = await asyncio.gather(*(get_access_token(None, CN_BASE) for _ in range(20)))
+    results = await asyncio.gather(*(call(None, CN_BASE) for _ in range(callers)))
     assert set(results) == {"AT-new"} and route.call_count == 1
 
 
@@ -212,19 +217,6 @@ async def test_forced_refresh_refreshes_valid_token(home):
     route = respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=NEW))
     assert await refresh_access_token(None, CN_BASE) == "AT-new"
     assert route.call_count == 1
-
-
-@respx.mock
-async def test_concurrent_forced_refreshes_one_request(home):
-    write_creds(home, valid())
-
-    async def slow(request):
-        await asyncio.sleep(0.1)
-        return httpx.Response(200, json=NEW)
-
-    route = respx.post(TOKEN_URL).mock(side_effect=slow)
-    results = await asyncio.gather(*(refresh_access_token(None, CN_BASE) for _ in range(10)))
-    assert set(results) == {"AT-new"} and route.call_count == 1
 
 
 def test_single_flight_across_threads_and_event_loops(home):

@@ -6,17 +6,22 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 import time
 
 import pytest
 
 from tests.conftest import read_json, write_creds
-from tui.core import AuthError, MANAGED_PROVIDER, endpoints, get_access_token, poll_device_token, refresh_access_token
-from tui.core import start_device_authorization
+from tui.core import (
+    MANAGED_PROVIDER,
+    AuthError,
+    endpoints,
+    get_access_token,
+    poll_device_token,
+    refresh_access_token,
+    start_device_authorization,
+)
 from tui.core.tokens import read_valid_token
 from tui.dev.server import DEVICE_PATH, TOKEN_PATH
-
 
 # -- class 2: a fallen-back slot's refresh token never goes to a foreign host ------------------
 

@@ -15,9 +15,9 @@ import pytest
 from tests.app.helpers import screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.core import AuthError, MANAGED_PROVIDER, endpoints, get_access_token, load_credentials
-from tui.core.config.provider import provision_managed_provider
+from tui.core import MANAGED_PROVIDER, AuthError, endpoints, get_access_token, load_credentials
 from tui.core.config.edit import mask_secrets, masked_diff
+from tui.core.config.provider import provision_managed_provider
 from tui.core.redact import redact, register_secret
 
 
@@ -282,8 +282,8 @@ async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, ser
 # -- class 7: approved tokens waiting for the locks are never dropped without asking -------------
 
 async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
-    from tests.core.test_cotenancy import competitor, finish, wait_locked
     from tests.app.helpers import screen_name
+    from tests.core.test_cotenancy import competitor, finish, wait_locked
 
     server.auto_approve = 0.0
     holder = competitor(home, None, action="hold", protocol="dir", seconds=2.5)

@@ -11,7 +11,19 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.credentials import CredentialsScreen
+from tui.app.screens.doctor import DoctorScreen
+from tui.app.screens.done import DoneScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.home import HomeScreen
+from tui.app.screens.outcome import OutcomeScreen
+from tui.app.screens.providers import ProvidersScreen
+from tui.app.screens.sign_in import SignInScreen
+from tui.core.errors import AuthError
 from tui.core.regions import Region
+from tui.core.slots.switch import switch_region
+from tui.terminal.browser import open_url
 
 
 class AssistantAuthApp(App):
@@ -58,13 +70,9 @@ class AssistantAuthApp(App):
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """A clicked hyperlink goes through the same browser policy as `o` (never over SSH,
         never a console browser, only safe addresses)."""
-        from tui.terminal.browser import open_url
-
         self.notify(open_url(url), timeout=6, markup=False)
 
     def on_mount(self) -> None:
-        from tui.app.screens.home import HomeScreen
-
         self.push_screen(HomeScreen(self.region if self.region_given else None))
         if self.start == "signin":
             self.action_sign_in()
@@ -78,52 +86,35 @@ class AssistantAuthApp(App):
     # -- actions reachable from every screen and the command palette --------------------------
     def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:
         """A new sign-in in `region` (default: the app's), over the current screen or instead of it."""
-        from tui.app.screens.sign_in import SignInScreen
-
         screen = SignInScreen(Region(region) if region else self.region)
         self.switch_screen(screen) if replace else self.push_screen(screen)
 
     def show_outcome(self, attempt) -> None:
         """A finished sign-in replaces its screen: Done on success, else what happened."""
         if attempt.outcome.success:
-            from tui.app.screens.done import DoneScreen
-
             self.switch_screen(DoneScreen(attempt.region))
         else:
-            from tui.app.screens.outcome import OutcomeScreen
-
             self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome, attempt))
 
     def keep_polling(self, attempt) -> None:
         """Back to the code screen, polling again with the same device code within its deadline."""
-        from tui.app.screens.sign_in import SignInScreen
-
         self.switch_screen(SignInScreen(attempt.region, attempt))
 
     def action_inspect(self) -> None:
-        from tui.app.screens.credentials import CredentialsScreen
-
         if not isinstance(self.screen, CredentialsScreen):
             self.push_screen(CredentialsScreen())
 
     def action_doctor(self) -> None:
-        from tui.app.screens.doctor import DoctorScreen
-
         if not isinstance(self.screen, DoctorScreen):
             self.push_screen(DoctorScreen())
 
     def action_providers(self) -> None:
-        from tui.app.screens.providers import ProvidersScreen
-
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
 
     def switch_managed(self, region) -> tuple[bool, str]:
         """Point the managed provider at `region`'s existing sign-in; a toast says what happened.
         Returns (switched, the sentence shown)."""
-        from tui.core.errors import AuthError
-        from tui.core.slots.switch import switch_region
-
         try:
             message = switch_region(region)
         except AuthError as exc:
@@ -133,8 +124,6 @@ class AssistantAuthApp(App):
         return True, message
 
     def action_help(self) -> None:
-        from tui.app.screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
@@ -149,8 +138,6 @@ class AssistantAuthApp(App):
 
     def action_request_quit(self) -> None:
         """Quit; while a sign-in is in flight (or an edit unsaved), ask first."""
-        from tui.app.screens.confirm import ConfirmScreen
-
         if isinstance(self.screen, ConfirmScreen):
             return  # a question is already open: answer it first
         question = self.quit_question()

@@ -3,35 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
 import time
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, StatusLine, err, out_json
-
-
-def add_parser(sub) -> None:
-    from tui.cli.options import add_region
-
-    p = sub.add_parser(
-        "login",
-        help="sign in (opens the wizard)",
-        description="Sign in with the device flow: a code to approve in a browser, on any device.",
-    )
-    add_region(p, "the region of the account: cn (default) or global")
-    p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
-    p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
-    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
-    p.add_argument(
-        "--force", action="store_true", help="sign in again even when the region's session is still usable"
-    )
+from tui.cli.home import run_app
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, StatusLine, ask, err, out_json
+from tui.core.errors import AuthError
+from tui.core.keys import region_storage_name
+from tui.core.regions import parse_region
+from tui.core.signin import SignIn
+from tui.core.slots.state import signed_in_as, slot_status
+from tui.terminal.browser import open_url, should_auto_open
+from tui.terminal.text import clean, one_line
 
 
 def run(ns) -> int:
-    from tui.core.regions import parse_region
-
     region = parse_region(ns.region) if ns.region else None
     if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
-        from tui.cli.home import run_app
-
         return run_app(region=region, no_browser=ns.no_browser)
     region = region or parse_region(None)
     if not ns.force and not _may_replace(region):
@@ -41,12 +30,6 @@ def run(ns) -> int:
 
 def _may_replace(region) -> bool:
     """A session that still works is replaced only when the person says so (or --force)."""
-    import sys
-
-    from tui.cli.output import ask
-    from tui.core.keys import region_storage_name
-    from tui.core.slots.state import signed_in_as, slot_status
-
     status = slot_status(region_storage_name(region))
     if not status.usable:
         return True
@@ -63,10 +46,6 @@ def _may_replace(region) -> bool:
 async def plain_login(region, *, no_browser: bool = False, as_json: bool = False) -> int:
     """A sign-in in plain text: the code and address once, then the live line (a terminal) or
     one line per change of state (a log), then the outcome."""
-    from tui.core.signin import SignIn
-    from tui.terminal.browser import open_url, should_auto_open
-    from tui.terminal.text import clean, one_line
-
     line = StatusLine()
 
     def render() -> str:
@@ -84,7 +63,6 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
                 "press Ctrl+C twice to discard it.")
 
     attempt = SignIn(region, on_change=on_change)
-    from tui.core.errors import AuthError
 
     try:
         auth = await attempt.request_code()
@@ -144,10 +122,6 @@ async def _keep_polling(attempt, line: StatusLine) -> bool:
     """After a transient error: keep polling with the same code (the approval may already have
     happened in the browser). Once by itself after a short back-off, then on a terminal only
     when the person says so; without one the error is said once, at the end."""
-    import sys
-
-    from tui.cli.output import ask
-
     if attempt.retries_by_itself:
         line.done()
         err(attempt.retry_notice())
@@ -162,8 +136,6 @@ async def _keep_polling(attempt, line: StatusLine) -> bool:
 
 def _confirm_interrupt() -> None:
     """From now on, the first Ctrl+C only warns; a second one within 5 s discards (cancels)."""
-    import signal
-
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     pressed: list[float] = []

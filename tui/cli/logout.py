@@ -5,25 +5,12 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
-
-
-def add_parser(sub) -> None:
-    from tui.cli.options import add_selector
-
-    p = sub.add_parser(
-        "logout",
-        help="remove a slot's credential file",
-        description="Sign out: remove a slot's credential file. Asks first on a terminal.",
-    )
-    add_selector(p)
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (needed without a terminal)")
+from tui.cli.selection import selected_slot
+from tui.core.paths import credentials_path
+from tui.core.slots.repair import remove_slot
 
 
 def run(ns) -> int:
-    from tui.cli.options import selected_slot
-    from tui.core.paths import credentials_path
-    from tui.core.slots.repair import remove_slot
-
     name = selected_slot(ns)
     if name is None:
         return EXIT_ERROR

@@ -1,7 +1,8 @@
 """Flags shared by several commands, defined once: the slot selectors and --region.
 
 `parse_selector` is the hand parser of the `token` fast path (no argparse); `add_selector` gives
-argparse commands the same flags with the same rules.
+argparse commands the same flags with the same rules. On the `token` path when it has flags:
+nothing here loads the core or argparse at import.
 """
 
 from __future__ import annotations
@@ -76,35 +77,3 @@ def region_arg(value: str) -> str:
 
 def add_region(parser, help_text: str) -> None:
     parser.add_argument("--region", type=region_arg, metavar="{cn,global}", help=help_text)
-
-
-def selection(ns):
-    """The slot the flags name (AuthError when a provider is unknown or config.toml is unreadable)."""
-    from tui.core.slots.choice import select
-
-    return select(**selector_values(ns))
-
-
-def selector_usable(ns) -> bool:
-    """False after saying on stderr why the selector flags cannot go together (exit 2)."""
-    from tui.cli.output import err
-
-    problem = selector_problem(selector_values(ns))
-    if problem:
-        err(f"assistant-auth: {problem}")
-    return problem is None
-
-
-def selected_slot(ns) -> str | None:
-    """The storage name the flags select; None after saying why not on stderr (exit 2)."""
-    from tui.cli.output import fail
-    from tui.core.errors import AuthError
-    from tui.core.slots.choice import storage_name_of
-
-    if not selector_usable(ns):
-        return None
-    try:
-        return storage_name_of(selection(ns))
-    except AuthError as exc:
-        fail(exc)
-        return None

@@ -1,9 +1,21 @@
-"""The argparse parser, built from the command modules: each one defines its own flags."""
+"""The command line's grammar: every command's flags, declared here and only here.
+
+`build()` runs for every argparse-dispatched command and for every shell completion, so it loads
+no handler: a command module (`tui.cli.<command>`) is imported by `handler()` only once argparse
+has chosen it, and may import everything it needs at its top. `assistant-auth token` never comes
+here (it parses its flags by hand, see `tui.cli.token`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+
+from tui import __version__
+from tui.cli.options import add_region, add_selector, region_arg
+from tui.cli.token import HELP as TOKEN_HELP
+
+SHELLS = ("bash", "zsh", "fish")
 
 # command -> (module, function): one module per command, in the order `--help` lists them
 COMMANDS = {
@@ -19,13 +31,131 @@ COMMANDS = {
     "demo": ("demo", "run"),
     "completion": ("completion", "run"),
 }
-MODULES = ("login", "status", "token", "refresh", "logout", "switch", "doctor", "home", "demo", "completion")
+STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
+
+
+def _login(sub) -> None:
+    p = sub.add_parser(
+        "login",
+        help="sign in (opens the wizard)",
+        description="Sign in with the device flow: a code to approve in a browser, on any device.",
+    )
+    add_region(p, "the region of the account: cn (default) or global")
+    p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
+    p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
+    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
+    p.add_argument(
+        "--force", action="store_true", help="sign in again even when the region's session is still usable"
+    )
+
+
+def _status(sub) -> None:
+    p = sub.add_parser(
+        "status",
+        help="state of every credential slot",
+        description="Show every credential slot, its state and who is signed in, never a token. The slot "
+        "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
+        "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error.",
+    )
+    p.add_argument("--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {STATUS_SCHEMA})")
+    add_selector(p)
+
+
+def _token(sub) -> None:
+    description = TOKEN_HELP.split("\n\n")[1]
+    add_selector(sub.add_parser("token", help="print a valid access token", description=description))
+
+
+def _refresh(sub) -> None:
+    p = sub.add_parser(
+        "refresh",
+        help="refresh now; prints the new expiry",
+        description="Refresh the access token now with the stored refresh token, and print the new expiry. "
+        "Exit codes: 0 refreshed; 1 sign in again; 2 usage; 3 transient (network or server trouble: retry later).",
+    )
+    add_selector(p)
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout for scripts")
+
+
+def _logout(sub) -> None:
+    p = sub.add_parser(
+        "logout",
+        help="remove a slot's credential file",
+        description="Sign out: remove a slot's credential file. Asks first on a terminal.",
+    )
+    add_selector(p)
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (needed without a terminal)")
+
+
+def _switch(sub) -> None:
+    p = sub.add_parser(
+        "switch",
+        help="use the other region's sign-in for the managed provider",
+        description="Point the provider managed:assistant-code of config.toml at a region whose slot "
+        "holds usable credentials (valid, or expired with a refresh token), without signing in "
+        "again. config.toml is shared: the official client follows the switch too.",
+    )
+    p.add_argument("--region", type=region_arg, required=True, metavar="{cn,global}", help="the region to switch to")
+
+
+def _doctor(sub) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="diagnose the network path, files, config and credentials",
+        description="Check the network path to each region's authorization host (proxy, CA bundle, DNS, "
+        "TCP, TLS, an HTTP round trip that sends no credential, the clock), the private files, "
+        "config.toml and every credential slot. Exit 0 when every check is ok or a warning, 1 when one "
+        "fails (or a repair failed or was declined), 2 on a usage error.",
+    )
+    p.add_argument("--fix", action="store_true", help="offer each safe repair (asks before each one on a terminal)")
+    p.add_argument("--yes", action="store_true", help="with --fix: apply every repair without asking (required without a terminal)")
+    p.add_argument("--offline", action="store_true", help="skip every network check")
+    p.add_argument("--probe", action="store_true",
+                   help="also refresh the managed provider's slot (the only check that spends a refresh token)")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object on stdout (schema_version 1)")
+    output.add_argument("--report", action="store_true",
+                        help="the whole result as JSON for a bug report: no secret, no personal data")
+
+
+def _inspect_and_config(sub) -> None:
+    sub.add_parser("inspect", help="credential inspector (TUI)", description="Inspect and repair credential files.")
+    sub.add_parser("config", help="provider config editor (TUI)", description="View and edit config.toml providers.")
+
+
+def _demo(sub) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="the wizard against a local test server",
+        description="Try the sign-in against a local authorization server in a temporary home; "
+        "your real files are not touched.",
+    )
+    p.add_argument("--no-tui", action="store_true", help="plain text instead of the wizard")
+    p.add_argument(
+        "--approve-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="approve the code by itself after SECONDS (default: wait for you: approve on the local "
+        "page, or press a in the wizard)",
+    )
+
+
+def _completion(sub) -> None:
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print the completion script for a shell. bash: add `eval \"$(assistant-auth completion "
+        "bash)\"` to ~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: `assistant-auth completion fish > "
+        "~/.config/fish/completions/assistant-auth.fish`.",
+    )
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+
+
+DECLARE = (_login, _status, _token, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
 
 
 def build() -> argparse.ArgumentParser:
-    from tui import __version__
-    from tui.cli.options import add_region
-
     parser = argparse.ArgumentParser(
         prog="assistant-auth",
         description="Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow). "
@@ -36,15 +166,12 @@ def build() -> argparse.ArgumentParser:
     add_region(parser, "preselect cn (default) or global in the wizard")
     parser.add_argument("--no-browser", action="store_true", help="never open a browser")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in MODULES:
-        importlib.import_module(f"tui.cli.{name}").add_parser(sub)
+    for declare in DECLARE:
+        declare(sub)
     return parser
 
 
 def handler(command: str | None):
-    if command is None:
-        from tui.cli.home import run
-
-        return run
-    module, function = COMMANDS[command]
+    """The function that runs `command` (None: the wizard), its module loaded only now."""
+    module, function = COMMANDS[command] if command is not None else ("home", "run")
     return getattr(importlib.import_module(f"tui.cli.{module}"), function)

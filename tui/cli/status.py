@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from tui.cli.options import selected_slot, selector_values
+from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
+from tui.cli.selection import selected_slot
 from tui.core.humantime import expiry
 from tui.core.overview import overview
 from tui.core.slots.state import signed_in_as
 from tui.terminal.text import one_line
 
-
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
-
-
-def add_parser(sub) -> None:
-    from tui.cli.options import add_selector
-
-    p = sub.add_parser(
-        "status",
-        help="state of every credential slot",
-        description="Show every credential slot, its state and who is signed in, never a token. The slot "
-        "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
-        "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error.",
-    )
-    p.add_argument("--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {SCHEMA_VERSION})")
-    add_selector(p)
 
 
 def run(ns) -> int:

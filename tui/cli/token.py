@@ -25,13 +25,6 @@ slot selection (default: the slot of the provider managed:assistant-code, else t
 """
 
 
-def add_parser(sub) -> None:
-    from tui.cli.options import add_selector
-
-    description = HELP.split("\n\n")[1]
-    add_selector(sub.add_parser("token", help="print a valid access token", description=description))
-
-
 def run_fast(args: list[str]) -> int:
     """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see HELP)."""
     if "-h" in args or "--help" in args:

@@ -64,6 +64,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from tui.core.config.provider import MANAGED_PROVIDER, provision_managed_provider
+    from tui.core.context import OAuthRef, TokenContext, resolve_context
     from tui.core.credentials import (
         is_expired,
         load_credentials,
@@ -78,7 +80,6 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from tui.core.errors import AuthError
     from tui.core.identity import device_id, identity_headers
-    from tui.core.context import OAuthRef, TokenContext, resolve_context
     from tui.core.keys import derive_scoped_key, resolve_storage_name
     from tui.core.paths import (
         config_dir,
@@ -87,8 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover
         credentials_path,
         device_id_path,
     )
-    from tui.core.config.provider import MANAGED_PROVIDER, provision_managed_provider
-    from tui.core.signin_store import persist_device_signin
     from tui.core.redact import mask, redact
     from tui.core.regions import Endpoints, Region, client_id, endpoints, parse_region
+    from tui.core.signin_store import persist_device_signin
     from tui.core.tokens import get_access_token, read_valid_token, refresh_access_token

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from _collections_abc import Mapping
+from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core import jsonutil, paths
 from tui.core.errors import AuthError

@@ -7,8 +7,10 @@ import platform
 import re
 import time
 
+from tui import __version__
 from tui.core import paths
-from tui.core.atomic import ensure_private_dir
+from tui.core.atomic import atomic_write, ensure_private_dir
+from tui.core.files import NotRegularFile, TooLarge, read_regular
 
 APP_TAG = "assistant-auth"
 PLATFORM_ID = "assistant_code_cli"  # placeholder for the official CLI's platform identifier
@@ -36,8 +38,6 @@ def read_device_id() -> tuple[str | None, str | None]:
     most 128 characters is used; anything else gives (None, why) and is never sent or rewritten.
     A missing or empty file gives (None, None): it may be created.
     """
-    from tui.core.files import NotRegularFile, TooLarge, read_regular
-
     path = paths.device_id_path()
     try:
         raw = read_regular(path, 2 * MAX_DEVICE_ID, follow_symlinks=False)
@@ -64,8 +64,6 @@ def read_device_id() -> tuple[str | None, str | None]:
 def device_id() -> str | None:
     """The stored device id, created on first use; None when the file is unusable (then the
     header is left out, as spec 2.7 allows, and the file is left alone)."""
-    from tui.core.atomic import atomic_write
-
     value, problem = read_device_id()
     if value is not None or problem is not None:
         return value
@@ -89,8 +87,6 @@ def os_name() -> str:
 
 
 def identity_headers() -> dict[str, str]:
-    from tui import __version__
-
     host = host_name()
     headers = {
         "X-Vendor-Platform": PLATFORM_ID,

@@ -7,7 +7,7 @@ them in the records of the core API (OAuthRef, TokenContext).
 
 from __future__ import annotations
 
-from _collections_abc import Mapping
+from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core import settings
 from tui.core.errors import AuthError

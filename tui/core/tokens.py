@@ -6,7 +6,7 @@ Beyond the spec's re-read rules, a token that the official client rotated meanwh
 
 from __future__ import annotations
 
-from _collections_abc import Mapping
+from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core.credentials import is_expired, is_tombstone, load_credentials, try_load, write_merged
 from tui.core.errors import AuthError
@@ -125,8 +125,8 @@ def _adoptable(latest: dict | None, used_refresh_token: str) -> bool:
 async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
     import asyncio
 
-    from tui.core.oauth import parse_token_response
     from tui.core.http import client_scope, post_form
+    from tui.core.oauth import parse_token_response
     from tui.core.redact import excerpt, register_token_fields
     from tui.core.settings import client_id
 

@@ -14,6 +14,7 @@ directories: the real ~/.assistant-code is never touched.
 from __future__ import annotations
 
 import asyncio
+import compileall
 import json
 import os
 import pathlib
@@ -25,12 +26,21 @@ import tempfile
 import textwrap
 import time
 
+from tui.core import (
+    endpoints,
+    get_access_token,
+    poll_device_token,
+    provision_managed_provider,
+    start_device_authorization,
+)
+from tui.core.keys import region_key, region_storage_name
+from tui.dev.env import server_env
+from tui.dev.server import TOKEN_PATH, AuthServer
+
 RUNS = 25
 
 
 def _env_for(server, home: pathlib.Path) -> dict[str, str]:
-    from tui.dev.env import server_env
-
     return {**os.environ, **server_env(server.url, home)}
 
 
@@ -75,9 +85,6 @@ enabled = true
 def _token_scenarios(server, home: pathlib.Path) -> dict[str, tuple[dict[str, str], pathlib.Path]]:
     """Two homes with valid credentials: config.toml as our sign-in writes it (cn, inline oauth
     table) and as the official client rewrites it (global, sub-tables, `oauth_host`)."""
-    from tui.core import endpoints, provision_managed_provider
-    from tui.core.keys import region_key, region_storage_name
-
     scenarios = {}
     for label, region in (("spec-shaped", "cn"), ("official-client-shaped", "global")):
         place = home / region
@@ -99,8 +106,6 @@ def bench_token(server, home: pathlib.Path) -> None:
     """`assistant-auth token` against the floor: a bare `python -I` that opens the credential file
     and prints the field. Alternating runs, so background noise hits both alike; the ratio is
     the median of the pairs' ratios. Bytecode is compiled first, as pip and pipx do on install."""
-    import compileall
-
     compileall.compile_dir(str(pathlib.Path(__file__).resolve().parents[1]), quiet=1)
     script = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
     ours = [script, "token"] if script else [sys.executable, "-m", "tui.cli", "token"]
@@ -154,9 +159,6 @@ CHILD = textwrap.dedent(
 
 
 def bench_single_flight(server, home: pathlib.Path) -> None:
-    from tui.core import endpoints, get_access_token
-    from tui.dev.server import TOKEN_PATH
-
     _write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     env = _env_for(server, home)
     os.environ.update(env)
@@ -178,9 +180,6 @@ def bench_single_flight(server, home: pathlib.Path) -> None:
 
 
 def bench_polling(server, home: pathlib.Path) -> None:
-    from tui.core import poll_device_token, start_device_authorization
-    from tui.dev.server import TOKEN_PATH
-
     os.environ.update(_env_for(server, home))
     server.interval = 1
     server.auto_approve = 5.0
@@ -221,8 +220,6 @@ def bench_tui(server, home: pathlib.Path) -> None:
 
 
 def main() -> int:
-    from tui.dev.server import AuthServer
-
     with tempfile.TemporaryDirectory(prefix="assistant-bench-") as tmp:
         with AuthServer(interval=1) as server:
             print(f"assistant-auth benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}")

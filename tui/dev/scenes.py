@@ -18,6 +18,11 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
+from tui.app import AssistantAuthApp
+from tui.app.screens.doctor import DoctorScreen
+from tui.core import Region, persist_device_signin
+from tui.core.keys import region_storage_name
+
 NOW = 1_800_000_000  # 2027-01-15 08:00:00 UTC
 CODE = "WDJB-MJHT"
 SIZE = (80, 24)
@@ -99,8 +104,6 @@ def _write(path: pathlib.Path, text: str, mode: int = 0o600) -> None:
 
 def signed_in(home: pathlib.Path) -> None:
     """A cn sign-in an hour ago, as this program writes it, and the user's own provider."""
-    from tui.core import Region, persist_device_signin
-
     _write(home / "config.toml", USER_CONFIG)
     persist_device_signin(tokens(), Region.CN)
     for path in (home / "config.toml", *home.joinpath("credentials").glob("*.json")):
@@ -109,8 +112,6 @@ def signed_in(home: pathlib.Path) -> None:
 
 def many_slots(home: pathlib.Path) -> None:
     """A signed-in cn slot, an expired global one with a refresh token, and a corrupt file."""
-    from tui.core.keys import region_storage_name
-
     signed_in(home)
     expired = {**tokens(), "expires_at": NOW - 7200}
     _write(home / "credentials" / f"{region_storage_name('global')}.json", json.dumps(expired, indent=2))
@@ -188,8 +189,6 @@ async def _replace_question(pilot) -> None:
 
 
 async def _doctor(pilot) -> None:
-    from tui.app.screens.doctor import DoctorScreen
-
     pilot.app.push_screen(DoctorScreen(offline=True))  # the network stages depend on the machine
     await wait_for(pilot, lambda: screen_is(pilot, "DoctorScreen") and bool(pilot.app.screen.checks))
 
@@ -256,9 +255,6 @@ def staged(root: pathlib.Path) -> Iterator[pathlib.Path]:
 
 def build(scene: Scene, home: pathlib.Path):
     """The app of a scene, its files written into `home` (inside `staged`)."""
-    from tui.app import AssistantAuthApp
-    from tui.core import Region
-
     if scene.files is not None:
         scene.files(home)
     region = Region(scene.region) if scene.region else None

@@ -11,10 +11,10 @@ import pathlib
 import sys
 import tempfile
 
+from tui.dev.scenes import BY_NAME, SCENES, build, staged
+
 
 async def capture(scene, out: pathlib.Path) -> pathlib.Path:
-    from tui.dev.scenes import build, staged
-
     with tempfile.TemporaryDirectory(prefix="assistant-auth-scene-") as tmp, staged(pathlib.Path(tmp)) as home:
         app = build(scene, home)
         async with app.run_test(size=scene.size) as pilot:
@@ -29,8 +29,6 @@ async def capture(scene, out: pathlib.Path) -> pathlib.Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tui.dev.scenes import BY_NAME, SCENES
-
     args = sys.argv[1:] if argv is None else argv
     out = pathlib.Path(args[0] if args else "screenshots")
     wanted = [BY_NAME[name] for name in args[1:]] if len(args) > 1 else SCENES

@@ -20,9 +20,12 @@ import secrets
 import socket
 import threading
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from tui.core.device_flow import DEVICE_GRANT
 
@@ -232,10 +235,6 @@ class AuthServer:
     def approve_on_page(self, user_code: str) -> str:
         """Approve `user_code` as a person would: a POST of the approval page's form over HTTP.
         Returns the page's verdict in words (for the demo's `a` key)."""
-        import urllib.error
-        import urllib.parse
-        import urllib.request
-
         form = urllib.parse.urlencode({"user_code": user_code, "action": "approve"}).encode()
         try:
             with urllib.request.urlopen(self.url + PAGE_PATH, data=form, timeout=5) as answer:
@@ -273,8 +272,6 @@ class AuthServer:
             "interval": self.interval,
         }
         if self.include_complete_uri:
-            from urllib.parse import quote
-
             body["verification_uri_complete"] = f"{self.verification_uri()}?user_code={quote(user_code)}"
         return 200, body
 

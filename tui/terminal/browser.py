@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from tui.core.http import is_loopback_host
 from tui.terminal.environment import has_display, in_ssh
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})
@@ -27,8 +28,6 @@ _SHELL_UNSAFE = frozenset("'\"$`\\")  # never inside an address handed to a shel
 
 def address_refusal(url: object) -> str | None:
     """Why `url` must not be opened, drawn as a QR code or linked; None when it may."""
-    from tui.core.http import is_loopback_host
-
     if not isinstance(url, str) or not url:
         return "the server sent no address"
     if url.startswith("-"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+import pyperclip
+
 from tui.terminal.environment import has_display, in_ssh
 
 
@@ -32,8 +34,6 @@ def copy_text(
         # a local clipboard needs a display (xclip without one fails, sometimes silently)
         try:
             if local_copy is None:
-                import pyperclip
-
                 local_copy = pyperclip.copy
             local_copy(text)
             osc52(text)  # also tell the terminal: harmless, and helps inside tmux

@@ -9,6 +9,7 @@ terminal and right-to-left tricks cannot reorder what a person reads.
 
 from __future__ import annotations
 
+import os
 import re
 
 _CONTROL = re.compile(
@@ -33,8 +34,6 @@ def one_line(text: object, width: int | None = None) -> str:
 
 
 def _home() -> str | None:
-    import os
-
     home = os.path.expanduser("~").rstrip("/")
     return home if home and home != "~" else None
 

@@ -8,8 +8,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.terminal.text import clean
 from tui.app.widgets.safe import PlainStatic
+from tui.terminal.text import clean
 
 
 class ConfirmScreen(ModalScreen[bool]):

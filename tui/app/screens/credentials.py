@@ -12,24 +12,28 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header
 
-from tui.core.errors import AuthError
-from tui.core.jwt import decode_claims
-from tui.core.paths import config_path, credentials_dir
-from tui.core.redact import mask
-from tui.core.overview import Overview, overview
-from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
-from tui.terminal.text import one_line, short_path
-from tui.core.humantime import clock, expiry, relative, stamp
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
+from tui.core.errors import AuthError
+from tui.core.humantime import clock, expiry, relative, stamp
+from tui.core.jwt import decode_claims
+from tui.core.keys import region_of_slot
+from tui.core.locks import reporting_to
+from tui.core.overview import Overview, overview
+from tui.core.paths import config_path, credentials_dir
+from tui.core.redact import is_secret_name, mask
+from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
+from tui.core.slots.repair import describe_plan, fix_permissions, move_corrupt_aside, permission_plan, remove_slot
+from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
+from tui.core.tokens import refresh_access_token
+from tui.terminal.text import one_line, short_path
 
 BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
 TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
 
 
 def is_secret_field(name: str) -> bool:
-    from tui.core.redact import is_secret_name
-
     return is_secret_name(name) or name.lower().endswith("code")
 
 
@@ -213,8 +217,6 @@ class CredentialsScreen(Screen):
 
     # -- actions --------------------------------------------------------------------------------
     def _confirm(self, title: str, body: str, then) -> None:
-        from tui.app.screens.confirm import ConfirmScreen
-
         def done(answer: bool | None) -> None:
             if answer:
                 then()
@@ -234,12 +236,7 @@ class CredentialsScreen(Screen):
 
     @work(exclusive=True, group="refresh")
     async def run_refresh(self, name: str) -> None:
-        from tui.core.slots.choice import selection_for_slot
-        from tui.core.tokens import refresh_access_token
-
         self.notice(f"Refreshing {name}…")
-        from tui.core.locks import reporting_to
-        from tui.core.slots.choice import explain_for
 
         selection = None
         try:
@@ -253,8 +250,6 @@ class CredentialsScreen(Screen):
         self.notice(f"Refreshed {name}.")
 
     def action_sign_in(self) -> None:
-        from tui.core.slots.choice import region_for_slot
-
         slot = self.selected
         name = slot.name if slot else "assistant-code"
         self.app.action_sign_in(region_for_slot(name).value)
@@ -276,8 +271,6 @@ class CredentialsScreen(Screen):
         self._confirm(title, body, run)
 
     def action_fix_mode(self) -> None:
-        from tui.core.slots.repair import describe_plan, fix_permissions, permission_plan
-
         slot = self.selected
         if slot is None:
             self.notice("No credential slot yet: nothing to fix.")
@@ -298,9 +291,6 @@ class CredentialsScreen(Screen):
         )
 
     def action_move_aside(self) -> None:
-        from tui.core.slots.repair import move_corrupt_aside
-        from tui.core.slots.choice import region_for_slot
-
         slot = self.selected
         if slot is None or slot.state not in BROKEN:
             self.notice("Only an unreadable credential file is moved aside.")
@@ -316,8 +306,6 @@ class CredentialsScreen(Screen):
 
     def action_switch(self) -> None:
         """Point the managed provider at the selected region slot (no new sign-in)."""
-        from tui.core.keys import region_of_slot
-
         slot = self.selected
         region = region_of_slot(slot.name) if slot else None
         if region is None:
@@ -329,8 +317,6 @@ class CredentialsScreen(Screen):
         self.notice(message)
 
     def action_logout(self) -> None:
-        from tui.core.slots.repair import remove_slot
-
         slot = self.selected
         if slot is None or slot.state == MISSING:
             self.notice("Nothing to remove.")

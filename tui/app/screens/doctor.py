@@ -9,10 +9,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, LoadingIndicator
 
-from tui.core.doctor.report import status_label
-from tui.terminal.text import tilde
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
+from tui.core.doctor import apply_repair, exit_code, run_doctor
+from tui.core.doctor.report import status_label
+from tui.terminal.text import tilde
 
 
 class DoctorScreen(Screen):
@@ -50,8 +52,6 @@ class DoctorScreen(Screen):
     # -- the worker: the core runs every check; network stages in threads ------------------------
     @work(exclusive=True, group="doctor")
     async def run_checks(self) -> None:
-        from tui.core.doctor import exit_code, run_doctor
-
         self.query_one("#doctor-loading").display = True
         progress = self.query_one("#doctor-progress", PlainStatic)
         checks = await run_doctor(offline=self.offline, progress=progress.set_text)
@@ -105,9 +105,6 @@ class DoctorScreen(Screen):
 
     # -- actions ---------------------------------------------------------------------------------
     def action_fix(self) -> None:
-        from tui.app.screens.confirm import ConfirmScreen
-        from tui.core.doctor import apply_repair
-
         check = self.selected
         if check is None or check.repair is None or check.repaired:
             self.notify("No safe repair for this finding: its fix line says what to do.", timeout=6, markup=False)

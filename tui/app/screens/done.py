@@ -8,15 +8,15 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from tui.core.paths import config_path, credentials_path
-from tui.core.config.provider import MANAGED_PROVIDER
-from tui.core.regions import Region, endpoints
-from tui.core.keys import region_key, region_storage_name
-from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
-from tui.terminal.text import short_path
-from tui.core.humantime import expiry
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
+from tui.core.config.provider import MANAGED_PROVIDER
+from tui.core.humantime import expiry
+from tui.core.keys import region_key, region_storage_name
+from tui.core.paths import config_path, credentials_path
+from tui.core.regions import Region, endpoints
+from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
+from tui.terminal.text import short_path
 
 
 def _inside(path, home) -> str:

@@ -9,13 +9,14 @@ from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic, plain
+from tui.core.humantime import relative
 from tui.core.overview import Overview, overview
 from tui.core.regions import Region, endpoints
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.terminal.text import one_line
-from tui.core.humantime import relative
-from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic, plain
 
 
 def slot_line(status: SlotStatus, now: float | None = None) -> str:
@@ -133,7 +134,6 @@ class HomeScreen(Screen):
         if not status.usable:
             self.app.action_sign_in(region.value)
             return
-        from tui.app.screens.confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(

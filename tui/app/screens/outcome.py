@@ -8,10 +8,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
-from tui.core.regions import Region
-from tui.core.signin import Outcome
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
+from tui.core.regions import Region
+from tui.core.signin import Outcome
+
 
 class OutcomeScreen(Screen):
     BINDINGS = [

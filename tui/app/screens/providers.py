@@ -8,7 +8,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Static, Switch
 
-from tui.core.errors import AuthError
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.config.edit import (
     BOOL_FIELDS,
     ConfigChanged,
@@ -21,9 +23,10 @@ from tui.core.config.edit import (
     save_snapshot,
     validate,
 )
+from tui.core.config.provider import list_providers
+from tui.core.config.read import parse_config
+from tui.core.errors import AuthError
 from tui.terminal.text import clean, one_line, short_path
-from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic, cell
 
 FORM = [
     ("base_url", "base_url"),
@@ -37,8 +40,6 @@ FORM = [
 
 
 def provider_rows(doc) -> list[tuple[str, list[str]]]:
-    from tui.core.config.provider import list_providers
-
     rows = []
     for name, entry in list_providers(doc):
         fields = provider_fields(entry)
@@ -112,8 +113,6 @@ class ProvidersScreen(Screen):
 
     # -- loading ----------------------------------------------------------------------------------
     def load(self) -> None:
-        from tui.core.config.read import parse_config
-
         problem = self.query_one("#config-problem", PlainStatic)
         table = self.query_one("#provider-table", DataTable)
         table.clear()
@@ -156,8 +155,6 @@ class ProvidersScreen(Screen):
         self.query_one("#provider-form").display = False
 
     def fill_form(self, name: str) -> None:
-        from tui.core.config.provider import list_providers
-
         entry = dict(list_providers(self.doc)).get(name)
         if entry is None:
             return
@@ -236,8 +233,6 @@ class ProvidersScreen(Screen):
 
     # -- actions -----------------------------------------------------------------------------------
     def action_save(self) -> None:
-        from tui.app.screens.confirm import ConfirmScreen
-
         if self.snapshot is None or self.doc is None or self.current is None:
             self.notice("Nothing to save: the file could not be read.")
             return
@@ -311,7 +306,6 @@ class ProvidersScreen(Screen):
         if not changed:
             self.app.pop_screen()
             return
-        from tui.app.screens.confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(

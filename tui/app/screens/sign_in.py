@@ -10,16 +10,22 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
+from textual.style import Style
 from textual.widgets import Header, LoadingIndicator, Static
 
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.qr import QRCode, qr_size
 from tui.app.widgets.safe import PlainStatic
-from tui.core.regions import Region
+from tui.core.regions import Region, endpoints
 from tui.core.signin import SignIn
+from tui.terminal.browser import address_refusal, browser_commands, open_url, should_auto_open
+from tui.terminal.clipboard import copy_text
+from tui.terminal.environment import supports_hyperlinks
 from tui.terminal.text import clean, one_line
-
 
 QR_BESIDE = 44  # columns the code pane keeps beside the QR code
 QR_ABOVE = 4  # rows for the header, footer and padding
@@ -65,8 +71,6 @@ class SignInScreen(Screen):
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        from tui.core.regions import endpoints
-
         host = endpoints(self.account_region).oauth_host
         yield Header()
         with Horizontal(id="signin"):
@@ -143,7 +147,6 @@ class SignInScreen(Screen):
         code.set_text(spaced(attempt.user_code or ""))
         code.display = True
         self.tick()
-        from tui.terminal.browser import address_refusal, open_url, should_auto_open
 
         target = attempt.open_target
         self.refusal = address_refusal(target)
@@ -175,11 +178,6 @@ class SignInScreen(Screen):
     def show_complete_address(self) -> None:
         """The address with the code filled in, as text too: a hyperlink (OSC 8) where the
         terminal supports it and the browser policy accepts the address, else plain text."""
-        from textual.content import Content
-        from textual.style import Style
-
-        from tui.terminal.environment import supports_hyperlinks
-
         complete = self.attempt.complete_address  # when there is one, it is `open_target`, whose
         # policy verdict `self.refusal` already holds
         line = self.query_one("#uri-complete", Static)
@@ -217,7 +215,6 @@ class SignInScreen(Screen):
         if not text:
             self.report(f"No {what} to copy yet.", "warning")
             return
-        from tui.terminal.clipboard import copy_text
 
         self.report(copy_text(clean(text), what, self.app.copy_to_clipboard))
 
@@ -237,8 +234,6 @@ class SignInScreen(Screen):
         return True
 
     def browser_available(self) -> bool:
-        from tui.terminal.browser import browser_commands
-
         target = self.attempt.open_target if self.attempt else None
         return not self.app.no_browser and bool(target and browser_commands(target))
 
@@ -247,8 +242,6 @@ class SignInScreen(Screen):
             self.report(self.app.demo.approve(self.auth.user_code))
 
     def action_open_browser(self) -> None:
-        from tui.terminal.browser import open_url
-
         if self.auth is None:
             return
         if self.app.no_browser:
@@ -258,14 +251,11 @@ class SignInScreen(Screen):
         self.report(open_url(target) if target else "The server sent no address to open.")
 
     def action_toggle_qr(self) -> None:
-        from tui.app.widgets.qr import QRCode, qr_size
-
         pane = self.query_one("#qr-pane")
         if pane.display:
             pane.display = False
             pane.remove_children()
             return
-        from tui.terminal.browser import address_refusal
 
         data = self.auth.verification_uri_complete if self.auth else None
         if not data:
@@ -295,7 +285,6 @@ class SignInScreen(Screen):
         if not self.saving:
             self._cancel()
             return
-        from tui.app.screens.confirm import ConfirmScreen
 
         def answer(discard: bool | None) -> None:
             if discard:

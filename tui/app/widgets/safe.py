@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
@@ -25,6 +26,4 @@ class PlainStatic(Static):
 
 def cell(text: object):
     """A table cell for untrusted text: a Rich Text (inert, and measured for the column width)."""
-    from rich.text import Text
-
     return Text(clean(text), no_wrap=True)

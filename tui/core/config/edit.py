@@ -17,11 +17,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.core import paths
+from tui.core.atomic import atomic_write
+from tui.core.config.provider import providers_table, write_config_text
+from tui.core.config.read import decode_config, parse_config, read_config_raw
 from tui.core.errors import AuthError
 from tui.core.http import insecure_reason
 from tui.core.keys import resolve_storage_name
-from tui.core.config.provider import providers_table, write_config_text
-from tui.core.config.read import decode_config, parse_config, read_config_raw
+from tui.core.redact import is_secret_name, mask
 
 # Fields a person edits, and how they are stored.
 TEXT_FIELDS = ("base_url", "api_key", "note")
@@ -160,8 +162,6 @@ def secret_literals(text: str) -> list[tuple[str, str]]:
     """(raw TOML literal, value) of every string whose key is a secret name, at any depth, read
     from the parsed document: dotted keys, quoted names, multi-line and literal strings included.
     Empty when the text does not parse (the line pattern is then the only net)."""
-    from tui.core.redact import is_secret_name
-
     try:
         doc = parse_config(text)
     except AuthError:
@@ -185,8 +185,6 @@ def secret_literals(text: str) -> list[tuple[str, str]]:
 
 
 def _hide_literals(text: str, literals: list[tuple[str, str]]) -> str:
-    from tui.core.redact import mask
-
     for raw, value in sorted(literals, key=lambda pair: len(pair[0]), reverse=True):
         text = text.replace(raw, json.dumps(mask(value), ensure_ascii=False))
         if "\n" in raw:  # a multi-line string cut into diff lines: hide every piece of it
@@ -197,8 +195,6 @@ def _hide_literals(text: str, literals: list[tuple[str, str]]) -> str:
 
 
 def _hide_by_pattern(text: str) -> str:
-    from tui.core.redact import mask
-
     def hide(match: re.Match) -> str:
         value = match.group("v")
         shown = mask(value) if value and "…" not in value and set(value) != {"•"} else value
@@ -232,8 +228,6 @@ def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
     Raises ConfigChanged if the file on disk is no longer what was loaded. The previous content
     is kept as `config.toml.bak` (same mode). Returns the backup path, if one was written.
     """
-    from tui.core.atomic import atomic_write
-
     current = load_snapshot(snapshot.path)
     if current.raw != snapshot.raw:
         raise ConfigChanged(

@@ -12,8 +12,8 @@ from tui.core import paths
 from tui.core.atomic import atomic_write, ensure_private_dir
 from tui.core.config.read import BOM, CONFIG_LABEL, config_error, parse_config, read_config_text
 from tui.core.errors import AuthError
+from tui.core.keys import HOST_SPELLINGS, MANAGED_PROVIDER  # MANAGED_PROVIDER: a name of the core API
 from tui.core.regions import Region, endpoints, parse_region
-from tui.core.keys import MANAGED_PROVIDER  # noqa: E402,F401 - defined beside the slot rules
 
 PROVIDER_TYPE = "assistant"
 
@@ -81,8 +81,6 @@ def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
     writes an inline table with `oauthHost`. Whatever spellings are present get the region's host
     (both, when both are there); when none is, global gets the spec's `oauthHost` and cn none.
     """
-    from tui.core.keys import HOST_SPELLINGS
-
     oauth["storage"] = "file"
     oauth["key"] = oauth_key
     host = endpoints(region).oauth_host

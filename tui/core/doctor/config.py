@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from tui.core import paths, settings
+from tui.core.config.edit import edit_provider
+from tui.core.config.provider import write_config_text
+from tui.core.config.read import read_config_raw, read_config_readonly, read_config_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check, Repair
 from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER
+from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
+from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
+from tui.core.slots.state import MISSING, REVOKED, VALID, list_slots, signed_in_as
+from tui.core.tokens import refresh_access_token
 
 
 def _restore_host(name: str, host: str) -> Repair:
     def apply() -> str:
-        from tui.core.config.edit import edit_provider
-        from tui.core.config.provider import write_config_text
-        from tui.core.config.read import read_config_text
-
         previous = read_config_text()
         write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
         return f'wrote oauthHost = "{host}" into [providers."{name}"].oauth'
@@ -23,10 +25,6 @@ def _restore_host(name: str, host: str) -> Repair:
 
 
 def check_config() -> list[Check]:
-    from tui.core.config.read import read_config_raw, read_config_readonly
-    from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
-    from tui.core.keys import ref_fields
-
     path = paths.config_path()
     try:
         if read_config_raw() is None:
@@ -60,8 +58,6 @@ def check_config() -> list[Check]:
                             f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} (an official-client rewrite drops it).",
                             "Write the host back.", {"host": inferred}, repair=_restore_host(MANAGED_PROVIDER, inferred)))
     elif fields is not None and fields[1] is not None:
-        from tui.core.keys import derive_scoped_key
-
         key, host = fields
         if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":
             checks.append(Check("config.oauth_host", FAIL,
@@ -80,8 +76,6 @@ def check_config() -> list[Check]:
 
 def check_credentials(managed: str | None) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who."""
-    from tui.core.slots.state import MISSING, REVOKED, VALID, list_slots, signed_in_as
-
     checks = []
     for status in list_slots():
         name = f"credentials.{status.name}"
@@ -114,9 +108,6 @@ def expiry_text(left: float | None) -> str:
 
 async def probe_refresh(client=None) -> Check:
     """--probe: refresh the managed slot (spends one refresh token; the new one is stored)."""
-    from tui.core.slots.choice import provider_selection, storage_name_of
-    from tui.core.tokens import refresh_access_token
-
     try:
         selection = provider_selection(MANAGED_PROVIDER)
         slot = storage_name_of(selection)

@@ -15,8 +15,11 @@ import stat
 import time
 
 from tui.core import paths
+from tui.core.credentials import move_aside, parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check, Repair
 from tui.core.errors import AuthError
+from tui.core.identity import read_device_id
+from tui.core.locks import flock_holder
 
 TEMP_AGE = 60.0  # seconds: a temp file older than this is a killed writer's, not one in flight
 STALE_DIR_LOCK = 5.0  # seconds: the official client's staleness rule for oauth/<name>.lock
@@ -68,8 +71,6 @@ def check_dirs() -> list[Check]:
 
 
 def check_slot_files() -> list[Check]:
-    from tui.core.credentials import move_aside, parse_credentials, read_text
-
     directory = paths.credentials_dir()
     try:
         entries = sorted(directory.iterdir())
@@ -142,8 +143,6 @@ def _entries(directory: pathlib.Path) -> list[tuple[pathlib.Path, os.stat_result
 def check_leftovers(now: float | None = None) -> list[Check]:
     """Temp files of killed writers, `.corrupt-*` files, old `*.json.lock` files, stale or foreign
     entries in `oauth/`."""
-    from tui.core.locks import flock_holder
-
     now = time.time() if now is None else now
     checks = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
@@ -184,8 +183,6 @@ def check_leftovers(now: float | None = None) -> list[Check]:
 
 
 def check_device_id() -> Check:
-    from tui.core.identity import read_device_id
-
     value, problem = read_device_id()
     if problem:
         return Check("files.device_id", WARN, problem[0].upper() + problem[1:] + ".",

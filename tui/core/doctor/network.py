@@ -16,9 +16,14 @@ import ssl
 import time
 from urllib.parse import urlsplit
 
+import certifi
+
+from tui import __version__
 from tui.core import settings
 from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
 from tui.core.doctor.x509 import from_ssl_dict, parse_certificate
+from tui.core.http import insecure_reason
+from tui.core.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
 CLOCK_WARN = 30  # seconds: the expiry leeway
@@ -69,8 +74,6 @@ def ca_bundle() -> tuple[str, str, str | None]:
     if cert_dir:
         problem = None if os.path.isdir(cert_dir) else "it does not exist or is not a directory"
         return "SSL_CERT_DIR", cert_dir, problem
-    import certifi
-
     return "the default bundle (certifi)", certifi.where(), None
 
 
@@ -111,8 +114,6 @@ def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
 
 def probe_region(region: str) -> list[Check]:
     """Every stage for one region's authorization host; later stages are skipped after a failure."""
-    from tui.core.http import insecure_reason
-
     var = HOST_VARS[region]
     origin = settings.oauth_host(region)
     prefix = f"network.{region}"
@@ -252,8 +253,6 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
     then the clock against the server's Date header."""
     import httpx
 
-    from tui import __version__
-
     start = time.monotonic()
     try:
         with httpx.Client(trust_env=True, timeout=TIMEOUT, follow_redirects=False) as client:
@@ -261,8 +260,6 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
             response = client.get(origin + "/", headers={"User-Agent": f"assistant-auth/{__version__} doctor"})
             received_at = time.time()
     except httpx.HTTPError as exc:
-        from tui.core.redact import redact
-
         return [Check(f"{prefix}.http", FAIL, f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
                       "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).", {"ms": _ms(start)})]
     took = _ms(start)

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import socket
 
+from tui.core import paths
 from tui.core.doctor.model import Check
+from tui.core.jwt import decode_claims
+from tui.core.redact import redact
+from tui.core.slots.state import list_slots
 
 SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
 
@@ -16,16 +20,12 @@ def to_json(checks: list[Check], exit_code: int) -> dict:
 
 def _personal(checks: list[Check]) -> list[tuple[str, str]]:
     """(text, replacement) pairs, longest first: identities, device id, host name, home paths."""
-    from tui.core import paths
-
     pairs: dict[str, str] = {}
     for check in checks:
         for key, label in (("identity", "<identity>"), ("device_id", "<device-id>")):
             value = check.details.get(key)
             if isinstance(value, str) and value:
                 pairs[value] = label
-    from tui.core.jwt import decode_claims
-    from tui.core.slots.state import list_slots
 
     for status in list_slots():  # every claim that names the person, not only the one shown
         claims = decode_claims(status.fields.get("access_token")) or {}
@@ -44,8 +44,6 @@ def _personal(checks: list[Check]) -> list[tuple[str, str]]:
 
 
 def _scrub(value, pairs):
-    from tui.core.redact import redact
-
     if isinstance(value, str):
         for text, replacement in pairs:
             value = value.replace(text, replacement)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from tui.core.doctor.model import SKIP, Check
+from tui.core.doctor.config import check_config, check_credentials, probe_refresh
+from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_slot_files
+from tui.core.doctor.model import FAIL, OK, SKIP, Check
+from tui.core.doctor.network import check_ca, probe_region
+from tui.core.errors import AuthError
+from tui.core.redact import redact
+from tui.core.slots.switch import managed_slot
 
 Progress = Callable[[str], object]
 
@@ -13,9 +19,6 @@ Progress = Callable[[str], object]
 def guarded(name: str, check: Callable[[], list[Check]]) -> list[Check]:
     """A check that itself breaks (an odd file, a malformed proxy variable) becomes a failed
     check that says so, never a traceback."""
-    from tui.core.doctor.model import FAIL
-    from tui.core.redact import redact
-
     try:
         return check()
     except Exception as exc:  # noqa: BLE001 - the boundary of one check
@@ -24,10 +27,6 @@ def guarded(name: str, check: Callable[[], list[Check]]) -> list[Check]:
 
 
 def local_checks() -> list[Check]:
-    from tui.core.doctor.config import check_config, check_credentials
-    from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_slot_files
-    from tui.core.slots.switch import managed_slot
-
     checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
     checks += guarded("files.leftovers", check_leftovers) + guarded("files.device_id", lambda: [check_device_id()])
     checks += guarded("config", check_config)
@@ -38,8 +37,6 @@ async def run_doctor(
     *, offline: bool = False, probe: bool = False, progress: Progress | None = None, client=None
 ) -> list[Check]:
     """Every check, in a stable order. `progress(text)` is called as stages start."""
-    from tui.core.doctor.network import check_ca, probe_region
-
     say = progress or (lambda _text: None)
     say("Checking files, config.toml and credentials…")
     checks = local_checks()
@@ -54,8 +51,6 @@ async def run_doctor(
         for found in regions:
             checks.extend(found)
     if probe:
-        from tui.core.doctor.config import probe_refresh
-
         say("Refreshing the managed slot (--probe)…")
         checks.append(await probe_refresh(client))
     say("Done.")
@@ -66,8 +61,6 @@ def recheck(before: list[Check], after: list[Check]) -> list[Check]:
     """The second run after repairs, carrying what each repair did (or why it did not). A check
     whose subject the repair removed (a temp file, a stale lock) is kept from the first run,
     ok when it was repaired."""
-    from tui.core.doctor.model import OK
-
     touched = {c.name: c for c in before if c.repaired or c.repair_failed}
     for check in after:
         old = touched.pop(check.name, None)
@@ -81,8 +74,6 @@ def recheck(before: list[Check], after: list[Check]) -> list[Check]:
 
 def apply_repair(check: Check) -> None:
     """Apply a check's repair; records what it did, or why it failed (never raises)."""
-    from tui.core.errors import AuthError
-
     if check.repair is None:
         return
     try:

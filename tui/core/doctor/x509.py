@@ -7,6 +7,7 @@ could not verify (a TLS-inspecting proxy's), which `ssl` hands over only as DER 
 from __future__ import annotations
 
 import calendar
+import ssl
 from dataclasses import dataclass
 
 _NAMES = {b"\x55\x04\x03": "CN", b"\x55\x04\x0a": "O", b"\x55\x04\x0b": "OU"}
@@ -91,8 +92,6 @@ def parse_certificate(der: bytes) -> CertInfo:
 
 def from_ssl_dict(cert: dict) -> CertInfo:
     """The same fields from `SSLSocket.getpeercert()` (a verified certificate)."""
-    import ssl
-
     def name(rdns) -> str:
         labels = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU"}
         return ", ".join(f"{labels[k]}={v}" for rdn in rdns or () for k, v in rdn if k in labels)

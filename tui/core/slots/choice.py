@@ -146,9 +146,8 @@ def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
     from tui.core.context import OAuthRef
-    from tui.core.keys import DEFAULT_STORAGE_NAME
+    from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
     from tui.core.regions import Region, endpoints
-    from tui.core.keys import region_storage_name
 
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
@@ -165,7 +164,7 @@ def selection_for_slot(storage_name: str) -> Selection:
 
 
 def region_for_slot(storage_name: str):
-    from tui.core.regions import Region
     from tui.core.keys import region_of_slot
+    from tui.core.regions import Region
 
     return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN

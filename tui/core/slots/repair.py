@@ -8,6 +8,7 @@ import stat
 
 from tui.core import paths
 from tui.core.credentials import move_aside
+from tui.core.locks import hold_slot_sync
 
 
 def permission_plan(storage_name: str) -> list[tuple[pathlib.Path, int, int]]:
@@ -51,8 +52,6 @@ def remove_slot(storage_name: str) -> pathlib.Path:
 
     The lock files stay: deleting a flock file another process holds breaks mutual exclusion.
     """
-    from tui.core.locks import hold_slot_sync
-
     path = paths.credentials_path(storage_name)
     with hold_slot_sync(storage_name, purpose="signing out"):
         path.unlink()

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 
 from tui.core import jsonutil, paths
 from tui.core.credentials import is_expired, is_tombstone
+from tui.core.files import describe, read_regular
+from tui.core.identity import read_device_id
+from tui.core.jwt import decode_claims
+from tui.core.keys import region_of_slot
 
 # state values
 VALID = "valid"
@@ -76,8 +80,6 @@ class SlotStatus:
     @property
     def region(self) -> str | None:
         """The region ("cn" or "global") whose sign-in writes this slot, with the current settings."""
-        from tui.core.keys import region_of_slot
-
         return region_of_slot(self.name)
 
     def expires_in(self, now: float | None = None) -> float | None:
@@ -104,8 +106,6 @@ class SlotStatus:
 
 
 def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotStatus:
-    from tui.core.files import describe, read_regular
-
     try:
         info = path.stat()
         raw = read_regular(path)
@@ -142,8 +142,6 @@ IDENTITY_CLAIMS = ("name", "preferred_username", "email", "sub")
 
 def identity_of(access_token: object) -> str | None:
     """A human identity from a JWT access token's claims, or None (opaque token, no such claim)."""
-    from tui.core.jwt import decode_claims
-
     claims = decode_claims(access_token) or {}
     for claim in IDENTITY_CLAIMS:
         value = claims.get(claim)
@@ -173,7 +171,6 @@ def file_warnings() -> list[str]:
                 f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
                 f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
             )
-    from tui.core.identity import read_device_id
 
     problem = read_device_id()[1]
     if problem:

@@ -5,17 +5,18 @@ config.toml is shared with the official client, so a switch moves both tools to 
 
 from __future__ import annotations
 
+from tui.core.config.provider import provision_managed_provider
+from tui.core.config.read import config_or_empty
 from tui.core.errors import AuthError
+from tui.core.keys import MANAGED_PROVIDER, region_key, region_of_slot, region_storage_name
 from tui.core.regions import Region, parse_region
+from tui.core.slots.choice import provider_selection, storage_name_of
+from tui.core.slots.state import slot_status
 
 
 def managed_slot(config: dict | None = None) -> str | None:
     """The slot `managed:assistant-code` resolves to, or None when config.toml has no such entry
     (or cannot be read). `config`: config.toml already parsed read-only by the caller."""
-    from tui.core.config.read import config_or_empty
-    from tui.core.slots.choice import provider_selection, storage_name_of
-    from tui.core.keys import MANAGED_PROVIDER
-
     config = config_or_empty() if config is None else config
     providers = config.get("providers")
     if not isinstance(providers, dict) or not isinstance(providers.get(MANAGED_PROVIDER), dict):
@@ -28,8 +29,6 @@ def managed_slot(config: dict | None = None) -> str | None:
 
 def managed_region() -> Region | None:
     """The region whose slot the managed provider uses, if it is a region's slot."""
-    from tui.core.keys import region_of_slot
-
     name = managed_slot()
     region = region_of_slot(name) if name is not None else None
     return Region(region) if region else None
@@ -41,10 +40,6 @@ def switch_region(region: Region | str) -> str:
     Only a slot with usable credentials (valid, or expired with a refresh token) is switched to;
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
-    from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import region_key, region_storage_name
-    from tui.core.slots.state import slot_status
-
     region = parse_region(region.value if isinstance(region, Region) else region)
     status = slot_status(region_storage_name(region))
     if not status.usable:

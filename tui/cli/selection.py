@@ -1,0 +1,33 @@
+"""The slot a command's selector flags name (`--slot`, `--region`, `--provider`, `--base-url`…),
+for the argparse-dispatched commands; the rules of the flags themselves are in `options`."""
+
+from __future__ import annotations
+
+from tui.cli.options import selector_problem, selector_values
+from tui.cli.output import err, fail
+from tui.core.errors import AuthError
+from tui.core.slots.choice import Selection, select, storage_name_of
+
+
+def selection(ns) -> Selection:
+    """The slot the flags name (AuthError when a provider is unknown or config.toml is unreadable)."""
+    return select(**selector_values(ns))
+
+
+def selector_usable(ns) -> bool:
+    """False after saying on stderr why the selector flags cannot go together (exit 2)."""
+    problem = selector_problem(selector_values(ns))
+    if problem:
+        err(f"assistant-auth: {problem}")
+    return problem is None
+
+
+def selected_slot(ns) -> str | None:
+    """The storage name the flags select; None after saying why not on stderr (exit 2)."""
+    if not selector_usable(ns):
+        return None
+    try:
+        return storage_name_of(selection(ns))
+    except AuthError as exc:
+        fail(exc)
+        return None
