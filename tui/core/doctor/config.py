@@ -9,8 +9,9 @@ from tui.core.config.read import read_config_raw, read_config_readonly, read_con
 from tui.core.doctor.model import FAIL, OK, WARN, Check, Repair
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
+from tui.core.overview import Overview
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
-from tui.core.slots.state import MISSING, REVOKED, VALID, list_slots, signed_in_as
+from tui.core.slots.state import MISSING, REVOKED, VALID, signed_in_as
 from tui.core.tokens import refresh_access_token
 
 
@@ -74,10 +75,11 @@ def check_config() -> list[Check]:
     return checks
 
 
-def check_credentials(managed: str | None) -> list[Check]:
+def check_credentials(view: Overview) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who."""
+    managed = view.managed
     checks = []
-    for status in list_slots():
+    for status in view.slots:
         name = f"credentials.{status.name}"
         details = {"slot": status.name, "region": status.region, "identity": status.identity, "state": status.state}
         used = " (the managed provider's)" if status.name == managed else ""

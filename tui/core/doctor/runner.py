@@ -10,8 +10,8 @@ from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, 
 from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
 from tui.core.errors import AuthError
+from tui.core.overview import overview
 from tui.core.redact import redact
-from tui.core.slots.switch import managed_slot
 
 Progress = Callable[[str], object]
 
@@ -30,7 +30,7 @@ def local_checks() -> list[Check]:
     checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
     checks += guarded("files.leftovers", check_leftovers) + guarded("files.device_id", lambda: [check_device_id()])
     checks += guarded("config", check_config)
-    return checks + guarded("credentials", lambda: check_credentials(managed_slot()))
+    return checks + guarded("credentials", lambda: check_credentials(overview()))
 
 
 async def run_doctor(
