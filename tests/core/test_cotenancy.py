@@ -296,10 +296,10 @@ async def test_legacy_lock_file_is_removed_and_the_flock_file_kept(home, server)
 
 
 def test_logout_takes_the_locks_and_keeps_the_flock_file(home):
-    from tui.core.slots.repair import remove_slot
+    from tui.core.signin_store import remove_signin
 
     write_creds(home, {"access_token": "a", "refresh_token": "r"})
-    remove_slot(SLOT)
+    remove_signin(SLOT)
     assert not (home / "credentials" / f"{SLOT}.json").exists()
     assert os.path.isfile(flock_path(SLOT)) and not os.path.exists(dir_lock_path(SLOT))
 

@@ -351,7 +351,7 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
 
 @pytest.mark.parametrize("which", ["config", "credentials"])
 async def test_open_directories_are_warned_about_and_fixed(home, which):
-    from tui.core.slots.repair import fix_permissions
+    from tui.core.repairs import apply_plan, permission_plan
 
     write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 4102444800})
     directory = home if which == "config" else home / "credentials"
@@ -363,7 +363,9 @@ async def test_open_directories_are_warned_about_and_fixed(home, which):
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause(0.3)
         assert "has mode 0777" in screen_text(app)
-    assert any(str(directory) in line for line in fix_permissions("assistant-code"))
+    plan, _links = permission_plan("assistant-code")
+    done, not_done = apply_plan(plan)
+    assert any(str(directory) in line for line in done) and not_done == []
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700 and "warning" not in cli("status").stdout
 
 

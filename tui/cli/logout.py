@@ -7,7 +7,7 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.paths import credentials_path
-from tui.core.slots.repair import remove_slot
+from tui.core.signin_store import remove_signin
 
 
 def run(ns) -> int:
@@ -26,7 +26,7 @@ def run(ns) -> int:
             err("Kept.")
             return EXIT_FAIL
     try:
-        remove_slot(name)
+        remove_signin(name)
     except OSError as exc:
         err(f"Could not remove {path}: {exc.strerror or exc}")
         return EXIT_ERROR

@@ -33,6 +33,7 @@ from tui.core.atomic import ensure_private_dir
 from tui.core.errors import AuthError
 
 STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
+FUTURE_SLACK = 5.0  # seconds a lock's mtime may lie ahead of this clock (timestamp rounding, NFS)
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)
 REPORT_AFTER = 1.0  # seconds of waiting before we say what we wait for
 DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
@@ -280,42 +281,103 @@ def _prepare_oauth_dir(storage_name: str) -> str:
     return directory
 
 
+def is_stale(age: float) -> bool:
+    """The staleness rule of the directory lock, from its age (now minus its mtime): not renewed
+    for more than 5 s (the official client's takeover rule), or stamped more than a few seconds in
+    the future, which no live holder renewing with this clock can do (a clock that was ahead, a
+    copied home, a planted directory). Both protocols' rules still hold for real holders."""
+    return age > STALE_AFTER or age < -FUTURE_SLACK
+
+
+def age_text(age: float) -> str:
+    """An honest age: "renewed 3 s ago", or how far in the future its stamp lies."""
+    if age >= -FUTURE_SLACK:
+        return f"renewed {max(age, 0):.0f} s ago"
+    ahead = -age
+    shown = f"{ahead / 86400:.0f} days" if ahead >= 2 * 86400 else f"{ahead:.0f} s"
+    return f"stamped {shown} in the future (no live holder renews it so)"
+
+
+class DirLockState:
+    """What is at `oauth/<name>.lock`, decided in one place for the locks and for `doctor`."""
+
+    ABSENT, HELD, STALE, LINK, NOT_DIR, FOREIGN = "absent", "held", "stale", "link", "not_dir", "foreign"
+    __slots__ = ("path", "kind", "age", "uid", "detail")
+
+    def __init__(self, path: str, kind: str, age: float | None = None, uid: int | None = None, detail: str = "") -> None:
+        self.path, self.kind, self.age, self.uid, self.detail = path, kind, age, uid, detail
+
+    def describe(self) -> str:
+        """One sentence on what is there, for an error or a doctor finding."""
+        if self.kind == self.LINK:
+            return f"{self.path} is a symbolic link to {self.detail}, not a lock directory"
+        if self.kind == self.NOT_DIR:
+            return f"{self.path} is {self.detail}, not a lock directory"
+        owner = f" (owned by uid {self.uid}, not by you)" if self.kind == self.FOREIGN else ""
+        return f"{self.path}{owner} is {'stale' if self.age is not None and is_stale(self.age) else 'held'}: {age_text(self.age or 0)}"
+
+
+def dir_lock_state(path: str, now: float | None = None) -> DirLockState:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return DirLockState(path, DirLockState.ABSENT)
+    except OSError as exc:
+        return DirLockState(path, DirLockState.NOT_DIR, detail=f"unreadable ({exc.strerror or exc})")
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "somewhere unreadable"
+        return DirLockState(path, DirLockState.LINK, detail=target)
+    if not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else "not a directory"
+        return DirLockState(path, DirLockState.NOT_DIR, uid=info.st_uid, detail=kind)
+    age = (time.time() if now is None else now) - info.st_mtime
+    if info.st_uid != os.getuid():
+        return DirLockState(path, DirLockState.FOREIGN, age, info.st_uid)
+    return DirLockState(path, DirLockState.STALE if is_stale(age) else DirLockState.HELD, age, info.st_uid)
+
+
 def _try_dir_lock(path: str) -> DirLock | None:
-    """One `mkdir` attempt; a stale lock (mtime older than 5 s) is removed and retaken once."""
+    """One `mkdir` attempt; a stale lock is removed and retaken once. Something that is not a lock
+    directory (a file, a link) fails at once with what to do: waiting would never end."""
     for attempt in (1, 2):
         try:
             os.mkdir(path, 0o700)
             return DirLock(path, os.lstat(path).st_ino).start()
         except FileExistsError:
-            if attempt == 2 or not _remove_if_stale(path):
+            state = dir_lock_state(path)
+            if state.kind in (DirLockState.LINK, DirLockState.NOT_DIR):
+                raise LockUnavailable(
+                    f"Refusing to lock: {state.describe()}; remove it (`assistant-auth doctor --fix` shows how)"
+                ) from None
+            if attempt == 2 or state.age is None or not is_stale(state.age):
                 return None
+            _remove_stale(state)
         except OSError as exc:
             raise LockUnavailable(f"Cannot create the lock directory {path}: {exc.strerror or exc}") from None
     return None
 
 
 def lock_age(path: str) -> float | None:
-    """Seconds since the directory lock was last touched; None when absent or not a directory."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode):
-        return None
-    return time.time() - info.st_mtime
+    """Seconds since the directory lock was last touched (negative: stamped in the future); None
+    when absent or not a directory."""
+    state = dir_lock_state(path)
+    return state.age if state.kind in (DirLockState.HELD, DirLockState.STALE, DirLockState.FOREIGN) else None
 
 
-def _remove_if_stale(path: str) -> bool:
-    age = lock_age(path)
-    if age is None or age <= STALE_AFTER:
-        return False
+def _remove_stale(state: DirLockState) -> None:
+    """Remove a stale lock directory (the official client does the same); one that cannot be
+    removed fails at once with the reason, instead of a wait that never ends."""
     try:
-        os.rmdir(path)
+        os.rmdir(state.path)
     except FileNotFoundError:
         pass
-    except OSError:
-        return False
-    return True
+    except OSError as exc:
+        raise LockUnavailable(
+            f"Cannot remove the stale lock {state.describe()} ({exc.strerror or exc}); remove it by hand"
+        ) from None
 
 
 def _remove_legacy_lock(storage_name: str) -> None:
@@ -336,7 +398,7 @@ def _describe_flock(storage_name: str) -> str:
 def _describe_dir_lock(storage_name: str) -> str:
     path = dir_lock_path(storage_name)
     age = lock_age(path)
-    touched = "" if age is None else f", last renewed {max(age, 0):.0f} s ago"
+    touched = "" if age is None else f", {age_text(age)}"
     return f"the lock directory {path} (held by another client{touched})"
 
 

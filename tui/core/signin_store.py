@@ -1,4 +1,6 @@
-"""Saving an approved sign-in (spec 4.4), in one order of steps for every caller:
+"""Saving an approved sign-in (spec 4.4), and removing one (logout), under the slot's locks.
+
+Saving is one order of steps for every caller:
 
 1. the tokens go into the region's credential slot, merged (4.6), under the slot's locks (so no
    refresh, ours or the official client's, interleaves its write with ours);
@@ -12,6 +14,7 @@ has no bound, says what it waits for, and ends only by cancellation.
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Mapping
 
 from tui.core.config.provider import provision_managed_provider
@@ -19,6 +22,7 @@ from tui.core.credentials import write_merged
 from tui.core.errors import AuthError
 from tui.core.keys import region_key, resolve_storage_name
 from tui.core.locks import hold_slot, hold_slot_sync
+from tui.core.paths import credentials_path
 from tui.core.regions import Region, parse_region
 
 PURPOSE = "saving the sign-in"
@@ -57,3 +61,12 @@ def persist_device_signin(token_response: Mapping, region: Region | str, *, time
         oauth_key, storage_name = write_signin_tokens(token_response, region)
     provision_managed_provider(oauth_key, region)
     return storage_name
+
+
+def remove_signin(storage_name: str) -> pathlib.Path:
+    """Sign out of a slot: remove its credential file under the slot's locks (never its lock
+    files: deleting a flock file another process holds breaks mutual exclusion)."""
+    path = credentials_path(storage_name)
+    with hold_slot_sync(storage_name, purpose="signing out"):
+        path.unlink()
+    return path

@@ -194,6 +194,10 @@ class AuthServer:
     def count(self, path: str | None = None, grant_type: str | None = None) -> int:
         return len(self.requests(path, grant_type))
 
+    def refreshes(self) -> list[RecordedRequest]:
+        """The refresh-grant requests received so far."""
+        return self.requests(TOKEN_PATH, "refresh_token")
+
     def grants(self) -> list[Grant]:
         with self.lock:
             return list(self.state.grants.values())

@@ -23,8 +23,9 @@ from tui.core.locks import reporting_to
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import is_secret_name, mask
+from tui.core.repairs import NotDone, apply_plan, move_aside, permission_plan, seen
+from tui.core.signin_store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
-from tui.core.slots.repair import describe_plan, fix_permissions, move_corrupt_aside, permission_plan, remove_slot
 from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
 from tui.core.tokens import refresh_access_token
 from tui.terminal.text import one_line, short_path
@@ -255,13 +256,18 @@ class CredentialsScreen(Screen):
         self.app.action_sign_in(region_for_slot(name).value)
 
     def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
-        """Ask, then run a repair from the core; report its outcome and reload the table."""
+        """Ask, then run a change from the core; report its outcome and reload the table. A repair
+        whose fact no longer holds when answered changes nothing and says so (`NotDone`)."""
 
         def run() -> None:
             try:
                 result = operation()
-            except OSError as exc:
-                self.notice(f"{failure}: {exc.strerror or exc}")
+            except NotDone as exc:
+                self.reload()
+                self.notice(f"Not done: {exc}")
+                return
+            except (OSError, AuthError) as exc:
+                self.notice(f"{failure}: {getattr(exc, 'strerror', None) or exc}")
                 return
             self.reload()
             self.notice(success(result))
@@ -278,16 +284,23 @@ class CredentialsScreen(Screen):
         if slot.mode is None:
             self.notice(f"{slot.name} has no file: nothing to fix.")
             return
-        plan = permission_plan(slot.name)
+        plan, links = permission_plan(slot.name)  # seen now: the dialog shows exactly what changes
         if not plan:
-            self.notice(f"{slot.name} and its directories are already private (0600 / 0700).")
+            self.notice("; ".join(links) if links else f"{slot.name} and its directories are already private (0600 / 0700).")
             return
+
+        def apply() -> list[str]:
+            done, not_done = apply_plan(plan)
+            if not_done and not done:
+                raise NotDone("; ".join(not_done))
+            return done + [f"not done: {line}" for line in not_done]
+
         self._confirmed_change(
             f"Make {slot.name} private?",
-            "\n".join(describe_plan(plan, short_path)),
-            lambda: fix_permissions(slot.name),
+            "\n".join([change.describe(short_path) for change in plan] + links),
+            apply,
             "Could not change permissions",
-            lambda changed: "Permissions fixed: " + "; ".join(changed) if changed else "Permissions were already right.",
+            lambda changed: "Permissions fixed: " + "; ".join(changed),
         )
 
     def action_move_aside(self) -> None:
@@ -295,12 +308,17 @@ class CredentialsScreen(Screen):
         if slot is None or slot.state not in BROKEN:
             self.notice("Only an unreadable credential file is moved aside.")
             return
+        found = seen(slot.path)  # the file the dialog is about; it is moved only if still this one
+        if found is None:
+            self.reload()
+            return
         self._confirmed_change(
             f"Move {slot.name} aside and sign in again?",
-            f"{short_path(slot.path)}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted).",
-            lambda: move_corrupt_aside(slot.name),
+            f"{short_path(slot.path)}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted), "
+            "if it still does not parse.",
+            lambda: move_aside(found, slot.name),
             "Could not move the file",
-            lambda target: f"Moved to {target}.",
+            lambda result: result[0].upper() + result[1:] + ".",
             then=lambda: self.app.action_sign_in(region_for_slot(slot.name).value),
         )
 
@@ -324,7 +342,7 @@ class CredentialsScreen(Screen):
         self._confirmed_change(
             f"Log out of {slot.name}?",
             f"{short_path(slot.path)} will be removed.",
-            lambda: remove_slot(slot.name),
+            lambda: remove_signin(slot.name),
             "Could not remove the file",
             lambda path: f"Signed out: removed {short_path(path)}.",
         )

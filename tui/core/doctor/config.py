@@ -5,8 +5,9 @@ from __future__ import annotations
 from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
 from tui.core.config.provider import write_config_text
-from tui.core.config.read import read_config_raw, read_config_readonly, read_config_text
-from tui.core.doctor.model import FAIL, OK, WARN, Check, Repair
+from tui.core.config.read import parse_config_readonly, read_config_raw, read_config_readonly, read_config_text
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.repairs import CHANGED, NotDone, Repair
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
 from tui.core.overview import Overview
@@ -18,6 +19,9 @@ from tui.core.tokens import refresh_access_token
 def _restore_host(name: str, host: str) -> Repair:
     def apply() -> str:
         previous = read_config_text()
+        config = parse_config_readonly(previous)
+        if inferred_hosts(config).get(name) != host:  # the reported fact, re-checked on the text written over
+            raise NotDone(f"{paths.config_path()}: the oauth table of [providers.\"{name}\"] {CHANGED}")
         write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
         return f'wrote oauthHost = "{host}" into [providers."{name}"].oauth'
 

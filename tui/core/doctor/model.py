@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from tui.core.repairs import Repair  # every repair of a check goes through tui.core.repairs
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 STATUSES = (OK, WARN, FAIL, SKIP)
-
-
-@dataclass
-class Repair:
-    """A change doctor can make safely. `change` says exactly what will change (shown before
-    asking); `apply()` makes it and returns what it did."""
-
-    change: str
-    apply: Callable[[], str]
 
 
 @dataclass

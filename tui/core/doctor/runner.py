@@ -12,6 +12,7 @@ from tui.core.doctor.network import check_ca, probe_region
 from tui.core.errors import AuthError
 from tui.core.overview import overview
 from tui.core.redact import redact
+from tui.core.repairs import NotDone
 
 Progress = Callable[[str], object]
 
@@ -78,5 +79,9 @@ def apply_repair(check: Check) -> None:
         return
     try:
         check.repaired = check.repair.apply()
-    except (OSError, AuthError) as exc:
-        check.repair_failed = getattr(exc, "strerror", None) or str(exc)
+    except NotDone as exc:  # the fact changed since it was checked, or a link: nothing was changed
+        check.repair_failed = str(exc)
+    except OSError as exc:
+        check.repair_failed = f"{exc.strerror or exc}"
+    except AuthError as exc:  # a lock wait that ended, an unreadable config.toml
+        check.repair_failed = exc.message

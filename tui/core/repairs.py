@@ -1,0 +1,331 @@
+"""Every repair of the private files goes through here, whichever face asks (`doctor --fix`, the
+Doctor screen, the inspector's `m` and `x`).
+
+A check reports a fact about one object (`Seen`: what `lstat` said of a path: which inode, which
+mode, how old). A repair acts only on that same object and only while that same fact holds,
+verified immediately before acting, on the object itself:
+
+- the path is opened without following a link at any step below the config directory (each
+  component with `O_NOFOLLOW`, directories with `O_DIRECTORY`), then `fstat`-ed: the inode must be
+  the one seen and the reported fact still true;
+- the change is made on that descriptor (a mode) or by name inside the directory already opened
+  (a rename, an unlink, an `rmdir`), never through a link;
+- a slot file is moved aside only under the slot's locks and only if it still does not parse; a
+  lock directory is removed only if it is still stale at that instant.
+
+When the fact no longer holds, nothing is changed and `NotDone` says so ("changed since it was
+checked; nothing done"); a link is never followed: `NotDone` says where it points instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from tui.core import paths
+from tui.core.credentials import corrupt_name, parse_credentials
+from tui.core.errors import AuthError
+from tui.core.keys import resolve_storage_name
+from tui.core.locks import flock_holder, hold_slot_sync, is_stale
+
+CHANGED = "changed since it was checked; nothing done"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+class NotDone(Exception):
+    """A repair changed nothing, and this says why (the object changed, or it is a link)."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a check saw of one path, with `lstat`: the object a repair may act on, and its state
+    at that moment."""
+
+    path: str
+    dev: int
+    ino: int
+    mode: int  # the whole st_mode: type and permission bits
+    uid: int
+    mtime: float
+
+    @property
+    def permissions(self) -> int:
+        return stat.S_IMODE(self.mode)
+
+    @property
+    def is_link(self) -> bool:
+        return stat.S_ISLNK(self.mode)
+
+    def same_object(self, info: os.stat_result) -> bool:
+        return (info.st_dev, info.st_ino) == (self.dev, self.ino)
+
+
+def seen(path: object) -> Seen | None:
+    """The object at `path` as `lstat` sees it now (a link is seen as the link); None if absent."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return Seen(str(path), info.st_dev, info.st_ino, info.st_mode, info.st_uid, info.st_mtime)
+
+
+def link_target(path: object) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "somewhere unreadable"
+
+
+@dataclass
+class Repair:
+    """A change a face offers: `change` says exactly what will change (shown before asking);
+    `apply()` re-verifies and makes it, returning what it did, or raises `NotDone`."""
+
+    change: str
+    apply: Callable[[], str]
+
+
+# -- opening below the config directory, never through a link ------------------------------------
+
+def _parts(path: str) -> list[str]:
+    """The components of `path` below the config directory ([] for the config directory itself);
+    NotDone for a path outside it: repairs never reach outside."""
+    root = os.path.abspath(paths.config_dir_str())
+    target = os.path.abspath(path)
+    if target == root:
+        return []
+    if not target.startswith(root + os.sep):
+        raise NotDone(f"{path} is outside {root}; nothing done")
+    return target[len(root) + 1:].split(os.sep)
+
+
+def _refuse_link(path: str) -> None:
+    info = seen(path)
+    if info is not None and info.is_link:
+        raise NotDone(f"{path} is a symbolic link to {link_target(path)}: nothing is changed through a link")
+
+
+def _open_dir(parts: list[str]) -> int:
+    """A descriptor of the directory the components name, walked from the config directory with
+    O_NOFOLLOW at every step."""
+    root = paths.config_dir_str()
+    current = root
+    try:
+        fd = os.open(root, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+    except OSError as exc:
+        _refuse_link(root)
+        raise NotDone(f"{root} cannot be opened ({exc.strerror or exc}); nothing done") from None
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        except OSError as exc:
+            os.close(fd)
+            _refuse_link(current)
+            raise NotDone(f"{current} cannot be opened ({exc.strerror or exc}); nothing done") from None
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+@contextlib.contextmanager
+def _parent_and_name(path: str) -> Iterator[tuple[int, str]]:
+    """(descriptor of the directory holding `path`, the last component), below the config dir."""
+    parts = _parts(path)
+    if not parts:
+        raise NotDone(f"{path} is the config directory itself; nothing done")
+    fd = _open_dir(parts[:-1])
+    try:
+        yield fd, parts[-1]
+    finally:
+        os.close(fd)
+
+
+def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _verify(what: Seen, info: os.stat_result | None) -> os.stat_result:
+    """The object is still the one seen (not gone, not replaced, not a link now)."""
+    if info is None:
+        raise NotDone(f"{what.path} is gone: {CHANGED}")
+    if stat.S_ISLNK(info.st_mode):
+        raise NotDone(f"{what.path} is now a symbolic link to {link_target(what.path)}: {CHANGED}")
+    if not what.same_object(info):
+        raise NotDone(f"{what.path} was replaced: {CHANGED}")
+    return info
+
+
+# -- the repairs ---------------------------------------------------------------------------------
+
+def fix_mode(what: Seen, mode: int) -> str:
+    """chmod the object seen to `mode`, if it is still that object with the mode seen."""
+    if what.is_link:
+        raise NotDone(f"{what.path} is a symbolic link to {link_target(what.path)}: nothing is changed through a link")
+    parts = _parts(what.path)
+    if parts:
+        with _parent_and_name(what.path) as (dir_fd, name):
+            try:
+                fd = os.open(name, getattr(os, "O_PATH", os.O_RDONLY) | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+            except FileNotFoundError:
+                raise NotDone(f"{what.path} is gone: {CHANGED}") from None
+    else:
+        fd = _open_dir([])
+    try:
+        info = _verify(what, os.fstat(fd))
+        if stat.S_IMODE(info.st_mode) != what.permissions:
+            raise NotDone(f"{what.path} has mode {stat.S_IMODE(info.st_mode):04o} now, not {what.permissions:04o}: {CHANGED}")
+        _fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return f"{what.path} is now {mode:04o}"
+
+
+def _fchmod(fd: int, mode: int) -> None:
+    """chmod the object a descriptor holds (an O_PATH descriptor through /proc, where fchmod
+    refuses it): never a path lookup that could meet a link."""
+    try:
+        os.fchmod(fd, mode)
+    except OSError:
+        os.chmod(f"/proc/self/fd/{fd}", mode)
+
+
+def still_unparsable(raw: bytes) -> bool:
+    try:
+        parse_credentials(raw.decode("utf-8"))
+    except (AuthError, UnicodeDecodeError):
+        return True
+    return False
+
+
+def move_aside(what: Seen, slot: str) -> str:
+    """Rename an unusable slot file to `<name>.corrupt-<timestamp>`, under the slot's locks, only
+    if it is still the file seen and still does not parse (the official client or a sign-in may
+    have written a valid one meanwhile: then nothing is done). Nothing is ever deleted."""
+    if what.is_link:
+        raise NotDone(f"{what.path} is a symbolic link to {link_target(what.path)}: nothing is moved through a link")
+    try:
+        resolve_storage_name(slot)
+        locks = hold_slot_sync(slot, purpose="moving the unreadable file aside")
+    except AuthError:  # not a name any client writes: there are no locks to take
+        locks = contextlib.nullcontext()
+    with locks, _parent_and_name(what.path) as (dir_fd, name):
+        try:
+            fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+        except FileNotFoundError:
+            raise NotDone(f"{what.path} is gone: {CHANGED}") from None
+        except OSError as exc:
+            _refuse_link(what.path)
+            raise NotDone(f"{what.path} cannot be opened ({exc.strerror or exc}); nothing done") from None
+        try:
+            info = _verify(what, os.fstat(fd))
+            raw = _read_all(fd) if stat.S_ISREG(info.st_mode) else b""
+        finally:
+            os.close(fd)
+        if stat.S_ISREG(info.st_mode) and not still_unparsable(raw):
+            raise NotDone(f"{what.path} holds a valid sign-in now (written meanwhile): {CHANGED}")
+        target = corrupt_name(pathlib.Path(what.path)).name
+        os.rename(name, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        moved = _lstat_at(dir_fd, target)
+        if moved is None or not what.same_object(moved):  # swapped between the check and the rename
+            with contextlib.suppress(OSError):
+                os.rename(target, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            raise NotDone(f"{what.path} was replaced: {CHANGED}")
+    return f"moved to {os.path.join(os.path.dirname(what.path), target)}"
+
+
+def _read_all(fd: int, limit: int = 1 << 20) -> bytes:
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def remove_stale_lock(what: Seen) -> str:
+    """Remove an `oauth/<name>.lock` directory, only if it is still the directory seen and still
+    stale at this instant (not renewed for more than 5 s, or stamped in the future): a holder
+    that renewed it a moment ago keeps it."""
+    with _parent_and_name(what.path) as (dir_fd, name):
+        info = _verify(what, _lstat_at(dir_fd, name))
+        age = time.time() - info.st_mtime
+        if not stat.S_ISDIR(info.st_mode) or not is_stale(age):
+            raise NotDone(f"{what.path} was renewed {max(age, 0):.0f} s ago: it is held; {CHANGED}")
+        os.rmdir(name, dir_fd=dir_fd)
+    return f"removed the stale lock {what.path}"
+
+
+def remove_leftover(what: Seen, still: Callable[[os.stat_result], bool], reason: str) -> str:
+    """Remove a regular file left behind (a killed writer's temp file, an old lock file no process
+    holds), only if it is still that file and `still(info)` holds now."""
+    with _parent_and_name(what.path) as (dir_fd, name):
+        info = _verify(what, _lstat_at(dir_fd, name))
+        if not stat.S_ISREG(info.st_mode) or not still(info):
+            raise NotDone(f"{what.path} is {reason} no longer: {CHANGED}")
+        os.unlink(name, dir_fd=dir_fd)
+    return f"removed {what.path}"
+
+
+def older_than(seconds: float) -> Callable[[os.stat_result], bool]:
+    return lambda info: time.time() - info.st_mtime > seconds
+
+
+def unheld(path: str) -> Callable[[os.stat_result], bool]:
+    return lambda info: flock_holder(path) is None
+
+
+# -- the permission plan of one slot (the inspector's `m`) ---------------------------------------
+
+@dataclass(frozen=True)
+class ModeChange:
+    what: Seen
+    mode: int  # the mode it should have
+
+    def describe(self, show=str) -> str:
+        return f"{show(self.what.path)}: {self.what.permissions:04o} -> {self.mode:04o}"
+
+
+def permission_plan(storage_name: str) -> tuple[list[ModeChange], list[str]]:
+    """The mode changes that make a slot private (config dir and credentials dir 0700, the slot
+    file 0600), as seen now; and what will not be changed because it is a link (with where it
+    points)."""
+    plan, links = [], []
+    for path, mode in (
+        (paths.config_dir_str(), 0o700),
+        (os.path.join(paths.config_dir_str(), "credentials"), 0o700),
+        (paths.credentials_file(storage_name), 0o600),
+    ):
+        found = seen(path)
+        if found is None:
+            continue
+        if found.is_link:
+            links.append(f"{path} is a symbolic link to {link_target(path)}: not changed through the link")
+        elif found.permissions != mode:
+            plan.append(ModeChange(found, mode))
+    return plan, links
+
+
+def apply_plan(plan: list[ModeChange]) -> tuple[list[str], list[str]]:
+    """Each change through `fix_mode`: (what was done, what was not and why)."""
+    done, not_done = [], []
+    for change in plan:
+        try:
+            done.append(fix_mode(change.what, change.mode))
+        except NotDone as exc:
+            not_done.append(str(exc))
+        except OSError as exc:
+            not_done.append(f"{change.what.path}: {exc.strerror or exc}")
+    return done, not_done
