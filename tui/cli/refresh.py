@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_TRANSIENT, fail, out, out_json
 from tui.cli.selection import selection, selector_usable
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
-from tui.core.tokens import refresh_access_token
+from tui.core.tokens import get_access_token_sync
 
 
 def run(ns) -> int:
@@ -19,7 +17,7 @@ def run(ns) -> int:
     chosen = None
     try:
         chosen = selection(ns)
-        asyncio.run(refresh_access_token(chosen.ref, chosen.base_url))
+        get_access_token_sync(chosen.ref, chosen.base_url, force=True)  # as `token`: no event loop
     except AuthError as exc:
         fail(explain_for(exc, chosen))
         return EXIT_TRANSIENT if exc.transient else EXIT_FAIL

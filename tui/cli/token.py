@@ -41,18 +41,12 @@ def run_fast(args: list[str]) -> int:
             return 2
     from tui.core.errors import AuthError
     from tui.core.slots.choice import select
-    from tui.core.tokens import read_valid_token
+    from tui.core.tokens import get_access_token_sync
 
     chosen = None
     try:
         chosen = select(**values)
-        token = read_valid_token(chosen.ref, chosen.base_url)
-        if token is None:
-            import asyncio
-
-            from tui.core.tokens import get_access_token
-
-            token = asyncio.run(get_access_token(chosen.ref, chosen.base_url))
+        token = get_access_token_sync(chosen.ref, chosen.base_url)  # a refresh without an event loop
     except AuthError as exc:
         from tui.cli.output import err
         from tui.core.slots.choice import explain_for

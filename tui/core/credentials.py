@@ -25,13 +25,19 @@ EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"
 
 
-def is_expired(creds: Mapping, now: float | None = None) -> bool:
-    """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
+def lives_at_least(creds: Mapping, seconds: float, now: float | None = None) -> bool:
+    """The access token has more than `seconds` left: `expires_at` absent (no expiry, spec 2.1),
+    or now < expires_at - seconds."""
     expires_at = creds.get("expires_at") if isinstance(creds, Mapping) else None
     if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)):
-        return False
+        return True
     current = time.time() if now is None else now
-    return current >= expires_at - EXPIRY_LEEWAY
+    return current < expires_at - seconds
+
+
+def is_expired(creds: Mapping, now: float | None = None) -> bool:
+    """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
+    return not lives_at_least(creds, EXPIRY_LEEWAY, now)
 
 
 def is_tombstone(creds: object) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from tui.core.errors import AuthError
+from tui.core.hints import unreachable
 from tui.core.redact import REDACTED, redact
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
@@ -105,6 +106,30 @@ async def client_scope(client: object | None) -> AsyncIterator[object]:
         yield own
 
 
+def _log_request(url: str, form: Mapping[str, str]) -> None:
+    if log.isEnabledFor(logging.DEBUG):
+        shown = {k: (REDACTED if k in SECRET_FORM_FIELDS else v) for k, v in form.items()}
+        log.debug("POST %s form=%s", url, redact(json.dumps(shown, sort_keys=True)))
+
+
+def _response(status: int, chunks: list[bytes], url: str) -> Response:
+    raw = b"".join(chunks)[:MAX_BODY]
+    try:
+        text, valid = raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        text, valid = raw.decode("utf-8", errors="replace"), False
+    log.debug("HTTP %s from %s: %s", status, url, redact(text[:500]))
+    return Response(status=status, text=text, valid_utf8=valid)
+
+
+def _timed_out(failure: str, url: str) -> AuthError:
+    return AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url), transient=True)
+
+
+def _transport_failed(failure: str, url: str, exc: BaseException) -> AuthError:
+    return AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url), transient=True)
+
+
 async def post_form(
     client: object,
     url: str,
@@ -121,18 +146,14 @@ async def post_form(
 
     import httpx
 
-    from tui.core.hints import unreachable
-
     check_secure(url)
-    if log.isEnabledFor(logging.DEBUG):
-        shown = {k: (REDACTED if k in SECRET_FORM_FIELDS else v) for k, v in form.items()}
-        log.debug("POST %s form=%s", url, redact(json.dumps(shown, sort_keys=True)))
+    _log_request(url, form)
     try:
         async with asyncio.timeout(REQUEST_TIMEOUT):
             async with client.stream(  # type: ignore[attr-defined]
                 "POST", url, data=dict(form), headers=dict(headers or {})
             ) as response:
-                chunks = []
+                chunks: list[bytes] = []
                 size = 0
                 async for chunk in response.aiter_bytes():
                     chunks.append(chunk)
@@ -140,15 +161,70 @@ async def post_form(
                     if size >= MAX_BODY:
                         break
     except TimeoutError:
-        raise AuthError(
-            f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url), transient=True
-        ) from None
+        raise _timed_out(failure, url) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url), transient=True) from None
-    raw = b"".join(chunks)[:MAX_BODY]
+        raise _transport_failed(failure, url, exc) from None
+    return _response(response.status_code, chunks, url)
+
+
+class _Deadline(BaseException):
+    """The whole-exchange budget of a synchronous request ended (raised by its alarm)."""
+
+
+@contextlib.contextmanager
+def _whole_exchange_budget(seconds: float):
+    """In the main thread, an interval timer bounds the whole synchronous exchange (connect, TLS,
+    sending, every read) to `seconds`, as `asyncio.timeout` does for the async one. Elsewhere each
+    phase has the budget and the body loop checks the deadline."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum, frame):
+        raise _Deadline
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        text, valid = raw.decode("utf-8"), True
-    except UnicodeDecodeError:
-        text, valid = raw.decode("utf-8", errors="replace"), False
-    log.debug("HTTP %s from %s: %s", response.status_code, url, redact(text[:500]))
-    return Response(status=response.status_code, text=text, valid_utf8=valid)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str] | None, failure: str) -> Response:
+    """`post_form` without an event loop, for the command line's refresh path: a client of its own
+    (the same 10-second budget for the whole exchange, the same proxy and CA handling), the same
+    errors."""
+    import time
+
+    import httpx
+
+    check_secure(url)
+    _log_request(url, form)
+    deadline = time.monotonic() + REQUEST_TIMEOUT
+    try:
+        own = httpx.Client(timeout=REQUEST_TIMEOUT, follow_redirects=False)
+    except Exception as exc:  # noqa: BLE001 - depends on the environment (e.g. bad SSL setup)
+        raise AuthError(f"Failed to build HTTP client: {transport_detail(exc)}") from None
+    chunks: list[bytes] = []
+    try:
+        with _whole_exchange_budget(REQUEST_TIMEOUT), own:
+            with own.stream("POST", url, data=dict(form), headers=dict(headers or {})) as response:
+                size = 0
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size >= MAX_BODY:
+                        break
+                    if time.monotonic() > deadline:
+                        raise _Deadline
+                status = response.status_code
+    except (_Deadline, httpx.TimeoutException):
+        raise _timed_out(failure, url) from None
+    except (httpx.HTTPError, OSError, ValueError) as exc:
+        raise _transport_failed(failure, url, exc) from None
+    return _response(status, chunks, url)

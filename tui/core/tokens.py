@@ -2,19 +2,30 @@
 
 Beyond the spec's re-read rules, a token that the official client rotated meanwhile is adopted
 (before a refresh, and after a rejected one), so the two tools never sign each other out.
+
+The refresh itself is written once, as `_refresh_steps`: a generator that decides everything and
+yields only its I/O ("send this form", "pause"). Two drivers run it under the slot's locks: one
+with an event loop (the library's `get_access_token`, the TUI) and one without
+(`get_access_token_sync`, the command line, whose refresh path stays near the floor of a bare
+script). Both enter the critical section of `tui.core.interrupts` before the request is sent: its
+answer is stored before any signal or cancellation is honoured.
+
+On the `token` hot path: nothing is imported at module level beyond what reading a valid token
+needs; the refresh machinery is imported where a refresh begins.
 """
 
 from __future__ import annotations
 
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core.credentials import is_expired, is_tombstone, load_credentials, try_load, write_merged
+from tui.core.credentials import EXPIRY_LEEWAY as LEEWAY
+from tui.core.credentials import is_tombstone, lives_at_least, load_credentials, try_load, write_merged
 from tui.core.errors import AuthError
 from tui.core.keys import context_fields, refuse_foreign_fallback
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.context import OAuthRef, TokenContext
+    from tui.core.context import OAuthRef
 
 
 def _log():
@@ -33,6 +44,19 @@ REJECTED_STATUSES = (400, 401, 403)  # 400 only with `invalid_grant`
 ADOPT_DELAY = 0.1  # seconds to let the other tool finish its write after our refresh was rejected
 
 
+class LifetimeTooShort(AuthError):
+    """The server's tokens live less than the caller asked for (`min_ttl`): no refresh helps."""
+
+    def __init__(self, lifetime: int, asked: float) -> None:
+        super().__init__(f"the server issues tokens for {lifetime} s; --min-ttl {asked:g} cannot be met")
+        self.lifetime = lifetime
+
+
+def required_ttl(min_ttl: float | None) -> float:
+    """Seconds a handed-out token must still live: the spec's 30 s, or more when asked."""
+    return LEEWAY if min_ttl is None or min_ttl < LEEWAY else float(min_ttl)
+
+
 def printable(token: str) -> str:
     """Safety: an access token is printable ASCII without spaces. Anything else (a newline that
     would split `$(assistant-auth token)`, terminal escape sequences) is refused, never shown."""
@@ -45,33 +69,36 @@ def printable(token: str) -> str:
     return token
 
 
-def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str) -> str | None:
-    """The stored access token if it is not expired, else None. Sync, no HTTP: the fast path.
+def _target(ref: OAuthRef | Mapping | None, base_url: str) -> tuple[str, str]:
+    """(storage name, token endpoint) of spec 4.5, refusing a foreign fallback (safety)."""
+    key, storage_name, host = context_fields(ref, base_url)
+    refuse_foreign_fallback(key, host)
+    return storage_name, host + "/api/oauth/token"
+
+
+def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: float | None = None) -> str | None:
+    """The stored access token if it lives long enough, else None. Sync, no HTTP: the fast path.
 
     AuthError when the file is missing or unparsable (spec 7.2).
     """
-    key, storage_name, host = context_fields(ref, base_url)
-    refuse_foreign_fallback(key, host)
+    storage_name, _endpoint = _target(ref, base_url)
     creds = load_credentials(storage_name)
-    if not is_expired(creds):
+    if lives_at_least(creds, required_ttl(min_ttl)):
         return printable(creds["access_token"])
     return None
 
 
-def _context(ref: OAuthRef | Mapping | None, base_url: str) -> TokenContext:
-    from tui.core.context import resolve_context
-
-    ctx = resolve_context(ref, base_url)
-    refuse_foreign_fallback(ctx.storage_key, ctx.oauth_host)
-    return ctx
-
-
-async def get_access_token(ref: OAuthRef | Mapping | None, base_url: str, *, client=None) -> str:
-    ctx = _context(ref, base_url)
-    creds = load_credentials(ctx.storage_name)
-    if not is_expired(creds):
+async def get_access_token(
+    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, min_ttl: float | None = None
+) -> str:
+    """Spec 4.3: the stored token, or a refresh under the single-flight locks. `min_ttl`: seconds
+    the token must still live (None: the spec's 30 s; less than 30 counts as 30)."""
+    storage_name, endpoint = _target(ref, base_url)
+    ttl = required_ttl(min_ttl)
+    creds = load_credentials(storage_name)
+    if lives_at_least(creds, ttl):
         return printable(creds["access_token"])
-    return printable(await _refresh_under_lock(ctx, creds, force=False, client=client))
+    return printable(await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client))
 
 
 async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *, client=None) -> str:
@@ -80,9 +107,35 @@ async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *,
     If another caller (task, thread, process or the official client) rotated the tokens while
     this one waited for the locks, that newer token is returned instead of refreshing again.
     """
-    ctx = _context(ref, base_url)
-    creds = load_credentials(ctx.storage_name)
-    return printable(await _refresh_under_lock(ctx, creds, force=True, client=client))
+    storage_name, endpoint = _target(ref, base_url)
+    creds = load_credentials(storage_name)
+    return printable(await _refresh_async(storage_name, endpoint, creds, True, LEEWAY, None, client))
+
+
+def get_access_token_sync(
+    ref: OAuthRef | Mapping | None, base_url: str, *, min_ttl: float | None = None, force: bool = False
+) -> str:
+    """`get_access_token` (or, with `force`, `refresh_access_token`) without an event loop: the
+    same locks, re-reads, adopt rules and critical section, one synchronous request."""
+    storage_name, endpoint = _target(ref, base_url)
+    ttl = required_ttl(min_ttl)
+    creds = load_credentials(storage_name)
+    if not force and lives_at_least(creds, ttl):
+        return printable(creds["access_token"])
+    _refuse_before_waiting(creds, ttl, min_ttl)
+    from tui.core.locks import hold_slot_sync
+
+    with hold_slot_sync(storage_name):
+        return printable(_drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
+
+
+async def _refresh_async(storage_name: str, endpoint: str, seen: dict, force: bool, ttl: float,
+                         min_ttl: float | None, client) -> str:
+    from tui.core.locks import hold_slot
+
+    _refuse_before_waiting(seen, ttl, min_ttl)
+    async with hold_slot(storage_name):
+        return await _drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
 
 
 def _refuse_revoked(creds: Mapping) -> None:
@@ -90,43 +143,33 @@ def _refuse_revoked(creds: Mapping) -> None:
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT)
 
 
-async def _refresh_under_lock(ctx: TokenContext, seen: dict, *, force: bool, client) -> str:
-    from tui.core.locks import hold_slot
-
-    _refuse_revoked(seen)
-    async with hold_slot(ctx.storage_name):
-        creds = load_credentials(ctx.storage_name)
-        _refuse_revoked(creds)
-        rotated = creds.get("refresh_token") != seen.get("refresh_token")
-        changed = rotated or creds["access_token"] != seen["access_token"]
-        if not is_expired(creds) and (not force or changed):
-            return creds["access_token"]  # spec 4.3 step 5, or what another tool rotated meanwhile
-        # Still expired (or a forced refresh with nothing new): refresh with the refresh token
-        # in the file now, which is the adopted one when another tool rotated it.
-        return await _refresh(ctx, creds, client)
+def _refuse_before_waiting(creds: Mapping, ttl: float, min_ttl: float | None) -> None:
+    """What needs no lock to know: a revoked session, and a lifetime that no refresh can meet
+    (the stored `expires_in` already says the server's tokens live less than asked)."""
+    _refuse_revoked(creds)
+    lifetime = creds.get("expires_in")
+    if min_ttl is not None and isinstance(lifetime, int) and not isinstance(lifetime, bool) and 0 < lifetime < ttl:
+        raise LifetimeTooShort(lifetime, ttl)
 
 
-def _rejected(response) -> bool:
-    from tui.core.oauth import oauth_error_code
+# -- the refresh, written once ------------------------------------------------------------------
 
-    if response.status not in REJECTED_STATUSES:
-        return False
-    return response.status != 400 or oauth_error_code(response.text) == "invalid_grant"
+SEND, PAUSE = "send", "pause"
 
 
-def _adoptable(latest: dict | None, used_refresh_token: str) -> bool:
-    """The file now holds another tool's rotation: a different refresh token, a live access token."""
-    if latest is None or is_expired(latest) or not latest.get("access_token"):
-        return False
-    refresh = latest.get("refresh_token")
-    return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
-
-
-async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
-    import asyncio
-
-    from tui.core.http import client_scope, post_form
-    from tui.core.oauth import parse_token_response
+def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, ttl: float, min_ttl: float | None):
+    """Spec 4.3 under the slot's locks, as a generator: yields (SEND, url, form) once and
+    (PAUSE, seconds) when waiting, receives the response of a SEND, returns the access token."""
+    creds = load_credentials(storage_name)
+    _refuse_revoked(creds)
+    rotated = creds.get("refresh_token") != seen.get("refresh_token")
+    changed = rotated or creds["access_token"] != seen["access_token"]
+    if lives_at_least(creds, ttl) and (not force or changed):
+        return creds["access_token"]  # spec 4.3 step 5, or what another tool rotated meanwhile
+    _refuse_before_waiting(creds, ttl, min_ttl)
+    # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
+    # the file now, which is the adopted one when another tool rotated it.
+    from tui.core.oauth import oauth_error_code, parse_token_response
     from tui.core.redact import excerpt, register_token_fields
     from tui.core.settings import client_id
 
@@ -135,34 +178,128 @@ async def _refresh(ctx: TokenContext, creds: dict, client) -> str:
     if not isinstance(refresh_token, str) or not refresh_token:
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else "")
     form = {"grant_type": "refresh_token", "client_id": client_id(), "refresh_token": refresh_token}
-    async with client_scope(client) as http:
-        response = await post_form(http, ctx.token_endpoint, form, None, "Token refresh request failed")
+    response = yield SEND, endpoint, form
     if not response.ok:
-        if _rejected(response):
+        rejected = response.status in REJECTED_STATUSES and (
+            response.status != 400 or oauth_error_code(response.text) == "invalid_grant"
+        )
+        if rejected:
             # The other tool may have won a race we could not see (it ignores locks on some
             # systems): if the file now holds its rotation, use it; the user stays signed in.
-            await asyncio.sleep(ADOPT_DELAY)
-            latest = try_load(ctx.storage_name)
-            if _adoptable(latest, refresh_token):
-                _log().info("refresh of %s was rejected; adopted the rotation another client wrote", ctx.storage_name)
+            yield PAUSE, ADOPT_DELAY
+            latest = try_load(storage_name)
+            if _adoptable(latest, refresh_token, ttl):
+                _log().info("refresh of %s was rejected; adopted the rotation another client wrote", storage_name)
                 return latest["access_token"]
         from tui.core.hints import sign_in_again
 
         raise AuthError(
             f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}",
-            SERVER_TROUBLE if response.trouble else sign_in_again(ctx.storage_name),
+            SERVER_TROUBLE if response.trouble else sign_in_again(storage_name),
             transient=response.trouble,
         )
     try:
         tokens = parse_token_response(response.strict_text())
     except ValueError as exc:
         raise AuthError(f"Failed to parse token refresh response: {excerpt(str(exc))}") from None
-    latest = try_load(ctx.storage_name)
-    if latest is not None and not is_expired(latest) and latest["access_token"] != creds["access_token"]:
-        _log().info("another process refreshed %s meanwhile; using its token", ctx.storage_name)
+    latest = try_load(storage_name)
+    if latest is not None and lives_at_least(latest, ttl) and latest["access_token"] != creds["access_token"]:
+        _log().info("another process refreshed %s meanwhile; using its token", storage_name)
         return latest["access_token"]
     try:
-        write_merged(ctx.storage_name, tokens)
+        write_merged(storage_name, tokens)
     except OSError as exc:
-        _log().warning("could not write refreshed credentials for %s: %s", ctx.storage_name, exc.strerror or exc)
+        _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
+    lifetime = tokens.get("expires_in")
+    if min_ttl is not None and isinstance(lifetime, int) and lifetime < ttl:
+        raise LifetimeTooShort(lifetime, ttl)  # stored first: the rotated token is never lost
     return tokens["access_token"]
+
+
+def _adoptable(latest: dict | None, used_refresh_token: str, ttl: float) -> bool:
+    """The file now holds another tool's rotation: a different refresh token, a live access token."""
+    if latest is None or not lives_at_least(latest, ttl) or not latest.get("access_token"):
+        return False
+    refresh = latest.get("refresh_token")
+    return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
+
+
+def _drive(steps) -> str:
+    """Run the refresh steps without an event loop. From the moment the request is sent until its
+    answer is stored, signals wait (`storing_answer`)."""
+    import contextlib
+    import time
+
+    from tui.core.http import post_form_sync
+    from tui.core.interrupts import storing_answer
+
+    result = None
+    with contextlib.ExitStack() as critical:
+        while True:
+            try:
+                step = steps.send(result)
+            except StopIteration as done:
+                return done.value
+            if step[0] == SEND:
+                critical.enter_context(storing_answer())
+                result = post_form_sync(step[1], step[2], None, "Token refresh request failed")
+            else:
+                time.sleep(step[1])
+                result = None
+
+
+async def _drive_async(steps, client) -> str:
+    """Run the refresh steps on the event loop. Once the request is sent, the rest runs as a task
+    of its own that a cancellation of the caller does not abandon: the caller waits for the
+    answer to be stored, then is cancelled."""
+    import asyncio
+
+    result = None
+    while True:
+        try:
+            step = steps.send(result)
+        except StopIteration as done:
+            return done.value
+        if step[0] == SEND:
+            return await _to_the_end(_send_and_store(steps, step, client))
+        await asyncio.sleep(step[1])
+        result = None
+
+
+async def _send_and_store(steps, step, client) -> str:
+    import asyncio
+
+    from tui.core.http import client_scope, post_form
+    from tui.core.interrupts import storing_answer
+
+    with storing_answer():
+        async with client_scope(client) as http:
+            result = await post_form(http, step[1], step[2], None, "Token refresh request failed")
+        while True:
+            try:
+                step = steps.send(result)
+            except StopIteration as done:
+                return done.value
+            await asyncio.sleep(step[1])
+            result = None
+
+
+async def _to_the_end(coroutine):
+    """Await `coroutine` in a task of its own; a cancellation of the caller waits for it to finish
+    (its answer stored), then is raised."""
+    import asyncio
+
+    task = asyncio.ensure_future(coroutine)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cancelled = True  # the answer is stored first; the cancellation is honoured after
+        except BaseException:  # noqa: BLE001 - the task's own error: raised below, from the task
+            break
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()

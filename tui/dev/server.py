@@ -115,6 +115,9 @@ class AuthServer:
         self.verification_uri_override = verification_uri
         self.include_complete_uri = include_complete_uri
         self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
+        # rotate as the request arrives, then wait `refresh_delay` before answering: the old refresh
+        # token is spent even if the client never reads the answer (interrupt tests)
+        self.rotate_on_receipt = False
         # reuse of a rotated refresh token revokes every token of its family (as strict servers do)
         self.revoke_family_on_reuse = False
         self.revoked_families: set[str] = set()
@@ -314,7 +317,7 @@ class AuthServer:
         return 200, self.issue_tokens()
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
-        if self.refresh_delay:
+        if self.refresh_delay and not self.rotate_on_receipt:
             time.sleep(self.refresh_delay)
         with self.lock:
             record = self.state.refresh_tokens.get(refresh_token)
@@ -323,7 +326,10 @@ class AuthServer:
             if record is None or record["used"] or record["family"] in self.revoked_families:
                 return 400, {"error": "invalid_grant", "error_description": "refresh token is invalid or was used"}
             record["used"] = True
-        return 200, self.issue_tokens(record["sub"], record["scope"], record["family"])
+        answer = self.issue_tokens(record["sub"], record["scope"], record["family"])
+        if self.refresh_delay and self.rotate_on_receipt:
+            time.sleep(self.refresh_delay)
+        return 200, answer
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -7,10 +7,10 @@ from tui.core.config.edit import edit_provider
 from tui.core.config.provider import write_config_text
 from tui.core.config.read import parse_config_readonly, read_config_raw, read_config_readonly, read_config_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.repairs import CHANGED, NotDone, Repair
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
 from tui.core.overview import Overview
+from tui.core.repairs import CHANGED, NotDone, Repair
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
 from tui.core.slots.state import MISSING, REVOKED, VALID, signed_in_as
 from tui.core.tokens import refresh_access_token

@@ -1,0 +1,141 @@
+"""An interrupt never loses a rotated refresh token.
+
+The server here rotates the refresh token the moment the request arrives and answers 1.5 s later.
+Ctrl+C, SIGTERM or SIGHUP in that window used to drop the answer: the file kept the spent refresh
+token and the next call had to sign in again. Now the answer is stored first, then the signal is
+honoured: the process still ends as the signal says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.app.helpers import screen_name, wait_for
+from tests.conftest import read_json, write_creds
+from tui.app import AssistantAuthApp
+from tui.core import get_access_token
+from tui.core.interrupts import FINISHING
+
+SLOT = "assistant-code"
+
+
+@pytest.fixture
+def slow_rotation(server, home):
+    """Expired credentials whose refresh the server rotates on receipt and answers slowly."""
+    server.rotate_on_receipt = True
+    server.refresh_delay = 1.5
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    return server
+
+
+def wait_for_rotation(server, before: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while len(server.issued) <= before:
+        assert time.monotonic() < deadline, "the refresh never reached the server"
+        time.sleep(0.01)
+
+
+def assert_rotation_kept(home, server) -> None:
+    stored = read_json(home / "credentials" / f"{SLOT}.json")
+    access, refresh = server.issued[-1]
+    assert (stored["access_token"], stored["refresh_token"]) == (access, refresh)
+    assert not (home / "oauth" / f"{SLOT}.lock").exists()  # every lock released
+
+
+@pytest.mark.parametrize("command", ["token", "refresh"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["INT", "TERM", "HUP"])
+def test_a_signal_during_the_refresh_waits_for_the_answer_to_be_stored(home, slow_rotation, signum, command):
+    server = slow_rotation
+    before = len(server.issued)
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", command], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    wait_for_rotation(server, before)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode in (-signum, 128 + signum), (proc.returncode, err)  # ended as the signal says
+    assert "Traceback" not in err
+    if signum == signal.SIGINT:
+        assert FINISHING in err
+    assert_rotation_kept(home, server)
+    again = subprocess.run([sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True,
+                           env=os.environ.copy(), timeout=30)
+    assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0]  # still signed in
+    assert len(server.refreshes()) == 1
+
+
+def test_a_signal_before_the_request_still_discards_at_once(home, server):
+    """Outside the critical section nothing is deferred: a refresh waiting for a lock is stopped."""
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    lock = home / "oauth" / f"{SLOT}.lock"
+    lock.mkdir(parents=True)  # held by another client: we wait before sending anything
+    stop = time.time() + 20
+
+    import threading
+
+    def renew():
+        while time.time() < stop and lock.exists():
+            os.utime(lock)
+            time.sleep(0.3)
+
+    threading.Thread(target=renew, daemon=True).start()
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "token"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    deadline = time.monotonic() + 15
+    while b"Waiting for" not in _peek(proc) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=15)
+    stop = 0
+    assert proc.returncode == 130 and FINISHING not in err
+    assert server.refreshes() == []
+
+
+def _peek(proc) -> bytes:
+    """What the process wrote to stderr so far (non-blocking)."""
+    import fcntl
+
+    fd = proc.stderr.fileno()
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+    try:
+        chunk = os.read(fd, 65536)
+    except BlockingIOError:
+        chunk = b""
+    _peek.seen = getattr(_peek, "seen", b"") + chunk
+    return _peek.seen
+
+
+async def test_cancelling_the_caller_does_not_abandon_a_sent_refresh(home, slow_rotation):
+    server = slow_rotation
+    before = len(server.issued)
+    task = asyncio.create_task(get_access_token(None, os.environ["ASSISTANT_BASE_URL_CN"]))
+    while len(server.issued) <= before:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert_rotation_kept(home, server)
+
+
+async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, slow_rotation):
+    server = slow_rotation
+    before = len(server.issued)
+    app = AssistantAuthApp(start="inspect")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: len(server.issued) > before)
+        await pilot.press("escape")  # the screen goes, its worker is cancelled mid-request
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await wait_for(pilot, lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"]
+                       == server.issued[-1][0], timeout=15)
+    assert_rotation_kept(home, server)
