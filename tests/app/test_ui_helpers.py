@@ -4,9 +4,9 @@ import pytest
 
 from tui.app.widgets.qr import qr_lines
 from tui.core.humantime import clock, expiry, relative, stamp
+from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import browser_commands, should_auto_open
 from tui.terminal.clipboard import copy_text
-from tui.terminal.text import clean, one_line
 
 
 class Recorder:

@@ -20,8 +20,8 @@ from tui.core import (
     resolve_storage_name,
     start_device_authorization,
 )
+from tui.core.untrusted import clean, one_line
 from tui.dev.server import DEVICE_PATH
-from tui.terminal.text import clean, one_line
 
 HOSTILE_STRINGS = [
     "[@click=app.quit]quit[/]",

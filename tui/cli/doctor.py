@@ -8,7 +8,7 @@ import sys
 
 from tui.cli.output import EXIT_ERROR, ask, err, out, out_json
 from tui.core.doctor import apply_repair, bug_report, exit_code, recheck, run_doctor, text_lines, to_json
-from tui.terminal.text import clean
+from tui.core.untrusted import clean, one_line
 
 
 def _colour() -> bool:
@@ -46,7 +46,7 @@ def run(ns) -> int:
             if ns.yes or ask(f"{check.name}: {check.finding}\n  Repair: {check.repair.change}?"):
                 apply_repair(check)
                 repaired = repaired or check.repaired is not None
-                err(f"  {check.repaired or 'not repaired: ' + str(check.repair_failed)}")
+                err(one_line(f"  {check.repaired or 'not repaired: ' + str(check.repair_failed)}", 1000))
             else:
                 check.repair_failed = "declined"
         if repaired:  # check again: what the repairs changed, and that nothing else did

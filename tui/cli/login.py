@@ -14,8 +14,10 @@ from tui.core.keys import region_storage_name
 from tui.core.regions import parse_region
 from tui.core.signin import SignIn
 from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open
-from tui.terminal.text import clean, one_line
+
+ADDRESS_WIDTH = 4000  # an address is never cut: a person types it
 
 
 def run(ns) -> int:
@@ -33,7 +35,7 @@ def _may_replace(region) -> bool:
     status = slot_status(region_storage_name(region))
     if not status.usable:
         return True
-    current = f"{signed_in_as(status)} (slot {status.name}, {status.label})"
+    current = f"{signed_in_as(status)} (slot {one_line(status.name, 200)}, {status.label})"
     if sys.stdin.isatty():
         if ask(f"{current}. Sign in again and replace this session?"):
             return True
@@ -58,7 +60,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         elif event == "saving":
             _confirm_interrupt()  # the approved tokens wait for the slot: a first Ctrl+C only asks
             line.done()
-            err(attempt.lock_wait or "")
+            err(one_line(attempt.lock_wait or "", 1000))
             err("The sign-in is approved and will be saved as soon as the lock is free; "
                 "press Ctrl+C twice to discard it.")
 
@@ -71,11 +73,11 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         if as_json:
             out_json({"event": "error", "message": clean(attempt.outcome.error or "")})
         return EXIT_ERROR
-    err(f"Region {region.value}: authorization host {attempt.host}")
-    err(f"Open:  {one_line(attempt.address or '(no address sent by the server)')}")
+    err(f"Region {region.value}: authorization host {one_line(attempt.host)}")
+    err(f"Open:  {one_line(attempt.address or '(no address sent by the server)', ADDRESS_WIDTH)}")
     err(f"Code:  {one_line(auth.user_code)}")
     if attempt.complete_address and attempt.complete_address != attempt.address:
-        err(f"(or open {one_line(attempt.complete_address)} with the code filled in)")
+        err(f"(or open {one_line(attempt.complete_address, ADDRESS_WIDTH)} with the code filled in)")
     if as_json:
         data = auth.to_dict()
         data.pop("device_code")  # a secret between this client and the server: never printed
@@ -110,7 +112,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         return EXIT_ERROR
     if outcome.success:
         err(f"{attempt.who()}.")
-        err(f"Credentials written to {attempt.written['credentials']}")
+        err(f"Credentials written to {one_line(attempt.written['credentials'], 1000)}")
     else:
         err(f"{outcome.title}: {outcome.text}")
     if as_json:

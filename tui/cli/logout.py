@@ -8,6 +8,7 @@ from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.paths import credentials_path
 from tui.core.signin_store import remove_signin
+from tui.core.untrusted import one_line
 
 
 def run(ns) -> int:
@@ -15,20 +16,21 @@ def run(ns) -> int:
     if name is None:
         return EXIT_ERROR
     path = credentials_path(name)
+    shown = one_line(path, 1000)
     if not path.exists():
-        err(f"Not signed in: no credentials at {path}")
+        err(f"Not signed in: no credentials at {shown}")
         return EXIT_FAIL
     if not ns.yes:
         if not sys.stdin.isatty():
-            err(f"Refusing to remove {path} without confirmation: pass --yes")
+            err(f"Refusing to remove {shown} without confirmation: pass --yes")
             return EXIT_ERROR
-        if not ask(f"Remove {path}? This signs you out."):
+        if not ask(f"Remove {shown}? This signs you out."):
             err("Kept.")
             return EXIT_FAIL
     try:
         remove_signin(name)
     except OSError as exc:
-        err(f"Could not remove {path}: {exc.strerror or exc}")
+        err(f"Could not remove {shown}: {exc.strerror or exc}")
         return EXIT_ERROR
-    err(f"Signed out: removed {path}")
+    err(f"Signed out: removed {shown}")
     return EXIT_OK

@@ -11,7 +11,7 @@ EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_TRANSIENT = 0, 1, 2, 3  # 3: network or ser
 
 
 def err(message: str) -> None:
-    from tui.terminal.text import clean
+    from tui.core.untrusted import clean
 
     sys.stderr.write(clean(message) + "\n")
 
@@ -30,7 +30,7 @@ def fail(exc) -> None:
 
 
 def out(line: str) -> None:
-    from tui.terminal.text import clean
+    from tui.core.untrusted import clean
 
     sys.stdout.write(clean(line) + "\n")
 
@@ -43,7 +43,7 @@ def out_json(data: object) -> None:
 
 def ask(question: str) -> bool:
     """A yes/no question on stderr, answered on stdin; only call it when stdin is a terminal."""
-    from tui.terminal.text import clean
+    from tui.core.untrusted import clean
 
     sys.stderr.write(clean(question) + " [y/N] ")
     sys.stderr.flush()
@@ -61,7 +61,7 @@ class StatusLine:
         self.last = ""
 
     def show(self, text: str) -> None:
-        from tui.terminal.text import clean
+        from tui.core.untrusted import clean
 
         if self.live:
             sys.stderr.write("\r\x1b[2K" + clean(text))

@@ -9,6 +9,7 @@ from tui.core.humantime import expiry
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.tokens import get_access_token_sync
+from tui.core.untrusted import one_line
 
 
 def run(ns) -> int:
@@ -26,6 +27,6 @@ def run(ns) -> int:
         out_json({"slot": status.name, "state": status.state, "expires_at": status.expires_at,
                   "identity": status.identity, "region": status.region})
     else:
-        out(f"Refreshed {status.name}: access token expires {expiry(status.expires_at)}")
+        out(f"Refreshed {one_line(status.name, 200)}: access token expires {expiry(status.expires_at)}")
         out(signed_in_as(status))
     return EXIT_OK

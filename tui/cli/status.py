@@ -8,7 +8,7 @@ from tui.cli.selection import selected_slot
 from tui.core.humantime import expiry
 from tui.core.overview import overview
 from tui.core.slots.state import signed_in_as
-from tui.terminal.text import one_line
+from tui.core.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
 
@@ -42,18 +42,18 @@ def run(ns) -> int:
         return EXIT_OK if usable else EXIT_FAIL
     for s in slots:
         marker = "*" if s.name == selected else " "
-        line = f"{marker} {s.name}: {s.label}"
+        line = f"{marker} {one_line(s.name, 200)}: {s.label}"
         if s.has_expiry:
             line += f", expires {expiry(s.expires_at)}"
             line += ", refresh token stored" if s.has_refresh_token else ""
         elif s.detail:
             line += f" ({one_line(s.detail, 80)})"
         if view.users.get(s.name):
-            line += f"; used by {', '.join(view.users[s.name])}"
+            line += f"; used by {one_line(', '.join(view.users[s.name]))}"
         out(line)
         if s.usable:
             out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == view.managed else ""))
-        out(f"    {s.path}")
+        out(f"    {one_line(s.path, 1000)}")
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
     for warning in view.warnings:
         out(warning)
@@ -61,7 +61,7 @@ def run(ns) -> int:
         out("warning: " + view.config_problem.describe())
     for name, host in view.missing_hosts.items():
         out(
-            f"note: provider {name} names no oauth host in config.toml; its key was made for {host}, "
+            f"note: provider {one_line(name, 80)} names no oauth host in config.toml; its key was made for {one_line(host)}, "
             "which is used. Write it back as oauthHost (assistant-auth config)."
         )
     return EXIT_OK if usable else EXIT_FAIL

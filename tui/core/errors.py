@@ -1,6 +1,9 @@
 """The one exception type of the core: its text is the specification's message."""
 
 
+MESSAGE_WIDTH = 1000  # characters of one message line: the spec's excerpts are 200, paths can be long
+
+
 class AuthError(Exception):
     """str(error) is exactly the message text the specification gives (sections 3.2, 4.x, 7.2).
 
@@ -23,5 +26,9 @@ class AuthError(Exception):
         return self.message
 
     def describe(self) -> str:
-        """The spec's message, then the hint on a line of its own when there is one."""
-        return self.message + ("\n" + self.hint if self.hint else "")
+        """What a face shows: the spec's message, then the hint on a line of its own when there is
+        one, each as one printable line (a server's body inside a message cannot add lines)."""
+        from tui.core.untrusted import one_line  # only when an error is shown: not on the token path
+
+        shown = one_line(self.message, MESSAGE_WIDTH)
+        return shown + ("\n" + one_line(self.hint, MESSAGE_WIDTH) if self.hint else "")

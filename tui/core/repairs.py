@@ -32,6 +32,7 @@ from tui.core.credentials import corrupt_name, parse_credentials
 from tui.core.errors import AuthError
 from tui.core.keys import resolve_storage_name
 from tui.core.locks import flock_holder, hold_slot_sync, is_stale
+from tui.core.untrusted import one_line
 
 CHANGED = "changed since it was checked; nothing done"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -41,6 +42,9 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 class NotDone(Exception):
     """A repair changed nothing, and this says why (the object changed, or it is a link)."""
+
+    def __str__(self) -> str:
+        return one_line(super().__str__(), 1000)
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,9 @@ class Repair:
 
     change: str
     apply: Callable[[], str]
+
+    def __post_init__(self) -> None:
+        self.change = one_line(self.change, 1000)  # paths of files others may name: one line
 
 
 # -- opening below the config directory, never through a link ------------------------------------

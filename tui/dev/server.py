@@ -118,6 +118,7 @@ class AuthServer:
         # rotate as the request arrives, then wait `refresh_delay` before answering: the old refresh
         # token is spent even if the client never reads the answer (interrupt tests)
         self.rotate_on_receipt = False
+        self.subject = "user-1"  # who a device sign-in signs in as (the `sub` claim of its token)
         # reuse of a rotated refresh token revokes every token of its family (as strict servers do)
         self.revoke_family_on_reuse = False
         self.revoked_families: set[str] = set()
@@ -314,7 +315,7 @@ class AuthServer:
                     return 400, {"error": "slow_down"}
                 return 400, {"error": "authorization_pending"}
             grant.state = "consumed"
-        return 200, self.issue_tokens()
+        return 200, self.issue_tokens(self.subject)
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
         if self.refresh_delay and not self.rotate_on_receipt:

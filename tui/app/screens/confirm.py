@@ -8,8 +8,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.app.widgets.safe import PlainStatic
-from tui.terminal.text import clean
+from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.untrusted import clean
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -35,7 +35,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield PlainStatic(self.question, id="confirm-title")
+            yield OneLine(self.question, id="confirm-title")
             if self.body:
                 with VerticalScroll(id="confirm-body"):
                     if self.lexer:

@@ -28,7 +28,8 @@ from tui.core.signin_store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
 from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
 from tui.core.tokens import refresh_access_token
-from tui.terminal.text import one_line, short_path
+from tui.core.untrusted import one_line
+from tui.terminal.text import short_path
 
 BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
 TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
@@ -57,7 +58,7 @@ def detail_lines(
     warnings: list[str] | None = None,
 ) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
-    lines = [f"File       {short_path(slot.path)}", f"State      {slot.label}"]
+    lines = [f"File       {one_line(short_path(slot.path), 1000)}", f"State      {slot.label}"]
     if slot.detail:
         lines.append(f"Problem    {one_line(slot.detail, 200)}")
     if slot.has_expiry:
@@ -67,11 +68,12 @@ def detail_lines(
     if slot.mode is not None:
         mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
         lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
-    lines.append(f"Used by    {', '.join(users) if users else 'no provider in config.toml'}")
-    lines.extend(f"Warning    {warning.removeprefix('warning: ')}" for warning in warnings or ())
+    lines.append(f"Used by    {one_line(', '.join(users)) if users else 'no provider in config.toml'}")
+    lines.extend(f"Warning    {one_line(warning.removeprefix('warning: '), 1000)}" for warning in warnings or ())
     for name in users:
         if missing_hosts and name in missing_hosts:
-            lines.append(f"Note       {name} names no oauth host; its key was made for {missing_hosts[name]} (used)")
+            lines.append(f"Note       {one_line(name, 80)} names no oauth host; its key was made for "
+                         f"{one_line(missing_hosts[name])} (used)")
     if slot.state in BROKEN:
         lines.append("")
         lines.append("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again.")
@@ -242,7 +244,7 @@ class CredentialsScreen(Screen):
         selection = None
         try:
             selection = selection_for_slot(name)
-            with reporting_to(self.notice):
+            with reporting_to(lambda text: self.notice(one_line(text, 1000))):
                 await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client)
         except AuthError as exc:
             self.notice(explain_for(exc, selection).describe())

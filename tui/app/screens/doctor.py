@@ -14,6 +14,7 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.doctor import apply_repair, exit_code, run_doctor
 from tui.core.doctor.report import status_label
+from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
 
@@ -92,9 +93,9 @@ class DoctorScreen(Screen):
         if check.repair is not None and not check.repaired:
             lines.append(f"Press f to repair: {check.repair.change}")
         if check.repaired:
-            lines.append(f"Repaired: {check.repaired}")
+            lines.append(f"Repaired: {one_line(check.repaired, 1000)}")
         if check.repair_failed:
-            lines.append(f"Not repaired: {check.repair_failed}")
+            lines.append(f"Not repaired: {one_line(check.repair_failed, 1000)}")
         timing = check.details.get("ms")
         if timing is not None:
             lines.append(f"Took {timing} ms")
@@ -115,10 +116,10 @@ class DoctorScreen(Screen):
                 return
             apply_repair(check)
             if check.repaired:
-                self.notify(check.repaired, title="Repaired", timeout=6, markup=False)
+                self.notify(one_line(check.repaired, 1000), title="Repaired", timeout=6, markup=False)
                 self.run_checks()  # and check again
             else:
-                self.notify(str(check.repair_failed), title="Not repaired", severity="error", timeout=8, markup=False)
+                self.notify(one_line(check.repair_failed, 1000), title="Not repaired", severity="error", timeout=8, markup=False)
                 self.show_detail()
 
         self.app.push_screen(ConfirmScreen(f"Repair {check.name}?", tilde(check.repair.change), yes="Repair"), answer)

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic
+from tui.app.widgets.safe import OneLine
 from tui.core.config.provider import MANAGED_PROVIDER
 from tui.core.humantime import expiry
 from tui.core.keys import region_key, region_storage_name
@@ -59,11 +59,11 @@ class DoneScreen(Screen):
         status = slot_status(region_storage_name(self.account_region))
         yield Header()
         with VerticalScroll(id="done", can_focus=False):
-            yield PlainStatic(f"✔ {signed_in_as(status)}", id="done-title")
+            yield OneLine(f"✔ {signed_in_as(status)}", id="done-title", classes="fit")
             with Grid(id="done-details"):
                 for label, value in done_rows(self.account_region, status):
                     yield Static(label, classes="label", markup=False)
-                    yield PlainStatic(value, classes="value")
+                    yield OneLine(value, classes="value")
             yield Static(
                 "Next: scripts can run `assistant-auth token` for a fresh access token.\n"
                 "Press i to inspect credentials, p to review the provider entry, q to quit.",

@@ -8,7 +8,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.app.widgets.safe import PlainStatic
+from tui.app.widgets.safe import OneLine, PlainStatic
 
 GLOBAL_KEYS = [
     ("↑ ↓ pgup pgdn", "Move in lists, tables and long text"),
@@ -52,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
         width = max(len(keys) for keys, _ in self.rows)
         text = "\n".join(f"{keys:>{width}}  {description}" for keys, description in self.rows)
         with Vertical(id="help"):
-            yield PlainStatic(f"Keys on {self.topic}", id="help-title")
+            yield OneLine(f"Keys on {self.topic}", id="help-title")
             with VerticalScroll(id="help-body"):
                 yield PlainStatic(text)
             yield Static("esc closes this help", id="help-close")

@@ -16,7 +16,10 @@ from tui.core.humantime import relative
 from tui.core.overview import Overview, overview
 from tui.core.regions import Region, endpoints
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
-from tui.terminal.text import one_line
+from tui.core.untrusted import one_line
+
+
+HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
 
 
 def slot_line(status: SlotStatus, now: float | None = None) -> str:
@@ -26,7 +29,7 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
     if status.state == REVOKED:
         return "Signed out (revoked) by the official client: sign in again"
     if status.has_expiry:
-        who = f"Signed in as {status.identity}" if status.identity else "Signed in"
+        who = f"Signed in as {one_line(status.identity, HOME_IDENTITY)}" if status.identity else "Signed in"
         if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
             left = status.expires_in(now)
             return f"{who} · expires {relative(left)}" if left is not None else f"{who} · no expiry"

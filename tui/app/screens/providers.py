@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Header, Input, Static, Switch
 
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic, cell
+from tui.app.widgets.safe import OneLine, PlainStatic, cell
 from tui.core.config.edit import (
     BOOL_FIELDS,
     ConfigChanged,
@@ -26,7 +26,8 @@ from tui.core.config.edit import (
 from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
 from tui.core.errors import AuthError
-from tui.terminal.text import clean, one_line, short_path
+from tui.core.untrusted import clean, one_line
+from tui.terminal.text import short_path
 
 FORM = [
     ("base_url", "base_url"),
@@ -87,7 +88,7 @@ class ProvidersScreen(Screen):
             yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
             # the form scrolls with the mouse, but Tab goes straight to its first field
             with VerticalScroll(id="provider-form", can_focus=False):
-                yield PlainStatic("", id="form-title")
+                yield OneLine("", id="form-title")
                 for field, label in FORM:
                     with Horizontal(classes="form-row", id=f"row-{field}"):
                         yield Static(label, classes="form-label", markup=False)
@@ -96,7 +97,7 @@ class ProvidersScreen(Screen):
                             yield Static("off", id=f"state-{field}", classes="switch-state", markup=False)
                         else:
                             yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
-                    yield PlainStatic("", classes="form-error", id=f"error-{field}")
+                    yield OneLine("", classes="form-error", id=f"error-{field}")
             with VerticalScroll(id="raw-view", can_focus=True):
                 yield Static("", id="raw-text")
             yield PlainStatic("", id="providers-notice")

@@ -19,13 +19,13 @@ from textual.widgets import Header, LoadingIndicator, Static
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRCode, qr_size
-from tui.app.widgets.safe import PlainStatic
+from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.regions import Region, endpoints
 from tui.core.signin import SignIn
+from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import address_refusal, browser_commands, open_url, should_auto_open
 from tui.terminal.clipboard import copy_text
 from tui.terminal.environment import supports_hyperlinks
-from tui.terminal.text import clean, one_line
 
 QR_BESIDE = 44  # columns the code pane keeps beside the QR code
 QR_ABOVE = 4  # rows for the header, footer and padding
@@ -75,16 +75,16 @@ class SignInScreen(Screen):
         yield Header()
         with Horizontal(id="signin"):
             with Vertical(id="code-pane"):
-                yield PlainStatic(f"Region {self.account_region.value} · authorization host {host}", id="host")
+                yield OneLine(f"Region {self.account_region.value} · authorization host {host}", id="host")
                 yield LoadingIndicator(id="requesting")
                 yield Static("1. Open this address in a browser, on any device:", classes="step")
-                yield PlainStatic("", id="uri")
+                yield OneLine("", id="uri")
                 yield Static("2. Enter this code there:", classes="step")
-                yield PlainStatic("", id="user-code")
+                yield OneLine("", id="user-code")
                 yield Static("", id="uri-complete", markup=False)
-                yield PlainStatic("", id="demo-page")
-                yield PlainStatic("", id="poll-state")
-                yield PlainStatic("", id="poll-stats")
+                yield OneLine("", id="demo-page")
+                yield OneLine("", id="poll-state")
+                yield OneLine("", id="poll-stats")
                 yield PlainStatic("", id="notice")
             yield Vertical(id="qr-pane")
         yield AppFooter()

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui.core.repairs import Repair  # every repair of a check goes through tui.core.repairs
+from tui.core.untrusted import one_line
+
+FINDING_WIDTH = 1000  # characters of a finding's one line (paths can be long)
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 STATUSES = (OK, WARN, FAIL, SKIP)
@@ -20,6 +23,12 @@ class Check:
     repair: Repair | None = None
     repaired: str | None = None  # what a repair did, once applied
     repair_failed: str | None = None  # why a repair failed or was declined
+
+    def __post_init__(self) -> None:
+        # one printable line each, by construction: file names, issuers and server text go in here
+        self.name = one_line(self.name, FINDING_WIDTH)
+        self.finding = one_line(self.finding, FINDING_WIDTH)
+        self.fix = one_line(self.fix, FINDING_WIDTH)
 
     def to_dict(self) -> dict:
         data = {"name": self.name, "status": self.status, "finding": self.finding, "fix": self.fix or None}

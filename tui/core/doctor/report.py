@@ -10,6 +10,7 @@ from tui.core.doctor.model import Check
 from tui.core.jwt import decode_claims
 from tui.core.redact import redact
 from tui.core.slots.state import list_slots
+from tui.core.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
 
@@ -80,8 +81,8 @@ def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
         if check.fix and check.status in ("warn", "fail"):
             line += f"\n           fix: {check.fix}"
         if check.repaired:
-            line += f"\n           repaired: {check.repaired}"
+            line += f"\n           repaired: {one_line(check.repaired, 1000)}"
         if check.repair_failed:
-            line += f"\n           not repaired: {check.repair_failed}"
+            line += f"\n           not repaired: {one_line(check.repair_failed, 1000)}"
         lines.append((check.status, line))
     return lines

@@ -13,6 +13,7 @@ from tui.core.files import describe, read_regular
 from tui.core.identity import read_device_id
 from tui.core.jwt import decode_claims
 from tui.core.keys import region_of_slot
+from tui.core.untrusted import one_line
 
 # state values
 VALID = "valid"
@@ -70,12 +71,19 @@ class SlotStatus:
         return text
 
     @property
-    def identity(self) -> str | None:
-        """Who the access token says is signed in (claims decoded, not verified): `name`,
-        `preferred_username`, `email`, else `sub`; None for an opaque token. Never more of it."""
+    def identity_claim(self) -> str | None:
+        """The identity as the token's claims give it (for JSON, faithful)."""
         if not self.has_expiry:
             return None
         return identity_of(self.fields.get("access_token"))
+
+    @property
+    def identity(self) -> str | None:
+        """Who the access token says is signed in (claims decoded, not verified): `name`,
+        `preferred_username`, `email`, else `sub`; None for an opaque token. Never more of it.
+        As one printable line: a claim is text from outside, and this is what every face shows."""
+        claim = self.identity_claim
+        return None if claim is None else one_line(claim, IDENTITY_WIDTH)
 
     @property
     def region(self) -> str | None:
@@ -97,7 +105,7 @@ class SlotStatus:
             "has_refresh_token": self.has_refresh_token,
             "expires_at": self.expires_at,
             "scope": self.scope,
-            "identity": self.identity,
+            "identity": self.identity_claim,
             "region": self.region,
             "token_type": self.token_type,
             "mode": None if self.mode is None else f"{self.mode:04o}",
@@ -138,6 +146,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
 
 
 IDENTITY_CLAIMS = ("name", "preferred_username", "email", "sub")
+IDENTITY_WIDTH = 80
 
 
 def identity_of(access_token: object) -> str | None:
@@ -146,14 +155,14 @@ def identity_of(access_token: object) -> str | None:
     for claim in IDENTITY_CLAIMS:
         value = claims.get(claim)
         if isinstance(value, str) and value.strip():
-            return value.strip()[:80]
+            return value.strip()[:IDENTITY_WIDTH]
     return None
 
 
 def signed_in_as(status: SlotStatus) -> str:
     """ "Signed in as user-1 · global" (or without the name when the token carries none)."""
     who = f" as {status.identity}" if status.identity else ""
-    where = f" · {status.region}" if status.region else f" · slot {status.name}"
+    where = f" · {status.region}" if status.region else f" · slot {one_line(status.name, 60)}"
     return f"Signed in{who}{where}"
 
 
@@ -171,11 +180,10 @@ def file_warnings() -> list[str]:
                 f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
                 f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
             )
-
     problem = read_device_id()[1]
     if problem:
         found.append(f"warning: {problem} (no device id header is sent; remove the file to get a new one)")
-    return found
+    return [one_line(line, 1000) for line in found]
 
 
 def slot_status(storage_name: str, now: float | None = None) -> SlotStatus:
