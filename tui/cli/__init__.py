@@ -45,26 +45,37 @@ exit codes: 0 ok; 1 sign in again (or denied, expired, not usable); 2 usage or e
 def main(argv: list[str] | None = None) -> int:
     """The one error boundary: whatever happens, a one-line message and an exit code, never a
     traceback (a closed or full stdout, a broken pipe, an odd setting)."""
+    try:
+        code = _main(argv)
+    except SystemExit as done:  # argparse's --help, --version and usage errors end this way
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+    except BaseException as exc:  # noqa: BLE001 - the boundary of last resort
+        return _failed(exc)
+    try:  # every write is done by now: one that cannot land is an error, whichever command made it
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001
+        return _failed(exc)
+    return code
+
+
+def _failed(exc: BaseException) -> int:
+    """The exit code and one line on stderr for what ended a command abnormally."""
     from tui.cli.output import quiet_err, silence_stdout
 
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         quiet_err("interrupted")
         return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):  # the reader went away: say nothing more
         silence_stdout()
         return 1
-    except OSError as exc:
-        if exc.errno in (28, 9):  # ENOSPC (/dev/full), EBADF (stdout closed)
-            silence_stdout()
-            quiet_err(f"assistant-auth: cannot write output: {exc.strerror or exc}")
-            return 1
+    if isinstance(exc, OSError) and exc.errno in (28, 9):  # ENOSPC (/dev/full), EBADF (stdout closed)
+        silence_stdout()
+        quiet_err(f"assistant-auth: cannot write output: {exc.strerror or exc}")
+        return 1
+    if isinstance(exc, Exception):
         return _unexpected(exc)
-    except SystemExit:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the boundary of last resort
-        return _unexpected(exc)
+    raise exc
 
 
 def _unexpected(exc: BaseException) -> int:

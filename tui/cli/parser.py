@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from tui import __version__
 from tui.cli.options import add_region, add_selector, region_arg
@@ -155,8 +156,19 @@ def _completion(sub) -> None:
 DECLARE = (_login, _status, _token, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, except that a message it cannot write (--help or --version into a full disk or a
+    closed pipe) is an error for the one boundary of `tui.cli.main`, not silently dropped."""
+
+    def _print_message(self, message: str, file=None) -> None:
+        if message:
+            target = file or sys.stderr
+            target.write(message)
+            target.flush()
+
+
 def build() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="assistant-auth",
         description="Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow). "
         "Without a command: the sign-in wizard.",
