@@ -140,10 +140,12 @@ def test_edit_keeps_the_official_shape_and_spelling(shape, expected):
     assert after_doc["providers"][MANAGED_PROVIDER]["env"] == {}
 
 
-def test_switching_an_official_entry_to_cn_writes_the_cn_host_in_its_spelling():
-    after = apply_managed_provider(shapes()["snake"], "oauth/assistant-code", Region.CN)
+@pytest.mark.parametrize("shape", ["snake", "camel", "both"])
+def test_switching_an_official_entry_to_cn_drops_every_host_spelling(shape):
+    """Spec 2.6: oauthHost only for global. A global entry's host is removed, not rewritten."""
+    after = apply_managed_provider(shapes()[shape], "oauth/assistant-code", Region.CN)
     oauth = tomllib.loads(after)["providers"][MANAGED_PROVIDER]["oauth"]
-    assert oauth == {"storage": "file", "key": "oauth/assistant-code", "oauth_host": CN_HOST}
+    assert oauth == {"storage": "file", "key": "oauth/assistant-code"}
 
 
 def test_new_entry_keeps_the_spec_shape(home):

@@ -68,8 +68,9 @@ oauth = {{ storage = "keyring", key = "x", oauthHost = "{GLOBAL_HOST}", extra = 
     assert entry["name"] == "my name" and entry["active"] is True and entry["icon"] == "star"
     assert entry["type"] == "assistant" and entry["base_url"] == CN_BASE and entry["api_key"] == ""
     assert entry["managed"] is True
-    # edited in place: its shape, its host spelling (now the cn host) and unknown keys are kept
-    assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code", "oauthHost": CN_HOST, "extra": 1}
+    # edited in place: its shape and unknown keys are kept; no host for cn (spec 2.6: only for
+    # global), so the stale global host is removed, not rewritten
+    assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code", "extra": 1}
     assert "env" not in entry  # only a newly created entry gets the empty tables
 
 

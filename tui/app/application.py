@@ -92,7 +92,7 @@ class AssistantAuthApp(App):
     def show_outcome(self, attempt) -> None:
         """A finished sign-in replaces its screen: Done on success, else what happened."""
         if attempt.outcome.success:
-            self.switch_screen(DoneScreen(attempt.region))
+            self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note))
         else:
             self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome, attempt))
 

@@ -113,6 +113,8 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     if outcome.success:
         err(f"{attempt.who()}.")
         err(f"Credentials written to {one_line(attempt.written['credentials'], 1000)}")
+        if attempt.config_note:
+            err(one_line(attempt.config_note, 1000))
     else:
         err(f"{outcome.title}: {outcome.text}")
     if as_json:

@@ -18,7 +18,7 @@ def run(ns) -> int:
     chosen = None
     try:
         chosen = selection(ns)
-        get_access_token_sync(chosen.ref, chosen.base_url, force=True)  # as `token`: no event loop
+        get_access_token_sync(chosen.ref, chosen.base_url, force=True, refuse=chosen.refusal)  # as `token`: no event loop
     except AuthError as exc:
         fail(explain_for(exc, chosen))
         return EXIT_TRANSIENT if exc.transient else EXIT_FAIL

@@ -46,7 +46,7 @@ def run_fast(args: list[str]) -> int:
     chosen = None
     try:
         chosen = select(**values)
-        token = get_access_token_sync(chosen.ref, chosen.base_url)  # a refresh without an event loop
+        token = get_access_token_sync(chosen.ref, chosen.base_url, refuse=chosen.refusal)  # no event loop
     except AuthError as exc:
         from tui.cli.output import err
         from tui.core.slots.choice import explain_for

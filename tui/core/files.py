@@ -38,6 +38,11 @@ def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool =
     """The bytes of a regular file of at most `limit` bytes; FileNotFoundError when missing,
     NotRegularFile / TooLarge (with the path in the message) otherwise, other OSErrors as is
     (ELOOP for a symbolic link when `follow_symlinks` is False)."""
+    return read_regular_stat(path, limit, follow_symlinks=follow_symlinks)[0]
+
+
+def read_regular_stat(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True) -> tuple[bytes, os.stat_result]:
+    """`read_regular`, and the `fstat` of the file it read (its owner and mode, at no extra cost)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -58,7 +63,7 @@ def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool =
             total += len(chunk)
             if total > limit:
                 raise TooLarge(path, f"larger than {_size(limit)}")
-        return b"".join(chunks)
+        return b"".join(chunks), info
     finally:
         os.close(fd)
 

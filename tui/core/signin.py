@@ -23,6 +23,7 @@ from tui.core.device_flow import (
     poll_device_token,
     start_device_authorization,
 )
+from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, plural
 from tui.core.locks import reporting_to
@@ -98,6 +99,7 @@ class SignIn:
         self.lock_wait: str | None = None  # "Waiting for …" while approved tokens wait for the slot
         self.outcome: Outcome | None = None
         self.written: dict[str, str] = {}  # "credentials" / "config" -> path, after success
+        self.config_note: str | None = None  # after success: config.toml is exposed, and the fix
 
     # -- what the faces show ---------------------------------------------------------------
     @property
@@ -236,3 +238,4 @@ class SignIn:
 
     def _record_written(self) -> None:
         self.written = {"credentials": str(credentials_path(self.storage_name)), "config": str(config_path())}
+        self.config_note = exposure()  # config.toml others can read or write: said, with the fix

@@ -89,19 +89,24 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: flo
 
 
 async def get_access_token(
-    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, min_ttl: float | None = None
+    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, min_ttl: float | None = None,
+    refuse: AuthError | None = None,
 ) -> str:
     """Spec 4.3: the stored token, or a refresh under the single-flight locks. `min_ttl`: seconds
-    the token must still live (None: the spec's 30 s; less than 30 counts as 30)."""
+    the token must still live (None: the spec's 30 s; less than 30 counts as 30). `refuse`: raised
+    instead of sending a refresh token (a `Selection.refusal`: the host came from a config.toml
+    others can write)."""
     storage_name, endpoint = _target(ref, base_url)
     ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
     if lives_at_least(creds, ttl):
         return printable(creds["access_token"])
-    return printable(await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client))
+    return printable(await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client, refuse))
 
 
-async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *, client=None) -> str:
+async def refresh_access_token(
+    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, refuse: AuthError | None = None
+) -> str:
     """Refresh now, even if the stored token is still valid, with the same single flight.
 
     If another caller (task, thread, process or the official client) rotated the tokens while
@@ -109,11 +114,12 @@ async def refresh_access_token(ref: OAuthRef | Mapping | None, base_url: str, *,
     """
     storage_name, endpoint = _target(ref, base_url)
     creds = load_credentials(storage_name)
-    return printable(await _refresh_async(storage_name, endpoint, creds, True, LEEWAY, None, client))
+    return printable(await _refresh_async(storage_name, endpoint, creds, True, LEEWAY, None, client, refuse))
 
 
 def get_access_token_sync(
-    ref: OAuthRef | Mapping | None, base_url: str, *, min_ttl: float | None = None, force: bool = False
+    ref: OAuthRef | Mapping | None, base_url: str, *, min_ttl: float | None = None, force: bool = False,
+    refuse: AuthError | None = None,
 ) -> str:
     """`get_access_token` (or, with `force`, `refresh_access_token`) without an event loop: the
     same locks, re-reads, adopt rules and critical section, one synchronous request."""
@@ -122,7 +128,7 @@ def get_access_token_sync(
     creds = load_credentials(storage_name)
     if not force and lives_at_least(creds, ttl):
         return printable(creds["access_token"])
-    _refuse_before_waiting(creds, ttl, min_ttl)
+    _refuse_before_waiting(creds, ttl, min_ttl, refuse)
     from tui.core.locks import hold_slot_sync
 
     with hold_slot_sync(storage_name):
@@ -130,10 +136,10 @@ def get_access_token_sync(
 
 
 async def _refresh_async(storage_name: str, endpoint: str, seen: dict, force: bool, ttl: float,
-                         min_ttl: float | None, client) -> str:
+                         min_ttl: float | None, client, refuse: AuthError | None) -> str:
     from tui.core.locks import hold_slot
 
-    _refuse_before_waiting(seen, ttl, min_ttl)
+    _refuse_before_waiting(seen, ttl, min_ttl, refuse)
     async with hold_slot(storage_name):
         return await _drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
 
@@ -143,9 +149,12 @@ def _refuse_revoked(creds: Mapping) -> None:
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT)
 
 
-def _refuse_before_waiting(creds: Mapping, ttl: float, min_ttl: float | None) -> None:
-    """What needs no lock to know: a revoked session, and a lifetime that no refresh can meet
-    (the stored `expires_in` already says the server's tokens live less than asked)."""
+def _refuse_before_waiting(creds: Mapping, ttl: float, min_ttl: float | None, refuse: AuthError | None = None) -> None:
+    """What needs no lock to know: a refresh host nobody may trust, a revoked session, and a
+    lifetime that no refresh can meet (the stored `expires_in` already says the server's tokens
+    live less than asked)."""
+    if refuse is not None:
+        raise refuse
     _refuse_revoked(creds)
     lifetime = creds.get("expires_in")
     if min_ttl is not None and isinstance(lifetime, int) and not isinstance(lifetime, bool) and 0 < lifetime < ttl:

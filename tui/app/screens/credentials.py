@@ -245,7 +245,8 @@ class CredentialsScreen(Screen):
         try:
             selection = selection_for_slot(name)
             with reporting_to(lambda text: self.notice(one_line(text, 1000))):
-                await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client)
+                await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client,
+                                           refuse=selection.refusal)
         except AuthError as exc:
             self.notice(explain_for(exc, selection).describe())
             return

@@ -51,9 +51,10 @@ class DoneScreen(Screen):
         Binding("q", "app.request_quit", "Quit"),
     ]
 
-    def __init__(self, region: Region) -> None:
+    def __init__(self, region: Region, note: str | None = None) -> None:
         super().__init__()
         self.account_region = region
+        self.note = note  # config.toml that others can read or write: said once, with the fix
 
     def compose(self) -> ComposeResult:
         status = slot_status(region_storage_name(self.account_region))
@@ -64,6 +65,8 @@ class DoneScreen(Screen):
                 for label, value in done_rows(self.account_region, status):
                     yield Static(label, classes="label", markup=False)
                     yield OneLine(value, classes="value")
+            if self.note:
+                yield OneLine(self.note, id="done-note")
             yield Static(
                 "Next: scripts can run `assistant-auth token` for a fresh access token.\n"
                 "Press i to inspect credentials, p to review the provider entry, q to quit.",

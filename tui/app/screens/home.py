@@ -18,7 +18,6 @@ from tui.core.regions import Region, endpoints
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.core.untrusted import one_line
 
-
 HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
 
 

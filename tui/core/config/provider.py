@@ -77,18 +77,20 @@ def oauth_block(oauth_key: str, region: Region) -> Any:
 def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
     """Edit an existing `oauth` table keeping its shape (inline or sub-table) and host spelling.
 
-    The official client writes a sub-table with `oauth_host` and omits the host for cn; the spec
-    writes an inline table with `oauthHost`. Whatever spellings are present get the region's host
-    (both, when both are there); when none is, global gets the spec's `oauthHost` and cn none.
+    Spec 2.6: the host is written only for global. For global, whatever spellings are present get
+    the region's host (both, when both are there; the spec's `oauthHost` when none is). For cn,
+    every spelling is removed: a stale global host must not stay, and a cn host written into the
+    file would pin it against a later ASSISTANT_OAUTH_HOST_CN.
     """
     oauth["storage"] = "file"
     oauth["key"] = oauth_key
-    host = endpoints(region).oauth_host
     present = [spelling for spelling in HOST_SPELLINGS if spelling in oauth]
-    if not present and region is Region.GLOBAL:
-        present = ["oauthHost"]
-    for spelling in present:
-        oauth[spelling] = host
+    if region is not Region.GLOBAL:
+        for spelling in present:
+            del oauth[spelling]
+        return
+    for spelling in present or ["oauthHost"]:
+        oauth[spelling] = endpoints(region).oauth_host
 
 
 def _new_entry(oauth_key: str, region: Region) -> Any:

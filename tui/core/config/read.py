@@ -29,14 +29,71 @@ def config_error(detail: object, path: pathlib.Path | None = None) -> AuthError:
 
 def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
     """config.toml's bytes through the file policy (regular, at most 1 MiB); None when missing."""
-    from tui.core.files import describe, read_regular
+    return read_config_trusted(path)[0]
 
+
+def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None, str | None]:
+    """config.toml's bytes (None when missing) and, from the `fstat` of the same open file, why it
+    may not decide where refresh tokens go (None when it may): see `untrusted_because`."""
+    from tui.core.files import describe, read_regular_stat
+
+    where = path or paths.config_file()
     try:
-        return read_regular(path or paths.config_file())
+        raw, info = read_regular_stat(where)
     except FileNotFoundError:
-        return None
+        return None, None
     except OSError as exc:
         raise config_error(describe(exc), path) from None
+    return raw, untrusted_because(info, str(where))
+
+
+def untrusted_because(info, path: str) -> str | None:
+    """Why a config.toml with this `stat` may not choose the host that receives refresh tokens,
+    as OpenSSH's StrictModes refuses ~/.ssh/config: it belongs to another user, others can write
+    it, or it sits in a directory others can write (and so could replace it). None when it may."""
+    import os
+
+    if info.st_uid != os.getuid():
+        return f"{path} belongs to uid {info.st_uid}, not to you"
+    if info.st_mode & 0o022:
+        return f"others can write {path} (mode {info.st_mode & 0o777:04o})"
+    directory = os.path.dirname(path) or "."
+    try:
+        mode = os.stat(directory).st_mode
+    except OSError:
+        return None
+    if mode & 0o022 and not mode & 0o1000:  # a sticky directory (/tmp) lets no one replace our file
+        return f"others can write {directory} (mode {mode & 0o777:04o}), so they can replace {os.path.basename(path)}"
+    return None
+
+
+def exposure(path: pathlib.Path | None = None) -> str | None:
+    """One sentence with the fix when others can write config.toml (it decides where tokens go)
+    or read it (it may hold api keys); None when it is private or missing."""
+    import os
+
+    where = str(path or paths.config_file())
+    try:
+        info = os.stat(where)
+    except OSError:
+        return None
+    problem = untrusted_because(info, where)
+    if problem:
+        return f"Note: {problem}; it decides where refresh tokens go. Fix: chmod go-w {where} (or `assistant-auth doctor --fix`)."
+    if info.st_mode & 0o044:
+        return f"Note: others can read {where} (mode {info.st_mode & 0o777:04o}). Fix: chmod 600 {where}."
+    return None
+
+
+def config_trust_problem(path: pathlib.Path | None = None) -> str | None:
+    """`untrusted_because` for callers that read config.toml another way (one `stat`)."""
+    import os
+
+    where = str(path or paths.config_file())
+    try:
+        return untrusted_because(os.stat(where), where)
+    except OSError:
+        return None
 
 
 def read_config_bytes(path: pathlib.Path | None = None) -> bytes:

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import os
+
 from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
 from tui.core.config.provider import write_config_text
-from tui.core.config.read import parse_config_readonly, read_config_raw, read_config_readonly, read_config_text
+from tui.core.config.read import (
+    parse_config_readonly,
+    read_config_raw,
+    read_config_readonly,
+    read_config_text,
+    untrusted_because,
+)
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
 from tui.core.overview import Overview
-from tui.core.repairs import CHANGED, NotDone, Repair
+from tui.core.redact import is_secret_name
+from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
 from tui.core.slots.state import MISSING, REVOKED, VALID, signed_in_as
 from tui.core.tokens import refresh_access_token
@@ -37,7 +46,7 @@ def check_config() -> list[Check]:
         config = read_config_readonly()
     except AuthError as exc:
         return [Check("config.parse", FAIL, exc.message + ".", exc.hint or f"Fix {path} by hand.", {"path": str(path)})]
-    checks = [Check("config.parse", OK, f"{path} parses.", "", {"path": str(path)})]
+    checks = [Check("config.parse", OK, f"{path} parses.", "", {"path": str(path)}), check_config_mode(config)]
     providers = config.get("providers") if isinstance(config.get("providers"), dict) else {}
     entry = providers.get(MANAGED_PROVIDER)
     if not isinstance(entry, dict):
@@ -79,6 +88,50 @@ def check_config() -> list[Check]:
     return checks
 
 
+def _holds_secret(node: object) -> bool:
+    """A non-empty value under a secret name (api_key, …) anywhere in the parsed config."""
+    if isinstance(node, dict):
+        return any((is_secret_name(k) and isinstance(v, str) and v) or _holds_secret(v) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_holds_secret(v) for v in node)
+    return False
+
+
+def check_config_mode(config: dict) -> Check:
+    """config.toml chooses the host that receives refresh tokens: others must not write it (a
+    failure: refresh tokens are refused for hosts it names), nor read it when it holds an api_key."""
+    path = paths.config_file()
+    found = seen(path)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return Check("config.mode", FAIL, f"{path} cannot be examined ({exc.strerror or exc}).", "", {"path": path})
+    mode = info.st_mode & 0o777
+    details = {"path": path, "mode": f"{mode:04o}"}
+    secret = _holds_secret(config)
+    problem = untrusted_because(info, path)
+    wanted = mode & ~(0o077 if secret else 0o022)
+    repair = None
+    if found is not None and not found.is_link and info.st_uid == os.getuid():
+        repair = Repair(f"chmod {wanted:04o} {path} (now {mode:04o})", lambda: fix_mode(found, wanted))
+    if problem and info.st_uid != os.getuid():
+        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
+                     f"`chown $USER {path}` (doctor does not change owners).", details)
+    if problem and not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
+        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
+                     f"chmod 700 {os.path.dirname(path)}.", details)
+    if problem:
+        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
+                     f"chmod go-w {path}.", details, repair=repair)
+    if mode & 0o044 and secret:
+        return Check("config.mode", FAIL, f"Others can read {path} (mode {mode:04o}), which holds an api_key.",
+                     f"chmod 600 {path}.", details, repair=repair)
+    if mode & 0o044:
+        return Check("config.mode", WARN, f"Others can read {path} (mode {mode:04o}).", f"chmod 600 {path}.", details,
+                     repair=Repair(f"chmod 0600 {path} (now {mode:04o})", lambda: fix_mode(found, 0o600)) if repair else None)
+    return Check("config.mode", OK, f"{path} is yours and private ({mode:04o}).", "", details)
+
+
 def check_credentials(view: Overview) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who."""
     managed = view.managed
@@ -117,7 +170,7 @@ async def probe_refresh(client=None) -> Check:
     try:
         selection = provider_selection(MANAGED_PROVIDER)
         slot = storage_name_of(selection)
-        await refresh_access_token(selection.ref, selection.base_url, client=client)
+        await refresh_access_token(selection.ref, selection.base_url, client=client, refuse=selection.refusal)
     except AuthError as exc:
         return Check("probe.refresh", FAIL, f"Refreshing {MANAGED_PROVIDER} failed: {exc.message}", exc.hint, {})
     return Check("probe.refresh", OK, f"Refreshed {slot} ({MANAGED_PROVIDER}): the server accepted the refresh token.", "", {"slot": slot})

@@ -71,6 +71,9 @@ def check_dirs() -> list[Check]:
         elif found.uid != os.getuid():
             checks.append(Check(name, FAIL, f"{path} belongs to uid {found.uid}, not to you (uid {os.getuid()}).",
                                 f"Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners).", details))
+        elif found.permissions & 0o022:  # others can replace config.toml or a credential file
+            checks.append(Check(name, FAIL, f"{path} has mode {found.permissions:04o}: other users can replace what is inside.",
+                                f"Make it private: chmod 700 {path}.", details, repair=_chmod(found, 0o700)))
         elif found.permissions & 0o077:
             checks.append(Check(name, WARN, f"{path} has mode {found.permissions:04o}: other users can reach what is inside.",
                                 f"Make it private: chmod 700 {path}.", details, repair=_chmod(found, 0o700)))

@@ -9,10 +9,10 @@ from __future__ import annotations
 from tui.core import paths, settings
 from tui.core.config.read import (
     config_or_empty,
+    config_trust_problem,
     decode_config,
     parse_config_readonly,
-    read_config_bytes,
-    read_config_readonly,
+    read_config_trusted,
     scan_managed_provider,
 )
 from tui.core.errors import AuthError
@@ -22,13 +22,18 @@ from tui.core.keys import MANAGED_PROVIDER
 class Selection:
     """A slot to use: the OAuth reference (a mapping or None), the API base and a label."""
 
-    __slots__ = ("ref", "base_url", "label", "inferred_host")
+    __slots__ = ("ref", "base_url", "label", "inferred_host", "refusal")
 
-    def __init__(self, ref: object, base_url: str, label: str, inferred_host: str | None = None) -> None:
+    def __init__(
+        self, ref: object, base_url: str, label: str, inferred_host: str | None = None, refusal: AuthError | None = None
+    ) -> None:
         self.ref = ref
         self.base_url = base_url
         self.label = label  # for messages: "provider NAME", "the default slot", ...
         self.inferred_host = inferred_host  # set when config.toml lacks the host its key was made for
+        # set when the refresh host was read from a config.toml that others can write (or that is
+        # not yours): no refresh token is sent there (the token functions take it as `refuse`)
+        self.refusal = refusal
 
     def __repr__(self) -> str:
         return f"Selection(ref={self.ref!r}, base_url={self.base_url!r}, label={self.label!r})"
@@ -51,23 +56,39 @@ def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
     return exc
 
 
-def provider_selection(name: str, config: dict | None = None) -> Selection:
-    config = read_config_readonly() if config is None else config
+def provider_selection(name: str, config: dict | None = None, untrusted: str | None = None) -> Selection:
+    """The slot provider `name` uses. `config`: config.toml already parsed by the caller, and
+    `untrusted` why that file may not choose a refresh host (else both are read here)."""
+    if config is None:
+        raw, untrusted = read_config_trusted()
+        config = parse_config_readonly(decode_config(raw or b""))
     providers = config.get("providers")
     entry = providers.get(name) if isinstance(providers, dict) else None
     if not isinstance(entry, dict):
         raise AuthError(f"No provider named {name!r} in {paths.config_file()}")
     base = entry.get("base_url")
-    return provider_entry_selection(entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}")
+    return provider_entry_selection(entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}", untrusted)
 
 
-def provider_entry_selection(oauth: object, base_url: str, label: str) -> Selection:
+def provider_entry_selection(oauth: object, base_url: str, label: str, untrusted: str | None = None) -> Selection:
     """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
-    inferred from a scoped key when the table names none (README: a deliberate deviation)."""
-    from tui.core.keys import provider_ref
+    inferred from a scoped key when the table names none (README: a deliberate deviation).
+    A host the table names, from a file others can write, is refused (`Selection.refusal`)."""
+    from tui.core.keys import provider_ref, ref_fields
 
-    ref, inferred = provider_ref(oauth if isinstance(oauth, dict) else None, base_url)
-    return Selection(ref, base_url, label, inferred)
+    table = oauth if isinstance(oauth, dict) else None
+    ref, inferred = provider_ref(table, base_url)
+    fields = ref_fields(table)
+    named = fields[1] if fields is not None else None
+    refusal = None
+    if untrusted and named:
+        refusal = AuthError(
+            f"Refusing to send a refresh token to {named.strip()}: {label} takes that host from "
+            f"{paths.config_file()}, and {untrusted}",
+            f"Only a config.toml that is yours and that no one else can write may choose where tokens go: "
+            f"`chmod go-w {paths.config_file()}` (and its directory), or `assistant-auth doctor --fix`.",
+        )
+    return Selection(ref, base_url, label, inferred, refusal)
 
 
 def select(
@@ -94,21 +115,22 @@ def select(
         ref = {"key": key, "oauthHost": oauth_host} if (key or oauth_host) else None
         return Selection(ref, base_url or settings.base_url("cn"), "the selected slot")
     try:
-        text = decode_config(read_config_bytes())
+        raw, untrusted = read_config_trusted()  # one read; its fstat says who may write the file
+        text = decode_config(raw or b"")
     except AuthError:
-        text = ""
+        text, untrusted = "", None
     if MANAGED_PROVIDER not in text:
         return Selection(None, settings.base_url("cn"), "the default slot")
     fast = scan_managed_provider(text)
     if fast is not None:
-        return provider_entry_selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}")
+        return provider_entry_selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}", untrusted)
     try:
         config = parse_config_readonly(text)  # the text read above: the file is read once
     except AuthError:
         config = {}
     providers = config.get("providers")
     if isinstance(providers, dict) and isinstance(providers.get(MANAGED_PROVIDER), dict):
-        return provider_selection(MANAGED_PROVIDER, config)
+        return provider_selection(MANAGED_PROVIDER, config, untrusted)
     return Selection(None, settings.base_url("cn"), "the default slot")
 
 
@@ -152,7 +174,7 @@ def selection_for_slot(storage_name: str) -> Selection:
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
     if users.get(storage_name):
-        return provider_selection(users[storage_name][0], config)
+        return provider_selection(users[storage_name][0], config, config_trust_problem())
     for region in (Region.CN, Region.GLOBAL):
         if region_storage_name(region) == storage_name:
             ep = endpoints(region)
