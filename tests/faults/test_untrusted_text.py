@@ -15,7 +15,6 @@ import io
 import json
 import time
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

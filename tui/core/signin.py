@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from tui.core.config.read import exposure
 from tui.core.device_flow import (
     POLL_BUDGET,
     DeviceAuthorization,
@@ -23,7 +24,6 @@ from tui.core.device_flow import (
     poll_device_token,
     start_device_authorization,
 )
-from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, plural
 from tui.core.locks import reporting_to

@@ -288,7 +288,7 @@ class ProvidersScreen(Screen):
         raw.display = show
         self.query_one("#provider-form").display = not show and bool(self.names)
         if show:
-            text = mask_secrets(clean(self.snapshot.text if self.snapshot else ""))
+            text = clean(mask_secrets(self.snapshot.text if self.snapshot else ""))  # masked from the parsed text
             syntax = Syntax(text, "toml", line_numbers=True, word_wrap=True, theme="ansi_dark")
             self.query_one("#raw-text", Static).update(syntax)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import pathlib
 import re
 from dataclasses import dataclass
@@ -158,40 +157,74 @@ _SECRET_LINE = re.compile(
 )
 
 
-def secret_literals(text: str) -> list[tuple[str, str]]:
-    """(raw TOML literal, value) of every string whose key is a secret name, at any depth, read
-    from the parsed document: dotted keys, quoted names, multi-line and literal strings included.
-    Empty when the text does not parse (the line pattern is then the only net)."""
+def masked_document(text: str, before: dict | None = None) -> tuple[str, dict] | None:
+    """`text` with every secret value (a string under a secret name: api_key, …, at any depth, in
+    any TOML spelling: dotted or quoted keys, inline tables, arrays of tables, basic, literal and
+    multi-line strings) replaced by its mask through the parsed document, so no line of it stays;
+    and {key path: value} of what was masked. None when the text does not parse.
+
+    `before`: the masked values of the version this one is compared with; a changed value whose
+    mask happens to be the same is marked "(changed)", so a diff still shows the change."""
+    import tomlkit
+
     try:
         doc = parse_config(text)
     except AuthError:
-        return []
-    found: list[tuple[str, str]] = []
+        return None
+    found: dict = {}
 
-    def walk(node: Any) -> None:
+    def shown(value: str, path: tuple) -> str:
+        masked = mask(value)
+        if before is not None and before.get(path, value) != value and mask(before[path]) == masked:
+            masked += " (changed)"
+        return masked
+
+    def walk(node: Any, path: tuple) -> None:
         if isinstance(node, dict):
-            for key, value in node.items():
-                if isinstance(value, str) and is_secret_name(key) and str(value):
-                    raw = value.as_string() if hasattr(value, "as_string") else json.dumps(str(value))
-                    found.append((raw, str(value)))
+            for key in list(node.keys()):
+                value, here = node[key], path + (str(key),)
+                if is_secret_name(key) and isinstance(value, str):
+                    if str(value):
+                        found[here] = str(value)
+                        node[key] = shown(str(value), here)
+                elif is_secret_name(key) and isinstance(value, list):
+                    for index, item in enumerate(list(value)):
+                        if isinstance(item, str) and str(item):
+                            found[here + (index,)] = str(item)
+                            value[index] = shown(str(item), here + (index,))
                 else:
-                    walk(value)
+                    walk(value, here)
         elif isinstance(node, list):
-            for value in node:
-                walk(value)
+            for index, item in enumerate(node):
+                walk(item, path + (index,))
 
-    walk(doc)
-    return found
+    walk(doc, ())
+    return tomlkit.dumps(doc), found
 
 
-def _hide_literals(text: str, literals: list[tuple[str, str]]) -> str:
-    for raw, value in sorted(literals, key=lambda pair: len(pair[0]), reverse=True):
-        text = text.replace(raw, json.dumps(mask(value), ensure_ascii=False))
-        if "\n" in raw:  # a multi-line string cut into diff lines: hide every piece of it
-            for piece in raw.splitlines():
-                if piece.strip():
-                    text = text.replace(piece, "•••")
-    return text
+_OPENS_MULTILINE = re.compile(
+    r'^[+\- ]?\s*"?(?:' + "|".join(SECRET_FIELDS) + r')"?\s*=\s*("""|\'\'\')', re.MULTILINE
+)
+
+
+def _hide_multiline_by_pattern(text: str) -> str:
+    """For text that does not parse: every line of a multi-line string opened under a secret name,
+    up to its closing quotes (or the end), becomes bullets."""
+    lines = text.split("\n")
+    out, closing = [], None
+    for line in lines:
+        if closing is not None:
+            out.append("•••" + (closing if closing in line else ""))
+            if closing in line:
+                closing = None
+            continue
+        match = _OPENS_MULTILINE.match(line)
+        if match and line.count(match.group(1)) == 1:
+            closing = match.group(1)
+            out.append(line[: match.end()] + "•••")
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _hide_by_pattern(text: str) -> str:
@@ -200,26 +233,32 @@ def _hide_by_pattern(text: str) -> str:
         shown = mask(value) if value and "…" not in value and set(value) != {"•"} else value
         return f"{match.group('head')}{match.group('q')}{shown}{match.group('q')}"
 
-    return _SECRET_LINE.sub(hide, text)
+    return _SECRET_LINE.sub(hide, _hide_multiline_by_pattern(text))
 
 
 def mask_secrets(text: str) -> str:
-    """TOML text with every secret value (api_key, …) masked: from the parsed document, so no
-    spelling escapes, then the line pattern as a second net (for text that does not parse)."""
-    return _hide_by_pattern(_hide_literals(text, secret_literals(text)))
+    """TOML text with every secret value masked: through the parsed document, so no spelling and
+    no line of a multi-line value escapes; text that does not parse gets the line patterns."""
+    masked = masked_document(text)
+    return masked[0] if masked is not None else _hide_by_pattern(text)
 
 
 def masked_diff(old: str, new: str, filename: str = "config.toml", context: int = 1) -> str:
-    """A unified diff with the secret values of both versions masked (from the parsed documents);
-    one line of context so the change itself fits in a small dialog."""
+    """A unified diff of the two versions with their secret values masked first (from the parsed
+    documents: every line of a multi-line secret, on both sides); one line of context so the
+    change itself fits in a small dialog."""
+    before = masked_document(old)
+    after = masked_document(new, before[1] if before is not None else None)
+    old_shown = before[0] if before is not None else _hide_by_pattern(old)
+    new_shown = after[0] if after is not None else _hide_by_pattern(new)
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
+        old_shown.splitlines(keepends=True),
+        new_shown.splitlines(keepends=True),
         f"{filename} (on disk)",
         f"{filename} (edited)",
         n=context,
     )
-    return _hide_by_pattern(_hide_literals("".join(lines), secret_literals(old) + secret_literals(new)))
+    return _hide_by_pattern("".join(lines))
 
 
 def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
