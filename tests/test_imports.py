@@ -34,6 +34,7 @@ HOT_PATH = [
     "tui/core/hints.py",
     "tui/core/http.py",
     "tui/core/interrupts.py",
+    "tui/core/jwt.py",
     "tui/core/jsonutil.py",
     "tui/core/keys.py",
     "tui/core/locks.py",
@@ -167,6 +168,7 @@ def test_hot_path_is_what_token_loads(home, server):
         measured |= _loaded_by(["token"])
     (home / "config.toml").unlink()
     measured |= _loaded_by(["token", "--slot", "assistant-code"])
+    measured |= _loaded_by(["token", "--json", "--min-ttl", "60"])
     write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     measured |= _loaded_by(["token"])
     assert sorted(measured) == sorted(HOT_PATH), (sorted(measured - set(HOT_PATH)), sorted(set(HOT_PATH) - measured))
@@ -238,7 +240,7 @@ def test_declaring_flags_loads_no_handler():
     )
     loaded = set(eval(run(code)))
     handlers = {f"tui.cli.{name}" for name in ("login", "status", "refresh", "logout", "switch", "doctor", "home",
-                                               "demo", "completion", "selection")}
+                                               "demo", "completion", "selection", "exec", "token")}
     assert not loaded & handlers
     assert not {m for m in loaded if m.startswith("tui.core.")} - {"tui.core"}
 

@@ -17,9 +17,9 @@ from tui.core.keys import region_key
 
 PRINTING = [
     ["--version"], ["--help"], ["-h"], ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"],
-    ["status"], ["status", "--json"], ["token"], ["token", "--help"],
+    ["status"], ["status", "--json"], ["token"], ["token", "--json"], ["token", "--help"],
     ["doctor", "--offline"], ["doctor", "--offline", "--json"], ["doctor", "--offline", "--report"],
-    ["switch", "--region", "cn"], ["refresh"], ["refresh", "--json"],
+    ["switch", "--region", "cn"], ["refresh"], ["refresh", "--json"], ["exec", "--help"],
 ] + [[command, "--help"] for command in COMMANDS]
 
 

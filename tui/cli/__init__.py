@@ -20,7 +20,8 @@ commands:
   (none)     open the sign-in wizard (TUI)
   login      sign in (wizard; --no-tui for plain text)
   status     show every credential slot and its state, never a token
-  token      print a valid access token on stdout, refreshing when needed
+  token      print a valid access token on stdout, refreshing when needed (--json, --min-ttl)
+  exec       run a program with a valid access token in its environment
   refresh    refresh now and print the new expiry
   logout     remove a slot's credential file
   switch     use the other region's sign-in for the managed provider (--region cn|global)
@@ -102,6 +103,11 @@ def _main(argv: list[str] | None = None) -> int:
 
         _setup_logging(verbose)
         return run_fast(args[1:])
+    if args[:1] == ["exec"]:  # parsed by hand too: what follows `--` is PROGRAM's, not ours
+        from tui.cli.exec import run_fast as run_exec
+
+        _setup_logging(verbose)
+        return run_exec(args[1:])
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE)
         return 0

@@ -32,22 +32,52 @@ def selector_problem(values: dict) -> str | None:
 
 def parse_selector(args: list[str]) -> tuple[dict, str | None]:
     """--provider/--base-url/--key/--oauth-host (also `--flag=value`): (values, problem)."""
+    values, _extra, _rest, problem = parse_flags(args)
+    return values, problem
+
+
+def parse_flags(
+    args: list[str], switches: tuple[str, ...] = (), options: tuple[str, ...] = (), command: str = "COMMAND"
+) -> tuple[dict, dict, list[str], str | None]:
+    """The hand parser of `token` and `exec`: the selectors, plus `switches` (flags without a
+    value) and `options` (flags with one, also `--flag=value`); everything after `--` is returned
+    as it is. (selector values, extras, the rest after `--`, problem)."""
     values: dict = {}
+    extra: dict = {}
     i = 0
     while i < len(args):
         arg = args[i]
+        if arg == "--":
+            return values, extra, args[i + 1:], selector_problem(values)
         flag, eq, inline = arg.partition("=")
-        if flag not in _NAMES:
-            return values, f"unknown option {arg!r}; usage: assistant-auth COMMAND {SELECTOR_HELP}"
+        if flag in switches and not eq:
+            extra[flag] = True
+            i += 1
+            continue
+        if flag not in _NAMES and flag not in options:
+            return values, extra, [], f"unknown option {arg!r}; usage: assistant-auth {command} {SELECTOR_HELP}"
         if eq:
-            values[_NAMES[flag]] = inline
+            value = inline
         elif i + 1 < len(args):
             i += 1
-            values[_NAMES[flag]] = args[i]
+            value = args[i]
         else:
-            return values, f"{flag} needs a value"
+            return values, extra, [], f"{flag} needs a value"
+        if flag in _NAMES:
+            values[_NAMES[flag]] = value
+        else:
+            extra[flag] = value
         i += 1
-    return values, selector_problem(values)
+    return values, extra, [], selector_problem(values)
+
+
+def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
+    """--min-ttl SECONDS: a non-negative whole number (values below the spec's 30 s mean 30)."""
+    if text is None:
+        return None, None
+    if not (text.isascii() and text.isdigit()):
+        return None, f"--min-ttl takes a whole number of seconds, 0 or more (not {text!r})"
+    return int(text), None
 
 
 def add_selector(parser, region: bool = True) -> None:

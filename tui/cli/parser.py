@@ -14,7 +14,7 @@ import sys
 
 from tui import __version__
 from tui.cli.options import add_region, add_selector, region_arg
-from tui.cli.token import HELP as TOKEN_HELP
+from tui.cli.usage import EXEC_HELP, TOKEN_HELP
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -23,6 +23,7 @@ COMMANDS = {
     "login": ("login", "run"),
     "status": ("status", "run"),
     "token": ("token", "run"),
+    "exec": ("exec", "run"),
     "refresh": ("refresh", "run"),
     "logout": ("logout", "run"),
     "switch": ("switch", "run"),
@@ -64,7 +65,19 @@ def _status(sub) -> None:
 
 def _token(sub) -> None:
     description = TOKEN_HELP.split("\n\n")[1]
-    add_selector(sub.add_parser("token", help="print a valid access token", description=description))
+    p = sub.add_parser("token", help="print a valid access token", description=description)
+    p.add_argument("--json", action="store_true", help="one JSON object with the token, its expiry, slot, region and identity")
+    p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
+    add_selector(p)
+
+
+def _exec(sub) -> None:
+    description = EXEC_HELP.split("\n\n")[1]
+    p = sub.add_parser("exec", help="run a program with a valid access token in its environment", description=description)
+    p.add_argument("--env", metavar="NAME", help="the variable that carries the token (default ASSISTANT_ACCESS_TOKEN)")
+    p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
+    add_selector(p)
+    p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
 
 
 def _refresh(sub) -> None:
@@ -153,7 +166,7 @@ def _completion(sub) -> None:
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
 
 
-DECLARE = (_login, _status, _token, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
+DECLARE = (_login, _status, _token, _exec, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
 
 
 class Parser(argparse.ArgumentParser):

@@ -2,66 +2,110 @@
 
 The hot path: parsed by hand (no argparse), and with valid credentials it loads only the
 standard-library modules a bare `python -I` reading the JSON file would (no `re`, no `enum`).
+A refresh runs without an event loop (`tui.core.tokens.get_access_token_sync`).
 """
 
 from __future__ import annotations
 
 import sys
 
-HELP = """usage: assistant-auth token [--slot NAME | --region cn|global | --provider NAME |
-                             --base-url URL [--key KEY] [--oauth-host HOST]]
-
-Print a valid access token on stdout and nothing else, refreshing it first when it has expired.
-Exit codes: 0 a token was printed; 1 sign in again (no credentials, refresh rejected); 2 usage;
-3 transient (network or server trouble): retry later, the stored sign-in is kept.
-
-slot selection (default: the slot of the provider managed:assistant-code, else the default slot):
-  --slot NAME        a credential slot by the name `status` lists
-  --region REGION    the slot a sign-in in that region (cn or global) writes
-  --provider NAME    the slot a provider of config.toml uses
-  --base-url URL     an API base (alone, or with --key/--oauth-host)
-  --key KEY          an OAuth storage key such as oauth/assistant-code
-  --oauth-host HOST  the authorization host that refreshes it
-"""
+SCHEMA_VERSION = 1  # of `token --json`
+EXIT_SIGN_IN, EXIT_USAGE, EXIT_TRANSIENT = 1, 2, 3
 
 
-def run_fast(args: list[str]) -> int:
-    """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see HELP)."""
-    if "-h" in args or "--help" in args:
-        sys.stdout.write(HELP)
-        return 0
-    values: dict = {}
-    if args:  # flags are rare on the hot path: their parser is loaded only when there are some
-        from tui.cli.options import parse_selector
-        from tui.cli.output import err
+def usage_problem(problem: str) -> int:
+    from tui.cli.output import err
 
-        values, problem = parse_selector(args)
-        if problem:
-            err(f"assistant-auth: {problem}")
-            return 2
+    err(f"assistant-auth: {problem}")
+    return EXIT_USAGE
+
+
+def obtain(values: dict, min_ttl: int | None):
+    """(selection, access token) for the selector `values`; on failure the error is said on
+    stderr and the exit code returned instead of the token (1 sign in again, 2 the lifetime
+    cannot be met, 3 transient). Shared by `token` and `exec`."""
     from tui.core.errors import AuthError
     from tui.core.slots.choice import select
-    from tui.core.tokens import get_access_token_sync
+    from tui.core.tokens import LifetimeTooShort, get_access_token_sync
 
     chosen = None
     try:
         chosen = select(**values)
-        token = get_access_token_sync(chosen.ref, chosen.base_url, refuse=chosen.refusal)  # no event loop
+        return chosen, get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
     except AuthError as exc:
         from tui.cli.output import err
         from tui.core.slots.choice import explain_for
 
         err(explain_for(exc, chosen).describe())
-        return 3 if exc.transient else 1
+        if isinstance(exc, LifetimeTooShort):
+            return chosen, EXIT_USAGE
+        return chosen, EXIT_TRANSIENT if exc.transient else EXIT_SIGN_IN
+
+
+def run_fast(args: list[str]) -> int:
+    """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see TOKEN_HELP)."""
+    if "-h" in args or "--help" in args:
+        from tui.cli.usage import TOKEN_HELP
+
+        sys.stdout.write(TOKEN_HELP)
+        return 0
+    values: dict = {}
+    extra: dict = {}
+    if args:  # flags are rare on the hot path: their parser is loaded only when there are some
+        from tui.cli.options import min_ttl_value, parse_flags
+
+        values, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
+        problem = problem or (f"unexpected argument {rest[0]!r}" if rest else None)
+        min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
+        if problem or ttl_problem:
+            return usage_problem(problem or ttl_problem)
+    else:
+        min_ttl = None
+    chosen, token = obtain(values, min_ttl)
+    if isinstance(token, int):
+        return token
+    if extra.get("--json"):
+        from tui.cli.output import out_json
+
+        out_json(token_record(chosen, token))
+        return 0
     sys.stdout.write(token + "\n")
     sys.stdout.flush()  # inside the boundary: a closed pipe is reported here, not at exit
     return 0
 
 
+def token_record(chosen, token: str) -> dict:
+    """`token --json`: the token with its expiry as the credential file has it, the seconds left
+    now (not the file's `expires_in`), and which slot, region and account it is."""
+    import time
+
+    from tui.core.credentials import try_load
+    from tui.core.jwt import identity_of
+    from tui.core.keys import region_of_slot
+    from tui.core.slots.choice import storage_name_of
+
+    slot = storage_name_of(chosen)
+    stored = try_load(slot) or {}
+    expires_at = stored.get("expires_at") if stored.get("access_token") == token else None
+    if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)):
+        expires_at = None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "access_token": token,
+        "expires_at": None if expires_at is None else int(expires_at),
+        "expires_in": None if expires_at is None else int(expires_at - time.time()),
+        "region": region_of_slot(slot),
+        "slot": slot,
+        "identity": identity_of(token),
+    }
+
+
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here
     from tui.cli.options import selector_values
 
-    args: list[str] = []
+    args: list[str] = ["--json"] if getattr(ns, "json", False) else []
+    if getattr(ns, "min_ttl", None) is not None:
+        args += ["--min-ttl", ns.min_ttl]
     for name, value in selector_values(ns).items():
         if value is not None:
             args += ["--" + name.replace("_", "-"), value]

@@ -18,3 +18,19 @@ def decode_claims(token: object) -> dict | None:
     except (ValueError, UnicodeDecodeError):
         return None
     return claims if isinstance(claims, dict) else None
+
+
+IDENTITY_CLAIMS = ("name", "preferred_username", "email", "sub")
+IDENTITY_WIDTH = 80
+
+
+def identity_of(access_token: object) -> str | None:
+    """A human identity from a JWT access token's claims (`name`, `preferred_username`, `email`,
+    else `sub`), or None (opaque token, no such claim). As the claim says it: faithful, so faces
+    show it through `tui.core.untrusted.one_line`."""
+    claims = decode_claims(access_token) or {}
+    for claim in IDENTITY_CLAIMS:
+        value = claims.get(claim)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:IDENTITY_WIDTH]
+    return None

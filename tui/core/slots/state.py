@@ -11,7 +11,7 @@ from tui.core import jsonutil, paths
 from tui.core.credentials import is_expired, is_tombstone
 from tui.core.files import describe, read_regular
 from tui.core.identity import read_device_id
-from tui.core.jwt import decode_claims
+from tui.core.jwt import IDENTITY_WIDTH, identity_of
 from tui.core.keys import region_of_slot
 from tui.core.untrusted import one_line
 
@@ -143,20 +143,6 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
     state = EXPIRED if is_expired(data, now) else VALID
     return SlotStatus(name, path, state, **meta, **extra)
-
-
-IDENTITY_CLAIMS = ("name", "preferred_username", "email", "sub")
-IDENTITY_WIDTH = 80
-
-
-def identity_of(access_token: object) -> str | None:
-    """A human identity from a JWT access token's claims, or None (opaque token, no such claim)."""
-    claims = decode_claims(access_token) or {}
-    for claim in IDENTITY_CLAIMS:
-        value = claims.get(claim)
-        if isinstance(value, str) and value.strip():
-            return value.strip()[:IDENTITY_WIDTH]
-    return None
 
 
 def signed_in_as(status: SlotStatus) -> str:

@@ -1,0 +1,127 @@
+"""`assistant-auth exec [--env NAME] [--min-ttl S] [selectors] -- PROGRAM [ARGS…]`: run PROGRAM
+with a valid access token in its environment, never on its command line.
+
+Parsed by hand, like `token` (scripts and agents call it often). The token is fetched first,
+refreshed when needed inside the refresh's critical section; if it cannot be had, nothing runs
+and the exit code is that of `token`. On POSIX the process then becomes PROGRAM (`os.execvpe`),
+every lock released and our output flushed, with SIGPIPE and SIGXFSZ back to their defaults
+(Python ignores them; PROGRAM must not inherit that): PROGRAM's streams, exit code and signals are
+its own. Elsewhere PROGRAM runs as a child: Ctrl+C is left to it (the console delivers it to both),
+SIGTERM is forwarded, and death by signal N exits 128+N.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+from tui.cli.options import min_ttl_value, parse_flags, selector_values
+from tui.cli.output import err
+from tui.cli.token import obtain, usage_problem
+from tui.cli.usage import EXEC_HELP
+from tui.core.untrusted import one_line
+
+DEFAULT_VARIABLE = "ASSISTANT_ACCESS_TOKEN"
+NOT_FOUND, NOT_EXECUTABLE = 127, 126
+
+
+def valid_variable(name: str) -> bool:
+    """A POSIX environment variable name: letters, digits and `_`, not starting with a digit."""
+    first = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
+    return bool(name) and name.isascii() and name[0] in first and all(ch in first or ch.isdigit() for ch in name)
+
+
+def run_fast(args: list[str]) -> int:
+    if args[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(EXEC_HELP)
+        return 0
+    values, extra, program, problem = parse_flags(args, (), ("--env", "--min-ttl"), "exec")
+    if "--" not in args:
+        problem = problem or "give the program after `--`: assistant-auth exec [OPTIONS] -- PROGRAM [ARGS...]"
+    elif not program:
+        problem = problem or "no program after `--`"
+    variable = extra.get("--env", DEFAULT_VARIABLE)
+    if not problem and not valid_variable(variable):
+        problem = f"--env {variable!r} is not a valid environment variable name"
+    min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
+    if problem or ttl_problem:
+        return usage_problem(problem or ttl_problem)
+    _chosen, token = obtain(values, min_ttl)
+    if isinstance(token, int):
+        return token  # nothing runs without a token
+    env = {**os.environ, variable: token}
+    if os.name == "posix":
+        return replace_process(program, env)
+    return run_child(program, env)
+
+
+def _say(message: str) -> None:
+    err(one_line(f"assistant-auth exec: {message}", 1000))
+
+
+def replace_process(program: list[str], env: dict[str, str]) -> int:
+    """Become PROGRAM: every lock is released by now (the token was handed over); our output is
+    flushed and the signals Python ignores are reset, so PROGRAM starts as from a shell."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, signal.SIG_DFL)
+    try:
+        os.execvpe(program[0], program, env)
+    except FileNotFoundError:
+        code, why = NOT_FOUND, "command not found"
+    except PermissionError:
+        code, why = NOT_EXECUTABLE, "permission denied (not executable)"
+    except OSError as exc:
+        code, why = NOT_EXECUTABLE, exc.strerror or str(exc)
+    for name in ("SIGPIPE", "SIGXFSZ"):  # still us: back to what Python expects
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, signal.SIG_IGN)
+    _say(f"{program[0]}: {why}")
+    return code
+
+
+def run_child(program: list[str], env: dict[str, str]) -> int:
+    """PROGRAM as a child process (where a process cannot be replaced): Ctrl+C goes to it (the
+    console delivers it to both; we ignore ours), SIGTERM is forwarded, and its exit code is ours
+    (128+N when it died of signal N)."""
+    try:
+        child = subprocess.Popen(program, env=env)
+    except FileNotFoundError:
+        _say(f"{program[0]}: command not found")
+        return NOT_FOUND
+    except PermissionError:
+        _say(f"{program[0]}: permission denied (not executable)")
+        return NOT_EXECUTABLE
+    except OSError as exc:
+        _say(f"{program[0]}: {exc.strerror or exc}")
+        return NOT_EXECUTABLE
+    previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+    try:
+        code = child.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous_int)
+        signal.signal(signal.SIGTERM, previous_term)
+    return 128 - code if code < 0 else code
+
+
+def run(ns) -> int:  # reached through argparse only when `exec` is not the first word (`--no-browser exec …`)
+
+    args: list[str] = []
+    for flag, value in (("--env", ns.env), ("--min-ttl", ns.min_ttl)):
+        if value is not None:
+            args += [flag, value]
+    for name, value in selector_values(ns).items():
+        if value is not None:
+            args += ["--" + name.replace("_", "-"), value]
+    program = list(ns.program)
+    return run_fast(args + (program if program[:1] == ["--"] else ["--", *program]))
