@@ -72,3 +72,13 @@ def quick_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     from tui.core.signin import SignIn
 
     monkeypatch.setattr(SignIn, "BACK_OFF", 0.1)
+
+
+def default_signals() -> None:
+    """`preexec_fn` of a child a test sends signals to: their default dispositions. A test run
+    started as a background job (or under nohup) hands its children SIGINT or SIGHUP ignored,
+    and a program rightly leaves an ignored signal ignored."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

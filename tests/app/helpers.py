@@ -53,3 +53,12 @@ async def run_palette_command(pilot, words: str, screen: str, timeout: float = 1
     await wait_for(pilot, first_match_is_it, timeout)
     await pilot.press("enter")
     await wait_for(pilot, lambda: screen_name(app) == screen, timeout)
+
+
+async def answer(pilot, key: str, answer_key: str, timeout: float = 10.0) -> None:
+    """Press `key`, wait until its question (a ConfirmScreen) is on screen, then answer it with
+    `answer_key`: never a keystroke that could land on the screen below under load."""
+    await pilot.press(key)
+    await wait_for(pilot, lambda: screen_name(pilot.app) == "ConfirmScreen", timeout)
+    await pilot.press(answer_key)
+    await wait_for(pilot, lambda: screen_name(pilot.app) != "ConfirmScreen", timeout)

@@ -70,7 +70,7 @@ async def test_switch_to_a_region_without_a_sign_in_is_refused(server, home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "w")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: any("Cannot switch to global" in str(n.message) for n in app._notifications))
         assert managed_region() is Region.CN
         assert home_line(screen_text(app), "cn").lstrip().startswith("*")
 

@@ -4,7 +4,7 @@ import os
 import stat
 import time
 
-from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
+from tests.app.helpers import answer, run_palette_command, screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core.keys import region_storage_name
@@ -73,7 +73,7 @@ async def test_refresh_failure_shows_spec_text(home, server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(140, 30)) as pilot:
         await open_inspector(pilot)
-        await pilot.press("r", "y")
+        await answer(pilot, "r", "y")
         await wait_for(pilot, lambda: "login expired and refresh failed (HTTP 400)" in screen_text(app), timeout=10)
         assert "RT-unknown" not in screen_text(app)
 
@@ -97,7 +97,7 @@ async def test_fix_permissions(home):
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot)
         assert "0644" in screen_text(app)
-        await pilot.press("m", "y")
+        await answer(pilot, "m", "y")
         await wait_for(pilot, lambda: "Permissions fixed" in screen_text(app))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
@@ -134,7 +134,7 @@ async def test_logout_removes_slot(home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot)
-        await pilot.press("d", "y")
+        await answer(pilot, "d", "y")
         await wait_for(pilot, lambda: "Signed out" in screen_text(app))
     assert not path.exists()
 

@@ -2,7 +2,7 @@
 
 import tomllib
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tui.app import AssistantAuthApp
 
 SIZE = (100, 34)
@@ -54,6 +54,7 @@ async def type_into(pilot, selector: str, text: str) -> None:
     await pilot.press(*["backspace"] * len(widget.value))
     if text:
         await pilot.press(*text)
+    await wait_for(pilot, lambda: widget.value == text)  # every key reached the field
 
 
 async def test_edit_base_url_changes_only_that_value(home):
@@ -85,7 +86,7 @@ async def test_toggle_and_oauth_fields(home):
         await pilot.pause()
         await pilot.click("#field-active")
         await type_into(pilot, "#field-oauth_host", "https://auth.global.test")
-        await pilot.press("ctrl+s", "y")
+        await answer(pilot, "ctrl+s", "y")
         await wait_for(pilot, lambda: "Saved" in screen_text(app))
     entry = tomllib.loads(path.read_text())["providers"]["managed:assistant-code"]
     assert entry["active"] is True
@@ -119,7 +120,7 @@ async def test_external_edit_refuses_save(home):
         await type_into(pilot, "#field-note", "mine")
         external = CONFIG.replace('theme = "dark"', 'theme = "light"')
         path.write_text(external)  # someone else saves meanwhile
-        await pilot.press("ctrl+s", "y")
+        await answer(pilot, "ctrl+s", "y")
         await wait_for(pilot, lambda: "Not saved" in screen_text(app))
         assert "make your edit again" in screen_text(app)
         assert path.read_text() == external

@@ -95,8 +95,7 @@ async def test_slow_down_is_shown(server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "1 slow-down" in screen_text(app))
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "1 slow-down" in screen_text(app) and "polling every 6 s" in screen_text(app))
         text = screen_text(app)
         assert "polling every 6 s" in text and "1 slow-down" in text and "1 slow-downs" not in text and "slow down" in text
         await pilot.press("escape")
@@ -134,8 +133,7 @@ async def test_markup_and_escapes_from_server_are_inert(server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "[ @ c l i c k = a p p . q u i t ] x [ / ]" in screen_text(app))
         text = screen_text(app)
         assert "[ @ c l i c k = a p p . q u i t ] x [ / ]" in text  # shown literally, letter-spaced
         assert "[link=https://evil.test]click[/link]" in text

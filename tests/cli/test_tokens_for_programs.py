@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.conftest import read_json, write_creds
+from tests.conftest import default_signals, read_json, write_creds
 from tests.core.test_cotenancy import competitor, finish
 from tui.cli.exec import run_child
 
@@ -226,7 +226,7 @@ SLEEPER = ("import signal, sys, time\n"
 def test_exec_leaves_signals_to_the_program(home, server, signum, code):
     session(home, server, 600)
     proc = subprocess.Popen([*CLI, "exec", "--", sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy(), preexec_fn=default_signals)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signum)  # the process is PROGRAM now: the signal is its own
     proc.wait(timeout=15)

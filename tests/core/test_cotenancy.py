@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from tests.conftest import read_json, write_creds
+from tests.conftest import default_signals, read_json, write_creds
 from tui.core import AuthError, endpoints, get_access_token, poll_device_token, refresh_access_token
 from tui.core.locks import LockUnavailable, dir_lock_path, flock_path, legacy_lock_path, reporting_to
 from tui.core.slots.state import REVOKED, slot_status
@@ -257,7 +257,8 @@ REFRESHER = textwrap.dedent(
 async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signum):
     expired_session(home, server)
     server.refresh_delay = 3.0
-    proc = subprocess.Popen([sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE,
+                            preexec_fn=default_signals)
     try:
         await until(lambda: os.path.isdir(dir_lock_path(SLOT)), timeout=10)
         proc.send_signal(signum)
@@ -400,12 +401,11 @@ def test_status_shows_the_tombstone(home):
 
 
 async def test_home_and_inspector_show_the_tombstone(home):
-    from tests.app.helpers import screen_text
+    from tests.app.helpers import screen_text, wait_for
     from tui.app import AssistantAuthApp
 
     write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
     for start, expected in (("home", "Signed out (revoked)"), ("inspect", "signed out (revoked)")):
         app = AssistantAuthApp(start=start)
         async with app.run_test(size=(120, 34)) as pilot:
-            await pilot.pause(0.3)
-            assert expected in screen_text(app)
+            await wait_for(pilot, lambda: expected in screen_text(app))

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from tests.app.helpers import screen_text, wait_for
-from tests.conftest import write_creds
+from tests.conftest import default_signals, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import MANAGED_PROVIDER, AuthError, endpoints, get_access_token, load_credentials
 from tui.core.config.edit import mask_secrets, masked_diff
@@ -71,9 +71,9 @@ async def test_raw_view_on_screen_shows_no_secret(home):
     (home / "config.toml").write_text(SECRET_CONFIG)
     app = AssistantAuthApp(start="providers")
     async with app.run_test(size=(120, 50)) as pilot:
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "base_url" in screen_text(app))
         await pilot.press("f2")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "providers.b" in screen_text(app))
         text = screen_text(app)
         assert "providers.b" in text and "SECRET" not in text
 
@@ -114,8 +114,7 @@ async def test_editor_with_duplicate_keys_shows_the_message(home, text):
     (home / "config.toml").write_text(text)
     app = AssistantAuthApp(start="providers")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
-        assert "Failed to read assistant config" in screen_text(app)
+        await wait_for(pilot, lambda: "Failed to read assistant config" in screen_text(app))
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
     assert (home / "config.toml").read_text() == text
@@ -139,8 +138,7 @@ async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
     for start in ("home", "inspect"):
         app = AssistantAuthApp(start=start)
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause(0.3)
-            assert "unparsable" in screen_text(app).lower()
+            await wait_for(pilot, lambda: "unparsable" in screen_text(app).lower())
 
 
 # -- class 11: closed or full outputs, odd host settings ---------------------------------------
@@ -292,7 +290,7 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "saving", False), timeout=10)
-        assert "saving the sign-in" in screen_text(app)
+        await wait_for(pilot, lambda: "saving the sign-in" in " ".join(screen_text(app).split()))  # may wrap
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         assert "Discard your approved sign-in?" in screen_text(app)
@@ -361,8 +359,7 @@ async def test_open_directories_are_warned_about_and_fixed(home, which):
     assert json.loads(cli("status", "--json").stdout)["warnings"]
     app = AssistantAuthApp(start="inspect")
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause(0.3)
-        assert "has mode 0777" in screen_text(app)
+        await wait_for(pilot, lambda: "has mode 0777" in screen_text(app))
     plan, _links = permission_plan("assistant-code")
     done, not_done = apply_plan(plan)
     assert any(str(directory) in line for line in done) and not_done == []
@@ -380,7 +377,7 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
     holder = competitor(home, None, action="hold", protocol="dir", seconds=3.0)
     wait_locked(holder)
     proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "login", "--no-tui"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
     deadline = clock.monotonic() + 10
     lines = []
     while clock.monotonic() < deadline:

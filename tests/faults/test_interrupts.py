@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tests.app.helpers import screen_name, wait_for
-from tests.conftest import read_json, write_creds
+from tests.conftest import default_signals, read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import get_access_token
 from tui.core.interrupts import FINISHING
@@ -33,6 +33,11 @@ def slow_rotation(server, home):
     server.refresh_delay = 1.5
     write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     return server
+
+
+def spawn(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tui.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=os.environ.copy(), preexec_fn=default_signals)
 
 
 def wait_for_rotation(server, before: int, timeout: float = 20) -> None:
@@ -54,8 +59,7 @@ def assert_rotation_kept(home, server) -> None:
 def test_a_signal_during_the_refresh_waits_for_the_answer_to_be_stored(home, slow_rotation, signum, command):
     server = slow_rotation
     before = len(server.issued)
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", command], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = spawn(command)
     wait_for_rotation(server, before)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
@@ -85,8 +89,7 @@ def test_a_signal_before_the_request_still_discards_at_once(home, server):
             time.sleep(0.3)
 
     threading.Thread(target=renew, daemon=True).start()
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "token"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = spawn("token")
     deadline = time.monotonic() + 15
     while b"Waiting for" not in _peek(proc) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -138,4 +141,19 @@ async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, s
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         await wait_for(pilot, lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"]
                        == server.issued[-1][0], timeout=15)
+    assert_rotation_kept(home, server)
+
+
+def test_an_ignored_signal_stays_ignored(home, slow_rotation):
+    """Started with SIGINT ignored (nohup, a background job): Ctrl+C is not ours to honour, so the
+    refresh is not announced as interrupted and the token is printed."""
+    server = slow_rotation
+    before = len(server.issued)
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=os.environ.copy(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    wait_for_rotation(server, before)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and out.strip() == server.issued[-1][0] and FINISHING not in err
     assert_rotation_kept(home, server)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.app.helpers import screen_name, wait_for
+from tests.app.helpers import answer, screen_name, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
@@ -84,7 +84,7 @@ async def test_no_secret_in_any_output(home, server, caplog):
         await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         collected.append(app.export_screenshot())
-        await pilot.press("r", "y")
+        await answer(pilot, "r", "y")
         await pilot.pause(1.0)
         collected.append(app.export_screenshot())
         await pilot.press("escape", "p")

@@ -66,7 +66,10 @@ def storing_answer() -> Iterator[None]:
     if main and outermost:
         for signum in DEFERRED:
             with contextlib.suppress(ValueError, OSError):
-                _saved[signum] = signal.getsignal(signum)
+                previous = signal.getsignal(signum)
+                if previous == signal.SIG_IGN:  # ignored on purpose (nohup, a background job): stays so
+                    continue
+                _saved[signum] = previous
                 signal.signal(signum, _hold)
         installed = True
     try:

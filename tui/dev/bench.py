@@ -5,7 +5,9 @@
    file, and `gh auth token` (when gh is installed), as ratios of alternating runs;
 2. refresh requests caused by 20 concurrent tasks + 4 processes with expired credentials;
 3. poll requests during a sign-in against the local server (interval 1 s, approval after 5 s);
-4. TUI cold start (new process) to the first screen painted.
+4. TUI cold start (new process) to the first screen painted;
+5. `assistant-auth token` with an expired token (one refresh) against a bare httpx script doing
+   the same work (and, for information, a urllib one).
 
 Everything runs against the project's local authorization server on 127.0.0.1, in temporary
 directories: the real ~/.assistant-code is never touched.
@@ -144,6 +146,82 @@ def bench_token(server, home: pathlib.Path) -> None:
         shutil.rmtree(gh_dir, ignore_errors=True)
 
 
+FLOOR_HTTPX = textwrap.dedent(
+    """
+    import json, os, sys, time, httpx
+    path, url, client_id = sys.argv[1:4]
+    with open(path) as handle:
+        creds = json.load(handle)
+    form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": creds["refresh_token"]}
+    with httpx.Client(timeout=10) as client:
+        answer = client.post(url, data=form).json()
+    creds.update(answer)
+    creds["expires_at"] = int(time.time()) + answer["expires_in"]
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, json.dumps(creds, indent=2).encode())
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(tmp, path)
+    print(answer["access_token"])
+    """
+)
+FLOOR_URLLIB = FLOOR_HTTPX.replace("import json, os, sys, time, httpx", "import json, os, sys, time, urllib.parse, urllib.request").replace(
+    """    with httpx.Client(timeout=10) as client:
+        answer = client.post(url, data=form).json()""",
+    """    body = urllib.parse.urlencode(form).encode()
+    with urllib.request.urlopen(url, data=body, timeout=10) as response:
+        answer = json.load(response)""",
+)
+
+
+def bench_refresh(server, home: pathlib.Path) -> None:
+    """`assistant-auth token` with an expired access token (one refresh round trip, the file
+    rewritten under the locks) against the floor: a bare `python -I` script doing the same work
+    with httpx's sync client (read the JSON, POST the refresh grant, write the file atomically,
+    print the token); a standard-library urllib version for information. Each run gets a fresh
+    expired session before it starts (not timed); runs alternate, ratios are medians of pairs."""
+    script = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
+    ours = [script, "token"] if script else [sys.executable, "-m", "tui.cli", "token"]
+    env = _env_for(server, home)
+    os.environ.update(env)
+    provision_managed_provider(region_key("cn"), "cn")
+    creds = home / "credentials" / f"{region_storage_name('cn')}.json"
+    floors = home / "floors"
+    floors.mkdir()
+    (floors / "httpx_floor.py").write_text(FLOOR_HTTPX)
+    (floors / "urllib_floor.py").write_text(FLOOR_URLLIB)
+    url = endpoints("cn").oauth_host + TOKEN_PATH
+    args = [str(creds), url, env["ASSISTANT_CLIENT_ID"]]
+    commands = {
+        "assistant-auth token": ours,
+        "floor": [sys.executable, "-I", str(floors / "httpx_floor.py"), *args],
+        "urllib": [sys.executable, "-I", str(floors / "urllib_floor.py"), *args],
+    }
+
+    def expired() -> None:
+        _write_creds(home, {**server.issue_tokens(), "expires_at": 1}, region_storage_name("cn"))
+
+    for command in commands.values():  # warm the page cache
+        expired()
+        _time(command, env)
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(RUNS):
+        for name, command in commands.items():
+            expired()
+            samples[name].append(_time(command, env))
+    print(f"5. token with an expired access token (one refresh): median of {RUNS} alternating runs each "
+          "(target: at most 1.15x the floor)")
+    shown = {"floor": "floor: python -I with httpx (sync)", "urllib": "python -I with urllib"}
+    for name, values in samples.items():
+        print(f"     {shown.get(name, name):<36} {statistics.median(values) * 1000:7.1f} ms")
+    ours_times = samples["assistant-auth token"]
+    ratio = statistics.median(a / b for a, b in zip(ours_times, samples["floor"]))
+    print(f"     {'ratio to floor':<36} {ratio:7.2f}x")
+    info = statistics.median(a / b for a, b in zip(ours_times, samples["urllib"]))
+    print(f"     {'ratio to urllib (information)':<36} {info:7.2f}x")
+
+
 CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
@@ -227,6 +305,7 @@ def main() -> int:
             bench_single_flight(server, pathlib.Path(tmp, "flight"))
             bench_polling(server, pathlib.Path(tmp, "poll"))
             bench_tui(server, pathlib.Path(tmp, "tui"))
+            bench_refresh(server, pathlib.Path(tmp, "refresh"))
     return 0
 
 
