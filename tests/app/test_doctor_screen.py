@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
@@ -20,9 +21,10 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
     import tui.core.doctor.runner as runner
 
     real = runner.probe_region
+    release = threading.Event()
 
-    def slow(region):  # a network stage that takes a moment, as real ones do
-        time.sleep(0.5)
+    def slow(region):  # a network stage that takes until the test has looked at the progress
+        release.wait(30)
         return real(region)
 
     monkeypatch.setattr(runner, "probe_region", slow)
@@ -32,8 +34,9 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen")
+        await wait_for(pilot, lambda: "network path" in str(app.screen.query_one("#doctor-progress").render()))
         assert app.screen.query_one("#doctor-loading").display  # progress while the checks run
-        assert "network path" in str(app.screen.query_one("#doctor-progress").render())
+        release.set()
         await wait_for(pilot, lambda: bool(app.screen.checks), timeout=30)
         text = screen_text(app)
         assert "✘ fail  files.slot.assistant-code" in text

@@ -9,14 +9,15 @@ import pytest
 
 def snapshot(home: pathlib.Path) -> dict[str, bytes]:
     """Every file under the config dir, by relative path (locks and the official client's lock
-    markers in `oauth/` excluded: they hold nothing)."""
+    markers in `oauth/` excluded: they hold nothing; so is `signin/`, the attempt's record, which
+    ends reduced to how the attempt ended: no code, no token)."""
     if not home.exists():
         return {}
     return {
         str(p.relative_to(home)): p.read_bytes()
         for p in sorted(home.rglob("*"))
         if p.is_file() and not p.name.endswith(".lock") and p.name != "device_id"
-        and p.relative_to(home).parts[0] != "oauth"
+        and p.relative_to(home).parts[0] not in ("oauth", "signin")
     }
 
 

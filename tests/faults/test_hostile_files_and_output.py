@@ -284,7 +284,8 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
     from tests.core.test_cotenancy import competitor, finish, wait_locked
 
     server.auto_approve = 0.0
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=2.5)
+    # held long enough that the question is asked while the tokens still wait, even under load
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=8.0)
     wait_locked(holder)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -295,7 +296,7 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         assert "Discard your approved sign-in?" in screen_text(app)
         await pilot.press("n")  # keep waiting
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=10)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=30)
     finish(holder)
     assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
 

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import time
 
 from tui.cli.home import run_app
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, StatusLine, ask, err, out_json
+from tui.core import pending
 from tui.core.errors import AuthError
 from tui.core.keys import region_storage_name
+from tui.core.overview import away_lines
+from tui.core.paths import credentials_path
 from tui.core.regions import parse_region
 from tui.core.signin import SignIn
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open
+from tui.terminal.environment import in_ssh, lose_terminal, ssh_note
 
 ADDRESS_WIDTH = 4000  # an address is never cut: a person types it
 
@@ -24,10 +29,49 @@ def run(ns) -> int:
     region = parse_region(ns.region) if ns.region else None
     if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
         return run_app(region=region, no_browser=ns.no_browser)
-    region = region or parse_region(None)
-    if not ns.force and not _may_replace(region):
+    say_while_away()
+    follow = None if ns.new else pending_to_follow(region)
+    region = parse_region(follow["region"]) if follow else (region or parse_region(None))
+    if ns.new:
+        abandon_pending(region)
+    if follow is None and not ns.force and not _may_replace(region):
         return EXIT_ERROR
-    return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json))
+    return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json, follow=follow))
+
+
+def pending_to_follow(region) -> dict | None:
+    """The recorded attempt `login` follows instead of starting a new one: the region's, or with
+    no --region the only one pending."""
+    regions = [region.value] if region is not None else ["cn", "global"]
+    found = [record for record in (pending.read(r) for r in regions) if pending.is_pending(record)]
+    return found[0] if len(found) == 1 else None
+
+
+def abandon_pending(region) -> None:
+    """`--new`: discard the region's pending attempt (its poller stops within one interval)."""
+    record = pending.read(region.value)
+    if not pending.is_pending(record):
+        return
+    SignIn(region).abandon()
+    err(f"Abandoned the sign-in started at {_at(record)}.")
+    lease = pending.Lease(region.value)
+    deadline = time.monotonic() + float(record.get("interval") or 5) + 10
+    while not lease.try_take() and time.monotonic() < deadline:  # the old poller lets go
+        time.sleep(0.2)
+    lease.release()
+
+
+def _at(record: dict) -> str:
+    return time.strftime("%H:%M", time.localtime(float(record.get("started_at") or 0)))
+
+
+def say_while_away() -> None:
+    """How an attempt that went on without a terminal ended, once (seen only on a terminal)."""
+    for line in away_lines():
+        err(line)
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        for record in pending.away():
+            pending.mark_seen(str(record.get("region")))
 
 
 def _may_replace(region) -> bool:
@@ -45,10 +89,13 @@ def _may_replace(region) -> bool:
     return False
 
 
-async def plain_login(region, *, no_browser: bool = False, as_json: bool = False) -> int:
+async def plain_login(region, *, no_browser: bool = False, as_json: bool = False, follow: dict | None = None,
+                      detachable: bool = True) -> int:
     """A sign-in in plain text: the code and address once, then the live line (a terminal) or
-    one line per change of state (a log), then the outcome."""
+    one line per change of state (a log), then the outcome. `follow`: a recorded attempt of
+    another terminal (or of one that went away), followed to its end instead of a new one."""
     line = StatusLine()
+    loop = asyncio.get_running_loop()
 
     def render() -> str:
         return f"Waiting for approval… expires in {attempt.countdown()} · {attempt.stats()}"
@@ -64,41 +111,73 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
             err("The sign-in is approved and will be saved as soon as the lock is free; "
                 "press Ctrl+C twice to discard it.")
 
-    attempt = SignIn(region, on_change=on_change)
+    def terminal_lost() -> None:
+        """SIGHUP, or the terminal fails under our writes: a pending sign-in carries on without
+        it; anything else ends as a lost terminal always ended it."""
+        if attempt.detach():
+            line.live = False
+            lose_terminal()
+            return
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGHUP)
+        signal.raise_signal(signal.SIGHUP)
 
-    try:
-        auth = await attempt.request_code()
-    except AuthError:
-        err(attempt.outcome.error or "")
-        if as_json:
-            out_json({"event": "error", "message": clean(attempt.outcome.error or "")})
-        return EXIT_ERROR
+    if follow is not None:
+        attempt = SignIn.from_record(follow, on_change=on_change, detachable=detachable)
+        auth = attempt.auth
+        err(f"Following the sign-in started at {_at(follow)} ({attempt.countdown()} left); "
+            "`assistant-auth login --new` abandons it and starts fresh.")
+    else:
+        attempt = SignIn(region, on_change=on_change, detachable=detachable)
+        try:
+            auth = await attempt.request_code()
+        except AuthError:
+            err(attempt.outcome.error or "")
+            if as_json:
+                out_json({"event": "error", "message": clean(attempt.outcome.error or "")})
+            return EXIT_ERROR
     err(f"Region {region.value}: authorization host {one_line(attempt.host)}")
     err(f"Open:  {one_line(attempt.address or '(no address sent by the server)', ADDRESS_WIDTH)}")
     err(f"Code:  {one_line(auth.user_code)}")
     if attempt.complete_address and attempt.complete_address != attempt.address:
         err(f"(or open {one_line(attempt.complete_address, ADDRESS_WIDTH)} with the code filled in)")
+    if in_ssh() and detachable:
+        err(ssh_note(region.value))
     if as_json:
         data = auth.to_dict()
         data.pop("device_code")  # a secret between this client and the server: never printed
         out_json({"event": "device_authorization", "region": region.value, "oauth_host": attempt.host, **data})
-    if attempt.open_target and should_auto_open(no_browser):
+    if follow is None and attempt.open_target and should_auto_open(no_browser):
         err(open_url(attempt.open_target))
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, terminal_lost)
 
     async def ticker() -> None:
         while True:
-            line.show(render())
+            try:
+                line.show(render())
+            except OSError:  # EIO: the terminal is gone
+                terminal_lost()
+                return
             await asyncio.sleep(1)
 
     ticking = asyncio.create_task(ticker()) if line.live else None
     if not line.live:  # a log (CI, a pipe): one line per change of state, never one per second
         err(f"Waiting for approval: the code expires in {attempt.countdown()}; polling every {attempt.interval} s.")
     try:
-        outcome = await attempt.poll()
+        outcome = await (attempt.follow() if follow is not None else attempt.poll())
         while attempt.can_keep_polling and await _keep_polling(attempt, line):
             outcome = await attempt.poll()
+        if attempt.can_keep_polling:  # the person said no: the attempt ends here
+            attempt.give_up()
     except asyncio.CancelledError:
         line.done()
+        if attempt.role == "watcher":
+            if attempt.stop_watching():
+                err("Discarded the sign-in that went on without a terminal.")
+            else:
+                err("Stopped following; the sign-in goes on in the other terminal.")
+            return 130
         err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
         return 130
     finally:
@@ -112,11 +191,15 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         return EXIT_ERROR
     if outcome.success:
         err(f"{attempt.who()}.")
-        err(f"Credentials written to {one_line(attempt.written['credentials'], 1000)}")
+        err(f"Credentials written to {one_line(credentials_path(attempt.storage_name), 1000)}")
         if attempt.config_note:
             err(one_line(attempt.config_note, 1000))
+    elif outcome.kind == "discarded":
+        err("Sign-in discarded in another terminal: nothing was saved.")
     else:
         err(f"{outcome.title}: {outcome.text}")
+    if follow is not None and sys.stdin.isatty() and sys.stderr.isatty():
+        pending.mark_seen(region.value)
     if as_json:
         out_json({"event": "status", "status": outcome.kind})
     return EXIT_OK if outcome.success else EXIT_FAIL

@@ -49,6 +49,8 @@ def _login(sub) -> None:
     p.add_argument(
         "--force", action="store_true", help="sign in again even when the region's session is still usable"
     )
+    p.add_argument("--new", action="store_true",
+                   help="abandon a sign-in still waiting for approval (from another or a lost terminal) and start fresh")
 
 
 def _status(sub) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
+from tui.core import pending
 from tui.core.humantime import expiry
-from tui.core.overview import overview
+from tui.core.overview import away_text, overview
 from tui.core.slots.state import signed_in_as
 from tui.core.untrusted import one_line
 
@@ -37,6 +40,7 @@ def run(ns) -> int:
                 "providers_missing_oauth_host": view.missing_hosts,
                 "warnings": view.warnings,
                 "config_problem": view.config_problem.describe() if view.config_problem else None,
+                "away": view.away_json(),  # never consumed by --json
             }
         )
         return EXIT_OK if usable else EXIT_FAIL
@@ -55,6 +59,14 @@ def run(ns) -> int:
             out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == view.managed else ""))
         out(f"    {one_line(s.path, 1000)}")
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
+    for record in view.away:  # how a sign-in without a terminal ended: said until seen on a terminal
+        out(away_text(record))
+    if view.away and sys.stdin.isatty() and sys.stdout.isatty():
+        for record in view.away:
+            pending.mark_seen(str(record.get("region")))
+    for record in view.waiting:
+        flag = " --region global" if record.get("region") == "global" else ""
+        out(f"A sign-in in {record.get('region')} is waiting for approval: `assistant-auth login{flag}` follows it.")
     for warning in view.warnings:
         out(warning)
     if view.config_problem is not None:

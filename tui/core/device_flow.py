@@ -133,12 +133,18 @@ async def poll_device_token(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     deadline: float | None = None,
+    first_delay: float = 0.0,
+    save: Callable[[dict, Region], Awaitable[object]] | None = None,
 ) -> PollStatus:
     """Spec 3.2. Returns a terminal status; AuthError for the failed rows.
 
     On success the tokens are already persisted and the provider provisioned (spec 4.4).
     `deadline` (on `clock`) continues an earlier attempt with the same device code within its
-    budget; None starts a new budget of 15 minutes, as the spec says.
+    budget; None starts a new budget of 15 minutes, as the spec says. `first_delay`: seconds to
+    wait before the first poll (an attempt taken over from another process polls no sooner than
+    one interval after its last poll; a new one polls at once, as the spec says). `save`: how the
+    approved tokens are saved (default `signin_store.save_signin`, waiting for the locks as long
+    as it takes).
     """
     region = parse_region(region)
     register_secret(device_code)
@@ -148,6 +154,10 @@ async def poll_device_token(
     deadline = clock() + POLL_BUDGET if deadline is None else deadline
     form = {"grant_type": DEVICE_GRANT, "client_id": client_id(), "device_code": device_code}
     headers = identity_headers()
+    if first_delay > 0:
+        if clock() + first_delay >= deadline:
+            return PollStatus("timeout")
+        await sleep(first_delay)
     async with client_scope(client) as http:
         while True:
             response = await post_form(http, url, form, headers, "Token polling request failed")
@@ -156,7 +166,7 @@ async def poll_device_token(
                     tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
-                await save_signin(tokens, region)  # spec 4.4: the one home of saving a sign-in
+                await (save or save_signin)(tokens, region)  # spec 4.4: the one home of saving a sign-in
                 return PollStatus("success")
             code = oauth_error_code(response.text)
             if code is None:

@@ -28,3 +28,28 @@ def supports_hyperlinks(env: Mapping[str, str] | None = None) -> bool:
     if forced:
         return forced != "0"
     return env.get("TERM", "") not in ("dumb", "linux", "")
+
+
+def lose_terminal() -> None:
+    """The terminal went away (SIGHUP, or EIO on it): ignore further SIGHUPs and point the
+    standard streams at /dev/null, so nothing is ever written to (or read from) a dead terminal."""
+    import signal
+
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.dup2(devnull, fd)
+        except OSError:
+            pass
+    os.close(devnull)
+
+
+def ssh_note(region: str) -> str:
+    """The one line (within 80 columns) that says a sign-in over SSH survives a dropped connection."""
+    flag = " --region global" if region == "global" else ""
+    return f"Connection lost? It goes on: `assistant-auth login{flag}` resumes it."

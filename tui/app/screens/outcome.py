@@ -74,8 +74,15 @@ class OutcomeScreen(Screen):
         if self.can_keep_polling:
             self.app.keep_polling(self.attempt)
 
+    def _give_up(self) -> None:
+        """Leaving without keeping polling ends the attempt: its record and lease go."""
+        if self.attempt is not None:
+            self.attempt.give_up()
+
     def action_retry(self) -> None:
+        self._give_up()
         self.app.action_sign_in(self.account_region.value, replace=True)
 
     def action_back(self) -> None:
+        self._give_up()
         self.app.pop_screen()
