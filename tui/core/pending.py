@@ -22,6 +22,7 @@ atomically (a temporary file in the same directory, renamed): never through a li
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import secrets
@@ -194,8 +195,6 @@ class Lease:
         self.fd: int | None = None
 
     def try_take(self) -> bool:
-        import fcntl
-
         if self.fd is not None:
             return True
         dir_fd = _open_dir(create=True)

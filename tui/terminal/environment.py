@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Mapping
 
@@ -33,8 +34,6 @@ def supports_hyperlinks(env: Mapping[str, str] | None = None) -> bool:
 def lose_terminal() -> None:
     """The terminal went away (SIGHUP, or EIO on it): ignore further SIGHUPs and point the
     standard streams at /dev/null, so nothing is ever written to (or read from) a dead terminal."""
-    import signal
-
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
