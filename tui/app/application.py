@@ -55,6 +55,7 @@ class AssistantAuthApp(App):
         # `assistant-auth demo` only: an object with `page` (the local approval page's address)
         # and `approve(user_code) -> str` (approves through that page, returns what happened)
         self.demo = demo
+        self.detached_attempt = None  # a sign-in whose terminal went away: carried on after the app
 
     def on_resize(self, event) -> None:
         # short terminals (60×18): less air on every screen, so what matters stays in view

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_OK
+from tui.cli.output import EXIT_FAIL, EXIT_OK
 from tui.core.regions import parse_region
 
 
 def run_app(**kwargs) -> int:
+    """The app; a sign-in whose terminal went away while it waited for approval carries on here,
+    after the app object is gone, in this process, to its end."""
+    import asyncio
+
     from tui.app import AssistantAuthApp
 
-    AssistantAuthApp(**kwargs).run()
+    app = AssistantAuthApp(**kwargs)
+    app.run()
+    attempt = app.detached_attempt
+    if attempt is not None:
+        outcome = asyncio.run(attempt.carry_on())
+        return EXIT_OK if outcome.success else EXIT_FAIL
     return EXIT_OK
 
 

@@ -138,6 +138,8 @@ class SignIn:
         self.approved: dict | None = None  # the tokens of an approval, until they are saved
         self._saving: asyncio.Future | None = None
         self._rebound = False
+        self._idle = False  # between polls: no request in flight, no answer to lose
+        self._on_idle: Callable[[], object] | None = None
 
     # -- what the faces show ---------------------------------------------------------------
     @property
@@ -223,7 +225,7 @@ class SignIn:
                     client=self.client,
                     on_status=self._on_status,
                     clock=self.clock,
-                    sleep=self.sleep,
+                    sleep=self._between_polls,
                     deadline=self.poll_deadline,
                     first_delay=first_delay,
                     save=self._save,
@@ -388,6 +390,25 @@ class SignIn:
             self._rebound = True  # the unbounded wait gets the bound: restarted with it
             self._saving.cancel()
         return True
+
+    def when_idle(self, callback: Callable[[], object]) -> None:
+        """Call `callback` as soon as no poll is in flight (now, if the attempt sleeps between
+        polls or its approved tokens wait for the slot's locks): a face that must stop its event
+        loop never drops a server's answer (an approval consumes the device code)."""
+        if self._idle or self.phase in ("saving", "finished"):
+            callback()
+        else:
+            self._on_idle = callback
+
+    async def _between_polls(self, seconds: float) -> None:
+        self._idle = True
+        try:
+            if self._on_idle is not None:
+                callback, self._on_idle = self._on_idle, None
+                callback()
+            await self.sleep(seconds)
+        finally:
+            self._idle = False
 
     # -- callbacks of the core -------------------------------------------------------------
     def _on_status(self, status: PollStatus) -> None:

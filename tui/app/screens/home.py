@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,11 +12,14 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.sign_in import SignInScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
-from tui.core.humantime import relative
-from tui.core.overview import Overview, overview
+from tui.core import pending
+from tui.core.humantime import clock, relative
+from tui.core.overview import Overview, away_text, overview
 from tui.core.regions import Region, endpoints
+from tui.core.signin import SignIn
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.core.untrusted import one_line
 
@@ -49,6 +54,10 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         lines.append(f"{marker} {label:<7} {slot_line(status, view.now)}")
     if view.managed is not None:
         lines.append("* used by the managed provider and `token`")
+    for record in view.waiting:  # a sign-in of another terminal, or of one that went away
+        left = clock(max(float(record.get("deadline") or 0) - time.time(), 0))
+        lines.append(f"A {record.get('region')} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
+    lines.extend(away_text(record) for record in view.away)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:
         css = "valid" if current.state == VALID else "expired"
@@ -68,6 +77,7 @@ class HomeScreen(Screen):
         Binding("i", "app.inspect", "Credentials"),
         Binding("p", "app.providers", "Providers"),
         Binding("d", "app.doctor", "Doctor"),
+        Binding("n", "abandon", "Abandon waiting sign-in"),
     ]
 
     def __init__(self, region: Region | None = None) -> None:
@@ -112,7 +122,36 @@ class HomeScreen(Screen):
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
+        for record in self.view.away:  # shown on a terminal: seen
+            pending.mark_seen(str(record.get("region")))
+        self.refresh_bindings()
         return region
+
+    def waiting_record(self, region: Region) -> dict | None:
+        record = pending.read(region.value)
+        return record if pending.is_pending(record) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
+            return self.view is not None and any(r.get("region") == self.selected_region.value for r in self.view.waiting)
+        return True
+
+    def action_abandon(self) -> None:
+        region = self.selected_region
+        if self.waiting_record(region) is None:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                SignIn(region).abandon()
+                self.app.notify(f"Abandoned the {region.value} sign-in that waited for approval.", markup=False)
+                self.set_timer(0.5, self.refresh_slot)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Abandon the waiting {region.value} sign-in?",
+                          "Its code stops being polled; a new sign-in gets a new code.", yes="Abandon", no="Keep it"),
+            answer,
+        )
 
     @property
     def selected_region(self) -> Region:
@@ -132,6 +171,13 @@ class HomeScreen(Screen):
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
         region = self.selected_region
+        record = self.waiting_record(region)
+        if record is not None:  # follow it: the same code, no new request
+            detachable = self.app.http_client is None and self.app.demo is None
+            attempt = SignIn.from_record(record, client=self.app.http_client, clock=self.app.signin_clock,
+                                         detachable=detachable)
+            self.app.push_screen(SignInScreen(region, attempt, follow=True))
+            return
         status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:
             self.app.action_sign_in(region.value)

@@ -6,6 +6,10 @@ for every change, so the screen never keeps counters of its own.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,7 +29,7 @@ from tui.core.signin import SignIn
 from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import address_refusal, browser_commands, open_url, should_auto_open
 from tui.terminal.clipboard import copy_text
-from tui.terminal.environment import supports_hyperlinks
+from tui.terminal.environment import in_ssh, lose_terminal, ssh_note, supports_hyperlinks
 
 QR_BESIDE = 44  # columns the code pane keeps beside the QR code
 QR_ABOVE = 4  # rows for the header, footer and padding
@@ -53,10 +57,11 @@ class SignInScreen(Screen):
             super().__init__()
             self.event = event
 
-    def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
+    def __init__(self, region: Region, attempt: SignIn | None = None, follow: bool = False) -> None:
         super().__init__()
         self.account_region = region
         self.attempt = attempt  # made on mount, or an attempt to keep polling with the same code
+        self.following = follow  # `attempt` was recorded by another terminal (or a lost one): follow it
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
         self.can_open = False  # a browser may and can open the address here (decided once)
 
@@ -85,6 +90,7 @@ class SignInScreen(Screen):
                 yield OneLine("", id="demo-page")
                 yield OneLine("", id="poll-state")
                 yield OneLine("", id="poll-stats")
+                yield OneLine("", id="ssh-note")
                 yield PlainStatic("", id="notice")
             yield Vertical(id="qr-pane")
         yield AppFooter()
@@ -92,14 +98,21 @@ class SignInScreen(Screen):
     def on_mount(self) -> None:
         self.title = "assistant-auth"
         self.sub_title = f"sign in · {self.account_region.value}"
-        for widget_id in ("#uri", "#user-code", "#uri-complete", "#qr-pane", "#demo-page"):
+        for widget_id in ("#uri", "#user-code", "#uri-complete", "#qr-pane", "#demo-page", "#ssh-note"):
             self.query_one(widget_id).display = False
         if self.attempt is None:
-            self.attempt = SignIn(self.account_region, client=self.app.http_client, clock=self.app.signin_clock)
+            # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client
+            # or in the demo (its server ends with the app)
+            detachable = self.app.http_client is None and self.app.demo is None
+            self.attempt = SignIn(self.account_region, client=self.app.http_client, clock=self.app.signin_clock,
+                                  detachable=detachable)
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()
-        if self.attempt.phase == "requesting":
+        if self.following:
+            self.show_code()
+            self.follow_attempt()
+        elif self.attempt.phase == "requesting":
             self.run_sign_in()
         elif self.attempt.auth is not None:  # keep polling with the same code (from the outcome)
             self.show_code()
@@ -113,6 +126,31 @@ class SignInScreen(Screen):
     @work(exclusive=True, group="sign-in")
     async def keep_polling(self) -> None:
         await self.attempt.poll()
+
+    @work(exclusive=True, group="sign-in")
+    async def follow_attempt(self) -> None:
+        await self.attempt.follow()
+
+    # -- a lost terminal: the sign-in carries on without it -------------------------------------
+    def watch_terminal(self) -> None:
+        """Once the code is shown, SIGHUP means "carry on", not "stop"."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.terminal_lost)
+
+    def on_unmount(self) -> None:
+        if not self.app.detached_attempt:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+
+    def terminal_lost(self) -> None:
+        if not self.attempt.detach():
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+            signal.raise_signal(signal.SIGHUP)  # as a lost terminal always ended the app
+            return
+        lose_terminal()
+        self.app.detached_attempt = self.attempt  # `run_app` carries it on after the app is gone
+        self.attempt.when_idle(self.app.exit)  # between polls: no server answer is dropped
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
@@ -139,6 +177,11 @@ class SignInScreen(Screen):
 
     def show_code(self) -> None:
         attempt = self.attempt
+        self.watch_terminal()
+        if in_ssh() and attempt.detachable:
+            note = self.query_one("#ssh-note", OneLine)
+            note.set_text(ssh_note(attempt.region.value))
+            note.display = True
         self.query_one("#requesting").display = False
         uri = self.query_one("#uri", PlainStatic)
         uri.set_text(attempt.address or "(the server sent no address)")
@@ -303,5 +346,9 @@ class SignInScreen(Screen):
         )
 
     def _cancel(self) -> None:
+        if self.attempt is not None and self.attempt.role == "watcher":
+            discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
+            self.app.notify("Discarded the sign-in that went on without a terminal." if discarded
+                            else "Stopped following; the sign-in goes on in the other terminal.", markup=False)
         self.workers.cancel_group(self, "sign-in")
         self.app.pop_screen()
