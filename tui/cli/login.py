@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import signal
 import sys
 import time
@@ -12,6 +13,7 @@ from tui.cli.home import run_app
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, StatusLine, ask, err, out_json
 from tui.core import pending
 from tui.core.errors import AuthError
+from tui.core.humantime import plural
 from tui.core.keys import region_storage_name
 from tui.core.overview import away_lines
 from tui.core.paths import credentials_path
@@ -98,7 +100,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     loop = asyncio.get_running_loop()
 
     def render() -> str:
-        return f"Waiting for approval… expires in {attempt.countdown()} · {attempt.stats()}"
+        return live_line(attempt, shutil.get_terminal_size((80, 24)).columns)
 
     def on_change(event: str) -> None:
         if event == "slow_down":
@@ -125,8 +127,8 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     if follow is not None:
         attempt = SignIn.from_record(follow, on_change=on_change, detachable=detachable)
         auth = attempt.auth
-        err(f"Following the sign-in started at {_at(follow)} ({attempt.countdown()} left); "
-            "`assistant-auth login --new` abandons it and starts fresh.")
+        err(f"Following the sign-in started at {_at(follow)} ({attempt.countdown()} left).")
+        err("`assistant-auth login --new` abandons it and starts fresh.")
     else:
         attempt = SignIn(region, on_change=on_change, detachable=detachable)
         try:
@@ -203,6 +205,20 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     if as_json:
         out_json({"event": "status", "status": outcome.kind})
     return EXIT_OK if outcome.success else EXIT_FAIL
+
+
+def live_line(attempt, columns: int) -> str:
+    """The one live status line, fitted to the terminal's width (re-fitted every second, so a
+    resize is followed): the least important parts go first."""
+    parts = [
+        f"Waiting for approval · {attempt.countdown()} left",
+        f"every {attempt.interval} s",
+        plural(attempt.polls, "poll"),
+        plural(attempt.slow_downs, "slow-down"),
+    ]
+    while len(parts) > 1 and len(" · ".join(parts)) > columns - 1:
+        parts.pop()
+    return " · ".join(parts)[: max(columns - 1, 1)]
 
 
 async def _keep_polling(attempt, line: StatusLine) -> bool:

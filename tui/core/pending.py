@@ -248,3 +248,18 @@ def discard_requested(region: str) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def clear_discard(region: str) -> None:
+    """The discard request was honoured (or is stale for a new attempt that holds the lease)."""
+    try:
+        fd = _open_dir(create=False)
+    except RecordProblem:
+        return
+    if fd is None:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.unlink(_name(region) + ".discard", dir_fd=fd)
+    finally:
+        os.close(fd)

@@ -189,6 +189,7 @@ class SignIn:
             self._finish(outcome_for("error", exc.describe()))
             raise exc
         self.role = "poller"
+        pending.clear_discard(self.region.value)  # a request for an earlier attempt, now ended
         try:
             auth = await start_device_authorization(self.region, client=self.client)
         except AuthError as exc:
@@ -497,6 +498,7 @@ class SignIn:
         except (OSError, pending.RecordProblem):
             pass
         finally:
+            pending.clear_discard(self.region.value)
             self.lease.release()
 
     def who(self) -> str:

@@ -15,7 +15,7 @@ import pathlib
 import stat
 import time
 
-from tui.core import paths
+from tui.core import paths, pending
 from tui.core.credentials import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
@@ -208,6 +208,41 @@ def _lock_check(found: Seen, state: DirLockState) -> Check:
                                    lambda: remove_leftover(found, lambda info: info.st_size == 0, "an empty file")))
     return Check(name, FAIL, f"{state.describe()}: every refresh of the slot fails until it is gone.",
                  f"Look at it and remove it by hand ({NO_LINKS}).", details)
+
+
+def check_signin_records() -> list[Check]:
+    """`signin/`: the records of sign-ins that outlive their terminal. Private (0700 / 0600),
+    never a link; a waiting one is reported, never offered for removal; nothing of its codes is
+    shown."""
+    where = pathlib.Path(pending.directory_path())
+    found = seen(where)
+    if found is None:
+        return []
+    checks = []
+    if found.is_link or not stat.S_ISDIR(found.mode):
+        what = f"a symbolic link to {link_target(where)}" if found.is_link else "not a directory"
+        return [Check("files.signin", FAIL, f"{where} is {what}: sign-ins cannot be followed from another terminal.",
+                      f"Remove it by hand ({NO_LINKS}); signing in makes a new one.", {"path": str(where)})]
+    if found.permissions != 0o700:
+        checks.append(Check("files.signin", WARN, f"{where} has mode {found.permissions:04o}.", f"chmod 700 {where}.",
+                            {"path": str(where)}, repair=_chmod(found, 0o700)))
+    for entry in _entries(where):
+        path = pathlib.Path(entry.path)
+        if entry.is_link:
+            checks.append(Check(f"files.signin.{path.name}", FAIL, f"{path} is a symbolic link to {link_target(path)}.",
+                                f"Remove the link by hand ({NO_LINKS}).", {"path": str(path)}))
+        elif stat.S_ISREG(entry.mode) and entry.permissions != 0o600:
+            checks.append(Check(f"files.signin.{path.name}", FAIL, f"{path} has mode {entry.permissions:04o}: it may hold a device code.",
+                                f"chmod 600 {path}.", {"path": str(path)}, repair=_chmod(entry, 0o600)))
+    for region in ("cn", "global"):
+        record = pending.read(region)
+        if pending.is_pending(record):  # live: reported, never removed here (`login --new` abandons it)
+            checks.append(Check(f"files.signin.{region}", OK, f"A {region} sign-in is waiting for approval.",
+                                "", {"region": region, "state": "pending"}))
+    if not checks:
+        checks.append(Check("files.signin", OK, f"{where} is private (0700) and holds only what sign-ins make.", "",
+                            {"path": str(where)}))
+    return checks
 
 
 def check_device_id() -> Check:

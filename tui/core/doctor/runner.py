@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
-from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_slot_files
+from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_signin_records, check_slot_files
 from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
 from tui.core.errors import AuthError
@@ -29,7 +29,8 @@ def guarded(name: str, check: Callable[[], list[Check]]) -> list[Check]:
 
 def local_checks() -> list[Check]:
     checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
-    checks += guarded("files.leftovers", check_leftovers) + guarded("files.device_id", lambda: [check_device_id()])
+    checks += guarded("files.leftovers", check_leftovers) + guarded("files.signin", check_signin_records)
+    checks += guarded("files.device_id", lambda: [check_device_id()])
     checks += guarded("config", check_config)
     return checks + guarded("credentials", lambda: check_credentials(overview()))
 
