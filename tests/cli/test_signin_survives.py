@@ -253,3 +253,49 @@ def test_login_says_how_it_ended_once_on_a_terminal(terminals, home, server):
     again.wait_for("EXITED=0")
     assert "While you were away" not in status().stdout  # seen on a terminal: said once
     assert json.loads(status("--json").stdout)["away"] is None
+
+
+def test_cancelling_the_poller_tells_the_watcher(terminals, home, server):
+    first = terminals("login", "--no-tui")
+    first.wait_for("Code:")
+    second = terminals("login", "--no-tui")
+    second.wait_for("Following the sign-in started at")
+    first.keys("C-c")
+    first.wait_for("EXITED=130")
+    second.wait_for("discarded in another terminal", timeout=20)
+    second.wait_for("EXITED=1")
+
+
+def test_a_watcher_that_cancels_only_stops_watching(terminals, home, server):
+    first = terminals("login", "--no-tui")
+    first.wait_for("Code:")
+    second = terminals("login", "--no-tui")
+    second.wait_for("Following the sign-in started at")
+    second.keys("C-c")
+    second.wait_for("Stopped following; the sign-in goes on in the other terminal.")
+    server.approve(server.grants()[-1].user_code)
+    first.wait_for("Signed in as user-1 · cn", timeout=20)
+
+
+def test_a_watcher_that_cancels_a_detached_poller_discards(terminals, home, server):
+    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
+    second = terminals("login", "--no-tui")
+    second.wait_for("Following the sign-in started at")
+    second.keys("C-c")
+    second.wait_for("Discarded the sign-in that went on without a terminal.")
+    until(lambda: not alive(pid), what="the detached poller ending")
+    assert (record(home) or {}).get("outcome") == "discarded"
+    assert "While you were away" not in status().stdout  # a discard is not news
+
+
+@pytest.mark.parametrize("face", [("login", "--no-tui"), ("--no-browser",)], ids=["cli", "wizard"])
+def test_sigterm_discards(terminals, home, server, face):
+    term = terminals(*face)
+    if "--no-tui" not in face:
+        term.wait_for("Choose the region of your account")
+        term.keys("Enter")
+    pid = until(lambda: (record(home) or {}).get("poller_pid"), what="the record")
+    os.kill(pid, signal.SIGTERM)
+    term.wait_for("EXITED=143", timeout=20)
+    assert (record(home) or {}).get("outcome") == "discarded"
+    assert "waiting for approval" not in status().stdout  # nothing left for `login` to follow

@@ -57,6 +57,14 @@ class AssistantAuthApp(App):
         self.demo = demo
         self.detached_attempt = None  # a sign-in whose terminal went away: carried on after the app
 
+    def panic(self, *renderables) -> None:
+        """Textual's input reader dies of EIO when the terminal hangs up: during a sign-in that
+        has shown its code, that is a lost terminal, and the sign-in carries on."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, SignInScreen) and screen.carry_on_without_terminal():
+                return
+        super().panic(*renderables)
+
     def on_resize(self, event) -> None:
         # short terminals (60×18): less air on every screen, so what matters stays in view
         self.set_class(event.size.height < 24, "-short")

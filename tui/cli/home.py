@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_FAIL, EXIT_OK
+from tui.cli.output import EXIT_OK
 from tui.core.regions import parse_region
 
 
 def run_app(**kwargs) -> int:
-    """The app; a sign-in whose terminal went away while it waited for approval carries on here,
-    after the app object is gone, in this process, to its end."""
-    import asyncio
-
+    """The app. A sign-in whose terminal went away goes on in a thread of its own after the app
+    (the code screen hands it over); that thread ends the process when the sign-in ends."""
     from tui.app import AssistantAuthApp
 
     app = AssistantAuthApp(**kwargs)
-    app.run()
-    attempt = app.detached_attempt
-    if attempt is not None:
-        outcome = asyncio.run(attempt.carry_on())
-        return EXIT_OK if outcome.success else EXIT_FAIL
-    return EXIT_OK
+    try:
+        app.run()
+    except Exception:  # noqa: BLE001 - a shutdown on a dead terminal must not cost a sign-in
+        if app.detached_attempt is None:
+            raise
+    if app.return_code and app.detached_attempt is None:  # SIGTERM during a sign-in: discarded
+        return app.return_code
+    return EXIT_OK  # with a detached sign-in, its thread decides the exit status
 
 
 def run(ns) -> int:

@@ -116,7 +116,7 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     def terminal_lost() -> None:
         """SIGHUP, or the terminal fails under our writes: a pending sign-in carries on without
         it; anything else ends as a lost terminal always ended it."""
-        if attempt.detach():
+        if attempt is not None and attempt.detach():
             line.live = False
             lose_terminal()
             return
@@ -124,6 +124,18 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
             loop.remove_signal_handler(signal.SIGHUP)
         signal.raise_signal(signal.SIGHUP)
 
+    main = asyncio.current_task()
+    terminated: list[int] = []
+    attempt = None  # until it exists, a lost terminal ends the command as it always did
+
+    def discard_on_sigterm() -> None:  # SIGTERM means "discard", as Ctrl+C does
+        terminated.append(signal.SIGTERM)
+        main.cancel()
+
+    # before the first request: the attempt is recorded from the moment it has a code
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, terminal_lost)
+        loop.add_signal_handler(signal.SIGTERM, discard_on_sigterm)
     if follow is not None:
         attempt = SignIn.from_record(follow, on_change=on_change, detachable=detachable)
         auth = attempt.auth
@@ -133,6 +145,9 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         attempt = SignIn(region, on_change=on_change, detachable=detachable)
         try:
             auth = await attempt.request_code()
+        except asyncio.CancelledError:  # SIGTERM or Ctrl+C before the code arrived
+            attempt.give_up()
+            return 128 + terminated[0] if terminated else 130
         except AuthError:
             err(attempt.outcome.error or "")
             if as_json:
@@ -151,8 +166,6 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
         out_json({"event": "device_authorization", "region": region.value, "oauth_host": attempt.host, **data})
     if follow is None and attempt.open_target and should_auto_open(no_browser):
         err(open_url(attempt.open_target))
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
-        loop.add_signal_handler(signal.SIGHUP, terminal_lost)
 
     async def ticker() -> None:
         while True:
@@ -174,14 +187,15 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
             attempt.give_up()
     except asyncio.CancelledError:
         line.done()
+        code = 128 + terminated[0] if terminated else 130
         if attempt.role == "watcher":
             if attempt.stop_watching():
                 err("Discarded the sign-in that went on without a terminal.")
             else:
                 err("Stopped following; the sign-in goes on in the other terminal.")
-            return 130
+            return code
         err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
-        return 130
+        return code
     finally:
         if ticking:
             ticking.cancel()

@@ -451,6 +451,9 @@ class SignIn:
 
     def _finish(self, outcome: Outcome, *, record_it: bool = True, notify: bool = True) -> Outcome:
         self.phase, self.outcome = "finished", outcome
+        if self._on_idle is not None:  # nothing is in flight any more
+            callback, self._on_idle = self._on_idle, None
+            callback()
         if record_it and self.role == "poller" and not (outcome.kind == "error" and self.can_keep_polling and not self.detached):
             self._end_record(outcome)
         if notify:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import threading
 
 from textual import work
 from textual.app import ComposeResult
@@ -38,6 +40,17 @@ QR_ABOVE = 4  # rows for the header, footer and padding
 def spaced(code: str) -> str:
     """`WDJB-MJHT` -> `W D J B - M J H T`: easier to read aloud and to type."""
     return " ".join(one_line(code))
+
+
+def carry_on_then_exit(attempt: SignIn) -> None:
+    """The sign-in without its terminal, to its end; then the process ends (exit status 0 when
+    signed in). Nothing is left running: the app's thread may be stuck on the dead terminal."""
+    code = 1
+    try:
+        outcome = asyncio.run(attempt.carry_on())
+        code = 0 if outcome.success else 1
+    finally:
+        os._exit(code)
 
 
 class SignInScreen(Screen):
@@ -109,6 +122,7 @@ class SignInScreen(Screen):
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()
+        self.watch_terminal()  # before the first request: the record exists from the code on
         if self.following:
             self.show_code()
             self.follow_attempt()
@@ -135,22 +149,53 @@ class SignInScreen(Screen):
     def watch_terminal(self) -> None:
         """Once the code is shown, SIGHUP means "carry on", not "stop"."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.terminal_lost)
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGHUP, self.terminal_lost)
+            loop.add_signal_handler(signal.SIGTERM, self.terminated)
+
+    def terminated(self) -> None:
+        """SIGTERM means "discard", as Esc does: the attempt's record says so, then the app ends."""
+        self.workers.cancel_group(self, "sign-in")
+        self.app.exit(return_code=128 + signal.SIGTERM)
 
     def on_unmount(self) -> None:
         if not self.app.detached_attempt:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 
     def terminal_lost(self) -> None:
-        if not self.attempt.detach():
+        if not self.carry_on_without_terminal():
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
             signal.raise_signal(signal.SIGHUP)  # as a lost terminal always ended the app
-            return
+
+    def carry_on_without_terminal(self) -> bool:
+        """The terminal is gone (SIGHUP, or EIO under Textual's reader): a sign-in that has shown
+        its code carries on after the app, which ends between polls (no server answer is dropped)."""
+        if self.attempt is None or not self.attempt.detach():
+            return False
         lose_terminal()
-        self.app.detached_attempt = self.attempt  # `run_app` carries it on after the app is gone
-        self.attempt.when_idle(self.app.exit)  # between polls: no server answer is dropped
+        self.app.detached_attempt = self.attempt
+        self.attempt.when_idle(self._hand_over)  # between polls: no server answer is dropped
+        return True
+
+    def _hand_over(self) -> None:
+        """Stop this screen's worker (idle: nothing in flight), then let the attempt go on in a
+        thread of its own, on an event loop of its own, and end the app. The thread ends the
+        process when the attempt ends, whatever the app's shutdown does on a dead terminal."""
+        workers = [worker for worker in self.workers if worker.group == "sign-in"]
+        for worker in workers:
+            worker.cancel()
+
+        async def after_the_worker() -> None:
+            while not all(worker.is_finished for worker in workers):
+                await asyncio.sleep(0.01)
+            threading.Thread(target=carry_on_then_exit, args=(self.attempt,), name="sign-in carries on",
+                             daemon=False).start()
+            self.app.exit()
+
+        asyncio.ensure_future(after_the_worker())
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
@@ -177,7 +222,6 @@ class SignInScreen(Screen):
 
     def show_code(self) -> None:
         attempt = self.attempt
-        self.watch_terminal()
         if in_ssh() and attempt.detachable:
             note = self.query_one("#ssh-note", OneLine)
             note.set_text(ssh_note(attempt.region.value))
