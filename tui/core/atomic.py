@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import secrets
 import time
 
 STALE_TEMP_AGE = 300  # seconds: a temporary file this old was left by a killed writer
@@ -44,7 +43,7 @@ def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
     """
     path = resolve_link(path)
     directory = path.parent
-    tmp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    tmp = directory / f".{path.name}.{os.urandom(6).hex()}.tmp"  # not `secrets`: hmac on the token path
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         try:

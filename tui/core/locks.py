@@ -17,7 +17,6 @@ refresh is ever sent without all three locks.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import os
@@ -451,6 +450,8 @@ async def hold_slot(
 
     `write_error`: a lock that cannot be created fails as `Failed to write credentials: …`.
     """
+    import asyncio  # here: the command line's refresh holds the locks without an event loop
+
     releases: list = []
     try:
         for delay in _attempts(storage_name, timeout, purpose, releases, write_error):

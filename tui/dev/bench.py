@@ -29,6 +29,7 @@ import textwrap
 import time
 
 from tui.core import (
+    client_id,
     endpoints,
     get_access_token,
     poll_device_token,
@@ -166,12 +167,25 @@ FLOOR_HTTPX = textwrap.dedent(
     print(answer["access_token"])
     """
 )
-FLOOR_URLLIB = FLOOR_HTTPX.replace("import json, os, sys, time, httpx", "import json, os, sys, time, urllib.parse, urllib.request").replace(
-    """    with httpx.Client(timeout=10) as client:
-        answer = client.post(url, data=form).json()""",
-    """    body = urllib.parse.urlencode(form).encode()
-    with urllib.request.urlopen(url, data=body, timeout=10) as response:
-        answer = json.load(response)""",
+FLOOR_URLLIB = textwrap.dedent(
+    """
+    import json, os, sys, time, urllib.parse, urllib.request
+    path, url, client_id = sys.argv[1:4]
+    with open(path) as handle:
+        creds = json.load(handle)
+    form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": creds["refresh_token"]}
+    with urllib.request.urlopen(url, data=urllib.parse.urlencode(form).encode(), timeout=10) as response:
+        answer = json.load(response)
+    creds.update(answer)
+    creds["expires_at"] = int(time.time()) + answer["expires_in"]
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, json.dumps(creds, indent=2).encode())
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(tmp, path)
+    print(answer["access_token"])
+    """
 )
 
 
@@ -192,7 +206,7 @@ def bench_refresh(server, home: pathlib.Path) -> None:
     (floors / "httpx_floor.py").write_text(FLOOR_HTTPX)
     (floors / "urllib_floor.py").write_text(FLOOR_URLLIB)
     url = endpoints("cn").oauth_host + TOKEN_PATH
-    args = [str(creds), url, env["ASSISTANT_CLIENT_ID"]]
+    args = [str(creds), url, client_id()]
     commands = {
         "assistant-auth token": ours,
         "floor": [sys.executable, "-I", str(floors / "httpx_floor.py"), *args],
