@@ -248,3 +248,22 @@ def test_declaring_flags_loads_no_handler():
 def test_time_formats_load_no_sign_in_machinery():
     code = "import sys, tui.core.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
     assert run(code) == "[]"
+
+
+def test_the_refresh_path_loads_only_what_a_bare_httpx_script_does(home, server):
+    """`token` with an expired token: beyond our own modules, only what a bare script refreshing
+    with httpx's sync client loads, and the locks' three (flock, the interval timer's signal, the
+    lock reporter's context variable). No event loop, no hmac."""
+    from tests.conftest import write_creds
+
+    home.mkdir(parents=True, exist_ok=True)
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1})
+    code = (
+        "import json, sys; before = set(sys.modules); from tui.cli import main; assert main(['token']) == 0; "
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before if not m.startswith('tui'))), file=sys.stderr)"
+    )
+    ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=os.environ.copy())
+    floor = subprocess.run([sys.executable, "-I", "-c", "import json, os, sys, time, httpx, sys; "
+                            "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"], capture_output=True, text=True)
+    extra = set(json.loads(ours.stderr.strip().splitlines()[-1])) - set(json.loads(floor.stderr.strip().splitlines()[-1]))
+    assert extra <= {"_contextvars", "contextvars", "fcntl", "signal", "__future__"}, sorted(extra)
