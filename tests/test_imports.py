@@ -263,7 +263,12 @@ def test_the_refresh_path_loads_only_what_a_bare_httpx_script_does(home, server)
         "print(json.dumps(sorted(m for m in set(sys.modules) - before if not m.startswith('tui'))), file=sys.stderr)"
     )
     ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=os.environ.copy())
-    floor = subprocess.run([sys.executable, "-I", "-c", "import json, os, sys, time, httpx, sys; "
-                            "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"], capture_output=True, text=True)
+    from tui.core import client_id, endpoints
+    from tui.dev.bench import FLOOR_HTTPX
+
+    write_creds(home, {**server.issue_tokens(), "expires_at": 1}, name="floor")
+    script = FLOOR_HTTPX + "\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    floor = subprocess.run([sys.executable, "-I", "-c", script, str(home / "credentials" / "floor.json"),
+                            endpoints("cn").oauth_host + "/api/oauth/token", client_id()], capture_output=True, text=True)
     extra = set(json.loads(ours.stderr.strip().splitlines()[-1])) - set(json.loads(floor.stderr.strip().splitlines()[-1]))
     assert extra <= {"_contextvars", "contextvars", "fcntl", "signal", "__future__"}, sorted(extra)
