@@ -41,9 +41,8 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
         text = screen_text(app)
         assert "✘ fail  files.slot.assistant-code" in text
         assert "network.cn.host" in text  # the network stages ran too
-        names = [c.name for c in app.screen.checks]
-        for _ in range(names.index("files.slot.assistant-code")):
-            await pilot.press("down")
+        # the cursor starts on the first failure: f repairs what the header points at
+        await wait_for(pilot, lambda: "files.slot.assistant-code" in str(app.screen.query_one("#doctor-detail").render()))
         detail = str(app.screen.query_one("#doctor-detail").render())
         assert "has mode 0644" in detail and "Press f to repair: chmod 0600" in detail
         await pilot.press("f")

@@ -150,3 +150,28 @@ def test_login_without_a_terminal_prints_a_line_per_change_of_state(home, server
     lines = result.stderr.splitlines()
     assert sum("Waiting for approval" in line for line in lines) == 1, result.stderr
     assert len(lines) <= 8, result.stderr
+
+
+def test_switch_without_region_takes_the_other_signed_in_region(home, server):
+    both_regions(home, server)
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    done = run("switch")
+    assert done.returncode == 0 and managed_region() is Region.GLOBAL
+    done = run("switch")  # and back
+    assert done.returncode == 0 and managed_region() is Region.CN
+
+
+def test_switching_to_the_region_in_use_says_so(home, server):
+    both_regions(home, server)
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    done = run("switch", "--region", "cn")
+    assert done.returncode == 0 and "already uses cn" in done.stdout
+
+
+def test_switch_without_region_when_nothing_says_which_is_a_usage_error(home, server):
+    write_creds(home, valid(server), name=cn_slot())  # no managed provider yet: either could be meant
+    done = run("switch")
+    assert done.returncode == 2 and "--region" in done.stderr
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    done = run("switch")  # the other region is not signed in
+    assert done.returncode == 2 and "login --region global" in done.stderr

@@ -114,7 +114,8 @@ def test_status_lists_slots_without_tokens(home, server):
     write_creds(home, "{broken", name="other")
     result = run("status")
     assert result.returncode == 0
-    assert "assistant-code: valid" in result.stdout and "other: unparsable" in result.stdout
+    assert "* cn: valid" in result.stdout and "other: unparsable" in result.stdout  # led by the region
+    assert "credentials/assistant-code.json" in result.stdout
     assert creds["access_token"] not in result.stdout + result.stderr
     assert creds["refresh_token"] not in result.stdout + result.stderr
 

@@ -47,7 +47,14 @@ def test_rejected_refresh_says_sign_in_again_with_the_region(home, server):
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert lines[0].startswith("login expired and refresh failed (HTTP ")
-    assert "Run `assistant-auth login` to sign in again." in lines
+    assert lines[0].endswith("sign in again with `assistant-auth login`") and len(lines) == 1  # said once
+    from tui.core import Region
+    from tui.core.keys import region_storage_name
+
+    write_creds(home, expired(server, refresh_token="RT-unknown"), name=region_storage_name(Region.GLOBAL))
+    result = run("refresh", "--region", "global")
+    assert result.stderr.strip().splitlines()[-1] == (
+        "This account is in the global region: `assistant-auth login --region global`.")
 
 
 def test_corrupt_credentials_name_the_file_and_inspect(home, server):
@@ -80,4 +87,4 @@ def test_hint_functions(home, monkeypatch, region, name):
     assert "elsewhere.test" in unreachable("https://elsewhere.test/x")
     assert "assistant-auth inspect" in damaged_file("/x/y.json") and "/x/y.json" in damaged_file("/x/y.json")
     assert "/x/config.toml" in damaged_config("/x/config.toml")
-    assert sign_in_again("assistant-code") == "Run `assistant-auth login` to sign in again."
+    assert sign_in_again("assistant-code") == ""  # the spec's message says it already

@@ -7,7 +7,9 @@ import os
 import sys
 
 from tui.cli.output import EXIT_ERROR, ask, err, out, out_json
-from tui.core.doctor import apply_repair, bug_report, exit_code, recheck, run_doctor, text_lines, to_json
+from tui.core.doctor import apply_repair, bug_report, exit_code, recheck, run_doctor, summary, text_lines, to_json
+from tui.core.humantime import plural
+from tui.terminal.environment import in_ssh
 from tui.core.untrusted import clean, one_line
 
 
@@ -53,12 +55,13 @@ def run(ns) -> int:
             checks = recheck(checks, asyncio.run(run_doctor(offline=ns.offline, probe=False)))
     code = exit_code(checks)
     if ns.report:
-        out_json(bug_report(checks, code))
+        out_json(bug_report(checks, code, in_ssh()), indent=2)  # for reading and pasting
     elif ns.json:
         out_json(to_json(checks, code))
     else:
         _print(checks)
+        out(summary(checks))
         fixable = sum(1 for c in checks if c.repair is not None and not c.repaired and c.status != "ok")
         if fixable and not ns.fix:
-            out(f"{fixable} problem(s) can be repaired safely: assistant-auth doctor --fix")
+            out(f"{plural(fixable, 'problem')} can be repaired safely: assistant-auth doctor --fix")
     return code

@@ -85,7 +85,7 @@ def _may_replace(region) -> bool:
     if sys.stdin.isatty():
         if ask(f"{current}. Sign in again and replace this session?"):
             return True
-        err("Kept the current session.")
+        err("Cancelled: kept the current session.")
         return False
     err(f"{current}: pass --force to sign in again and replace it.")
     return False
@@ -157,7 +157,8 @@ async def plain_login(region, *, no_browser: bool = False, as_json: bool = False
     err(f"Open:  {one_line(attempt.address or '(no address sent by the server)', ADDRESS_WIDTH)}")
     err(f"Code:  {one_line(auth.user_code)}")
     if attempt.complete_address and attempt.complete_address != attempt.address:
-        err(f"(or open {one_line(attempt.complete_address, ADDRESS_WIDTH)} with the code filled in)")
+        err("Or open, with the code filled in:")  # the address on a line of its own: never cut, never wrapped mid-line
+        err(f"       {one_line(attempt.complete_address, ADDRESS_WIDTH)}")
     if in_ssh() and detachable:
         err(ssh_note(region.value))
     if as_json:

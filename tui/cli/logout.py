@@ -25,8 +25,8 @@ def run(ns) -> int:
             err(f"Refusing to remove {shown} without confirmation: pass --yes")
             return EXIT_ERROR
         if not ask(f"Remove {shown}? This signs you out."):
-            err("Kept.")
-            return EXIT_FAIL
+            err("Cancelled: nothing was removed.")
+            return EXIT_ERROR  # a declined question is "cancelled" (2); 1 means "not signed in"
     try:
         remove_signin(name)
     except OSError as exc:

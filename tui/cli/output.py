@@ -35,9 +35,9 @@ def out(line: str) -> None:
     sys.stdout.write(clean(line) + "\n")
 
 
-def out_json(data: object) -> None:
+def out_json(data: object, indent: int | None = None) -> None:
     # ASCII-only JSON: every control or bidi character arrives escaped (\\u009b), never raw
-    sys.stdout.write(json.dumps(data, ensure_ascii=True) + "\n")
+    sys.stdout.write(json.dumps(data, ensure_ascii=True, indent=indent) + "\n")
     sys.stdout.flush()
 
 

@@ -111,7 +111,8 @@ def _switch(sub) -> None:
         "holds usable credentials (valid, or expired with a refresh token), without signing in "
         "again. config.toml is shared: the official client follows the switch too.",
     )
-    p.add_argument("--region", type=region_arg, required=True, metavar="{cn,global}", help="the region to switch to")
+    p.add_argument("--region", type=region_arg, metavar="{cn,global}",
+                   help="the region to switch to (default: the other region, when it is signed in)")
 
 
 def _doctor(sub) -> None:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core import pending
-from tui.core.humantime import expiry
+from tui.core.humantime import expiry, relative
 from tui.core.overview import away_text, overview
-from tui.core.slots.state import signed_in_as
+from tui.core.slots.state import EXPIRED, signed_in_as
 from tui.core.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
@@ -46,8 +47,12 @@ def run(ns) -> int:
         return EXIT_OK if usable else EXIT_FAIL
     for s in slots:
         marker = "*" if s.name == selected else " "
-        line = f"{marker} {one_line(s.name, 200)}: {s.label}"
-        if s.has_expiry:
+        line = f"{marker} {s.region or one_line(s.name, 60)}: {s.label}"  # the slot's name is on its path line
+        if s.state == EXPIRED and s.expires_at is not None and s.expires_at > 0:
+            ago = time.time() - s.expires_at
+            line += " long ago" if ago > 365 * 86400 else f" {relative(-ago)}"
+            line += ", refresh token stored" if s.has_refresh_token else ""
+        elif s.has_expiry:
             line += f", expires {expiry(s.expires_at)}"
             line += ", refresh token stored" if s.has_refresh_token else ""
         elif s.detail:
@@ -59,6 +64,10 @@ def run(ns) -> int:
             out(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == view.managed else ""))
         out(f"    {one_line(s.path, 1000)}")
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
+    chosen = view.slot(selected)
+    if not chosen.usable:  # the next step, as `gh auth status` gives it
+        flag = " --region global" if chosen.region == "global" else ""
+        out(f"To sign in: assistant-auth login{flag}")
     for record in view.away:  # how a sign-in without a terminal ended: said until seen on a terminal
         out(away_text(record))
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_FAIL, EXIT_OK, fail, out
+import sys
+
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
 from tui.core.errors import AuthError
-from tui.core.slots.switch import switch_region
+from tui.core.overview import overview
+from tui.core.regions import Region
+from tui.core.slots.switch import managed_region, switch_region
 
 
 def run(ns) -> int:
+    region = ns.region or _the_other_region()
+    if region is None:
+        return EXIT_ERROR
     try:
-        message = switch_region(ns.region)
+        message = switch_region(region)
     except AuthError as exc:
         fail(exc)
         return EXIT_FAIL
@@ -17,3 +24,29 @@ def run(ns) -> int:
     return EXIT_OK
 
 
+
+
+def _the_other_region() -> str | None:
+    """Without --region: the other region than the one in use, when it is signed in; else ask
+    on a terminal (None, after saying why, without one or when declined)."""
+    current = managed_region()
+    view = overview()
+    usable = [r.value for r in Region if view.region_slot(r).usable]
+    if current is not None:
+        others = [r for r in usable if r != current.value]
+        if len(others) == 1:
+            return others[0]
+        if not others:
+            err(f"The managed provider uses {current.value}, and the other region is not signed in: "
+                "`assistant-auth login --region " + ("global" if current is Region.CN else "cn") + "` first.")
+            return None
+    if not sys.stdin.isatty():
+        err("assistant-auth switch: say which region: --region cn or --region global")
+        return None
+    sys.stderr.write("Switch the managed provider to which region? [cn/global] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("cn", "global"):
+        err("Cancelled: nothing was switched.")
+        return None
+    return answer

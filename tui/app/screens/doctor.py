@@ -13,7 +13,7 @@ from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.doctor import apply_repair, exit_code, run_doctor
-from tui.core.doctor.report import status_label
+from tui.core.doctor.report import first_to_look_at, status_label, summary
 from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
@@ -59,11 +59,11 @@ class DoctorScreen(Screen):
         self.checks = checks
         self.query_one("#doctor-loading").display = False
         failed = exit_code(checks) != 0
-        counts = {s: sum(1 for c in checks if c.status == s) for s in ("ok", "warn", "fail")}
+        warned = any(c.status == "warn" for c in checks)
         progress.set_text(
-            f"{counts['fail']} failed · {counts['warn']} warnings · {counts['ok']} ok"
+            summary(checks)
             + (" · network skipped (o)" if self.offline else "")
-            + (" — select a finding; f repairs it when a safe repair exists" if failed or counts["warn"] else "")
+            + (" — select a finding; f repairs it when a safe repair exists" if failed or warned else "")
         )
         self.fill()
 
@@ -72,6 +72,7 @@ class DoctorScreen(Screen):
         table.clear()
         for index, check in enumerate(self.checks):
             table.add_row(cell(status_label(check.status)), cell(check.name), cell(tilde(check.finding)), key=str(index))
+        table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
 
     @property

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import platform
 import socket
 
 from tui.core import paths
 from tui.core.doctor.model import Check
+from tui.core.humantime import plural
 from tui.core.jwt import decode_claims
 from tui.core.redact import redact
 from tui.core.slots.state import list_slots
@@ -56,11 +58,33 @@ def _scrub(value, pairs):
     return value
 
 
-def bug_report(checks: list[Check], exit_code: int) -> dict:
+def environment(over_ssh: bool) -> dict:
+    """What a bug report needs about where it ran: versions, the OS, the terminal type and
+    whether it runs over SSH (yes/no: never an address)."""
+    from importlib import metadata
+
+    def version(package: str) -> str | None:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {
+        "tool": version("assistant-auth"),
+        "python": platform.python_version(),
+        "textual": version("textual"),
+        "httpx": version("httpx"),
+        "os": f"{platform.system()} {platform.release()}",
+        "terminal": os.environ.get("TERM") or None,
+        "over_ssh": "yes" if over_ssh else "no",
+    }
+
+
+def bug_report(checks: list[Check], exit_code: int, over_ssh: bool = False) -> dict:
     """The whole result with no token, refresh token, device code or api_key (there are none in
     it, and `redact` runs over every string anyway) and nothing personal: identities, the device
     id, the local host name and home path are replaced. Authorization host names are kept."""
-    data = to_json(checks, exit_code)
+    data = {"schema_version": SCHEMA_VERSION, "environment": environment(over_ssh), **to_json(checks, exit_code)}
     data["redacted"] = "identities, device id, local host name and home path replaced"
     return _scrub(data, _personal(checks))
 
@@ -86,3 +110,18 @@ def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
             line += f"\n           not repaired: {one_line(check.repair_failed, 1000)}"
         lines.append((check.status, line))
     return lines
+
+
+def summary(checks: list[Check]) -> str:
+    """"0 failed · 2 warnings · 21 ok": the same last line for the text output and the screen."""
+    counts = {status: sum(1 for c in checks if c.status == status) for status in ("fail", "warn", "ok")}
+    return f"{counts['fail']} failed · {plural(counts['warn'], 'warning')} · {counts['ok']} ok"
+
+
+def first_to_look_at(checks: list[Check]) -> int:
+    """The index of the first failure, else the first warning, else 0."""
+    for status in ("fail", "warn"):
+        for index, check in enumerate(checks):
+            if check.status == status:
+                return index
+    return 0

@@ -41,6 +41,8 @@ def switch_region(region: Region | str) -> str:
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
     region = parse_region(region.value if isinstance(region, Region) else region)
+    if managed_slot() == region_storage_name(region):
+        return f"The managed provider already uses {region.value}."
     status = slot_status(region_storage_name(region))
     if not status.usable:
         raise AuthError(
