@@ -397,7 +397,8 @@ def test_status_shows_the_tombstone(home):
     write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
     done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
     assert done.returncode == 1
-    assert "assistant-code: signed out (revoked)" in done.stdout and "sign in again" in done.stdout
+    assert "* cn: signed out (revoked)" in done.stdout and "sign in again" in done.stdout  # led by the region
+    assert "To sign in: assistant-auth login" in done.stdout
 
 
 async def test_home_and_inspector_show_the_tombstone(home):

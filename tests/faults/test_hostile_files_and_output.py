@@ -131,7 +131,7 @@ async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
         load_credentials("assistant-code")
     done = cli("status")
     no_traceback(done)
-    assert "assistant-code: unparsable" in done.stdout and done.returncode == 1
+    assert "* cn: unparsable" in done.stdout and done.returncode == 1
     done = cli("token")
     no_traceback(done)
     assert done.returncode == 1 and done.stderr.startswith("Failed to parse OAuth credentials: ")

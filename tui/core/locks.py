@@ -343,8 +343,13 @@ def _try_dir_lock(path: str) -> DirLock | None:
     directory (a file, a link) fails at once with what to do: waiting would never end."""
     for attempt in (1, 2):
         try:
-            os.mkdir(path, 0o700)
-            return DirLock(path, os.lstat(path).st_ino).start()
+            _install_exit_cleanup()  # first: a signal after the mkdir must find the lock to remove
+            with _deaths_held():
+                os.mkdir(path, 0o700)
+                lock = DirLock(path, os.lstat(path).st_ino)
+                with _held_lock:
+                    _held.add(lock)
+            return lock.start()
         except FileExistsError:
             state = dir_lock_state(path)
             if state.kind in (DirLockState.LINK, DirLockState.NOT_DIR):
@@ -357,6 +362,21 @@ def _try_dir_lock(path: str) -> DirLock | None:
         except OSError as exc:
             raise LockUnavailable(f"Cannot create the lock directory {path}: {exc.strerror or exc}") from None
     return None
+
+
+@contextlib.contextmanager
+def _deaths_held() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT wait (in the main thread) while a lock directory is made and
+    registered for removal: no moment where it exists and a dying process would leave it."""
+    deaths = {s for s in (getattr(signal, n, None) for n in ("SIGTERM", "SIGHUP", "SIGINT")) if s is not None}
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deaths)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def lock_age(path: str) -> float | None:

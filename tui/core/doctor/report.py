@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+from importlib import metadata
 
 from tui.core import paths
 from tui.core.doctor.model import Check
@@ -61,8 +62,6 @@ def _scrub(value, pairs):
 def environment(over_ssh: bool) -> dict:
     """What a bug report needs about where it ran: versions, the OS, the terminal type and
     whether it runs over SSH (yes/no: never an address)."""
-    from importlib import metadata
-
     def version(package: str) -> str | None:
         try:
             return metadata.version(package)
