@@ -88,3 +88,11 @@ def test_hint_functions(home, monkeypatch, region, name):
     assert "assistant-auth inspect" in damaged_file("/x/y.json") and "/x/y.json" in damaged_file("/x/y.json")
     assert "/x/config.toml" in damaged_config("/x/config.toml")
     assert sign_in_again("assistant-code") == ""  # the spec's message says it already
+
+
+def test_status_says_which_host_is_still_a_placeholder(home, monkeypatch):
+    monkeypatch.delenv("ASSISTANT_OAUTH_HOST_GLOBAL")
+    result = run("status")
+    note = "note: the global authorization host is still a placeholder: set ASSISTANT_OAUTH_HOST_GLOBAL"
+    assert note in result.stdout
+    assert "the cn authorization host" not in result.stdout

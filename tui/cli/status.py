@@ -9,6 +9,7 @@ from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core import pending
+from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.overview import away_text, overview
 from tui.core.slots.state import EXPIRED, signed_in_as
@@ -76,6 +77,8 @@ def run(ns) -> int:
     for record in view.waiting:
         flag = " --region global" if record.get("region") == "global" else ""
         out(f"A sign-in in {record.get('region')} is waiting for approval: `assistant-auth login{flag}` follows it.")
+    for region, variable in placeholders():
+        out(f"note: the {region} authorization host is still a placeholder: set {variable} to your service's host.")
     for warning in view.warnings:
         out(warning)
     if view.config_problem is not None:

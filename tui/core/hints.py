@@ -67,3 +67,12 @@ def sign_in_again(storage_name: str) -> str:
     if region_of_slot(storage_name) == "global":
         return "This account is in the global region: `assistant-auth login --region global`."
     return ""
+
+
+def placeholders() -> list[tuple[str, str]]:
+    """(region, variable) of every authorization host that is still the placeholder default."""
+    found = []
+    for region, name in (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL")):
+        if settings.oauth_host(region) == settings.DEFAULTS[name].rstrip("/"):
+            found.append((region, name))
+    return found

@@ -16,6 +16,7 @@ from tui.app.screens.sign_in import SignInScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core import pending
+from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.overview import Overview, away_text, overview
 from tui.core.regions import Region, endpoints
@@ -97,9 +98,13 @@ class HomeScreen(Screen):
 
     def _options(self) -> list[Option]:
         options = []
+        unset = dict(placeholders())
         for region in (Region.CN, Region.GLOBAL):
             host = endpoints(region).oauth_host
-            label = f"{region.value:<7} {host}" + ("   (default)" if region is Region.CN else "")
+            if region.value in unset:  # said before Enter, in words that fit 60 columns
+                label = f"{region.value:<7} placeholder: set {unset[region.value]}"
+            else:
+                label = f"{region.value:<7} {host}" + ("   (default)" if region is Region.CN else "")
             options.append(Option(plain(one_line(label)), id=region.value))  # hosts come from the environment
         return options
 
