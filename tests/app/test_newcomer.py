@@ -21,3 +21,48 @@ async def test_home_marks_a_placeholder_host_before_enter(home, monkeypatch, siz
         assert "global  placeholder: set ASSISTANT_OAUTH_HOST_GLOBAL" in text
         cn = next(line for line in text.splitlines() if "(default)" in line)
         assert "placeholder" not in cn  # a host that is set is shown as itself
+
+
+def footer(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+async def open_screen(pilot, app, key: str, name: str) -> None:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: screen_name(app) == name)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_help_quit_and_back_stay_in_every_footer(home, size):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await wait_for(pilot, lambda: "? Help" in footer(app))
+        assert "q Quit" in footer(app)
+        for key, name in [("i", "CredentialsScreen"), ("p", "ProvidersScreen"), ("d", "DoctorScreen")]:
+            await open_screen(pilot, app, key, name)
+            await wait_for(pilot, lambda: "? Help" in footer(app))
+            line = footer(app)
+            assert line.startswith("esc Back") and "^q Quit" in line, line
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_help_lists_quit_once_and_scrolls_to_its_last_row(home, size):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await open_screen(pilot, app, "question_mark", "HelpScreen")
+        assert [row for row in app.screen.rows if row[1].startswith("Quit")] == [
+            ("q / ^q", "Quit (asks first while a sign-in runs)")
+        ]
+        assert "esc closes this help" in screen_text(app)
+        body = app.screen.query_one("#help-body")
+        assert body.has_focus
+        await pilot.press("end")
+        await wait_for(pilot, lambda: body.scroll_y == body.max_scroll_y)
+        text = screen_text(app)
+        assert "Command palette" in text and "esc closes this help" in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")

@@ -30,10 +30,10 @@ class AssistantAuthApp(App):
     CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
     BINDINGS = [
-        Binding("ctrl+q", "request_quit", "Quit", show=False, priority=True),
+        Binding("ctrl+q", "request_quit", "Quit", priority=True),
         # not a priority: in a text field ctrl+c copies, as Textual's inputs do
         Binding("ctrl+c", "request_quit", "Quit", show=False),
-        Binding("question_mark,f1", "help", "Help", show=False),
+        Binding("question_mark,f1", "help", "Help"),
     ]
 
     def __init__(

@@ -30,7 +30,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
             continue  # cursor keys of a table or list: summed up in one line below
         if binding.action.rpartition(".")[2] in LISTED_BELOW:
             continue
-        keys, _ = rows.setdefault(binding.action, ([], binding.description))
+        keys, _ = rows.setdefault(binding.action.rpartition(".")[2], ([], binding.description))
         shown = screen.app.get_key_display(binding)
         if shown not in keys:
             keys.append(shown)
@@ -56,6 +56,9 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield PlainStatic(text)
             yield Static("esc closes this help", id="help-close")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()  # ↑ ↓ pgup pgdn scroll what does not fit
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

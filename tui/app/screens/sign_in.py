@@ -56,11 +56,11 @@ def carry_on_then_exit(attempt: SignIn) -> None:
 class SignInScreen(Screen):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),  # first: the footer keeps it at any width
+        Binding("a", "demo_approve", "Approve (demo)"),  # early: in a demo the key that matters
         Binding("c", "copy_code", "Copy code"),
         Binding("u", "copy_url", "Copy URL"),
         Binding("o", "open_browser", "Open browser"),
         Binding("r", "toggle_qr", "QR code"),
-        Binding("a", "demo_approve", "Approve (demo)"),
     ]
 
     class Changed(Message):

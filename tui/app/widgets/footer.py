@@ -1,19 +1,90 @@
-"""The footer every screen uses: compact when narrow, so Cancel/Back (listed first) stay visible."""
+"""The footer every screen uses: compact when narrow, and when the keys do not fit, the last ones
+give way first while Back/Cancel, Help and Quit always stay (the help screen lists every key)."""
 
 from __future__ import annotations
 
 from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 COMPACT_BELOW = 100  # columns: under this the keys lose their padding
 PALETTE_BELOW = 90  # columns: under this the `^p palette` key is left out (ctrl+p still opens it)
+PALETTE_WIDTH = 13  # "^p palette" with its border and padding
+ALWAYS = {"request_quit", "help"}  # besides every escape key (Back, Cancel, Close)
+
+
+def action_name(binding: Binding) -> str:
+    """`app.request_quit` and `request_quit` are one action."""
+    return binding.action.rpartition(".")[2]
+
+
+def essential(binding: Binding) -> bool:
+    return binding.key == "escape" or action_name(binding) in ALWAYS
+
+
+def key_width(key: str, description: str, compact: bool) -> int:
+    return len(key) + 1 + len(description) + (1 if compact else 2)
+
+
+def fitted(keys: list[tuple[Binding, bool, str, str]], width: int, compact: bool) -> list:
+    """Drop keys from the end, never an essential one, until the rest fits `width` columns."""
+    chosen = list(keys)
+    while sum(key_width(shown, b.description, compact) for b, _e, _t, shown in chosen) > width:
+        for index in range(len(chosen) - 1, -1, -1):
+            if not essential(chosen[index][0]):
+                del chosen[index]
+                break
+        else:
+            break  # only essentials left: they stay, even if cut
+    return chosen
 
 
 class AppFooter(Footer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fitted_to = 0
+
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
         self.compact = width < COMPACT_BELOW
-        palette = width >= PALETTE_BELOW
-        if palette != self.show_command_palette:
-            self.show_command_palette = palette
+        self.show_command_palette = width >= PALETTE_BELOW
+        if width != self.fitted_to:
             self.call_after_refresh(self.recompose)
+
+    def shown_keys(self) -> list[tuple[Binding, bool, str, str]]:
+        """(binding, enabled, tooltip, key as shown) of each action once, in the screen's order."""
+        seen: set[str] = set()
+        keys = []
+        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if not binding.show or action_name(binding) in seen:
+                continue
+            seen.add(action_name(binding))
+            keys.append((binding, enabled, tooltip, self.app.get_key_display(binding)))
+        return keys
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        width = self.size.width or self.app.size.width
+        self.fitted_to = self.size.width
+        room = width - (PALETTE_WIDTH if self.show_command_palette else 0)
+        keys = fitted(self.shown_keys(), room, self.compact)
+        self.styles.grid_size_columns = len(keys)
+        for binding, enabled, tooltip, shown in keys:
+            yield FooterKey(
+                binding.key, shown, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
+            ).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            active = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+            if active is not None:
+                yield FooterKey(
+                    active.binding.key,
+                    self.app.get_key_display(active.binding),
+                    active.binding.description,
+                    active.binding.action,
+                    classes="-command-palette",
+                    disabled=not active.enabled,
+                    tooltip=active.binding.description,
+                )
