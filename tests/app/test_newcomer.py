@@ -3,9 +3,12 @@ Enter, Help/Quit/Back in every footer, a help screen that scrolls, broken states
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import answer, screen_name, screen_text, wait_for
+from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 
 SIZES = [(80, 24), (60, 18)]
@@ -66,3 +69,20 @@ async def test_help_lists_quit_once_and_scrolls_to_its_last_row(home, size):
         assert "Command palette" in text and "esc closes this help" in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_inspector_after_logout_offers_only_sign_in(home, size):
+    write_creds(home, {"access_token": "AT-1", "refresh_token": "RT-1", "expires_at": int(time.time()) + 600})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await open_screen(pilot, app, "i", "CredentialsScreen")
+        await wait_for(pilot, lambda: "Log out" in footer(app))
+        assert "r Refresh" in footer(app)
+        await answer(pilot, "d", "y")
+        await wait_for(pilot, lambda: "Signed out" in screen_text(app))
+        await wait_for(pilot, lambda: "Log out" not in footer(app))
+        line = footer(app)
+        for word in ("Refresh", "Fix mode", "Move aside", "Switch"):
+            assert word not in line, line
+        assert line.startswith("esc Back") and "s Sign in" in line and "? Help" in line

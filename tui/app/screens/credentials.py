@@ -117,6 +117,15 @@ def disk_signature() -> tuple:
     return tuple(entries)
 
 
+ACTION_APPLIES = {
+    "refresh_token": lambda slot: slot.has_expiry and slot.has_refresh_token,
+    "logout": lambda slot: slot.state != MISSING,
+    "fix_mode": lambda slot: slot.mode is not None,
+    "move_aside": lambda slot: slot.state in BROKEN,
+    "switch": lambda slot: slot.state != MISSING and region_of_slot(slot.name) is not None,
+}
+
+
 class CredentialsScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
@@ -194,11 +203,22 @@ class CredentialsScreen(Screen):
         details = self.query_one("#details", PlainStatic)
         if slot is None:
             details.set_text("No credentials yet.")
+            self.refresh_bindings()
             return
         self.shown_slot = slot.name
         view = self.view
         lines = detail_lines(slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings)
         details.set_text("\n".join(lines))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Offer only what the selected slot allows: an empty slot has nothing to refresh, remove,
+        fix, move aside or switch to (its keys leave the footer; `s` signs in)."""
+        applies = ACTION_APPLIES.get(action)
+        if applies is None:
+            return True
+        slot = self.selected
+        return slot is not None and applies(slot)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if self.selected is not None and self.selected.name != self.shown_slot:
