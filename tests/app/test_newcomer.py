@@ -10,6 +10,8 @@ import pytest
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
+from tui.core.humantime import stamp
+from tui.core.slots.state import slot_status
 
 SIZES = [(80, 24), (60, 18)]
 
@@ -86,3 +88,25 @@ async def test_inspector_after_logout_offers_only_sign_in(home, size):
         for word in ("Refresh", "Fix mode", "Move aside", "Switch"):
             assert word not in line, line
         assert line.startswith("esc Back") and "s Sign in" in line and "? Help" in line
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_done_shows_the_expiry_of_a_refresh_made_in_the_inspector(server, home, size):
+    server.auto_approve = 0.2
+    server.access_ttl = 600
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        before = slot_status("assistant-code").expires_at
+        assert stamp(before) in screen_text(app)
+        server.access_ttl = 7 * 86400  # the refresh brings a week-long token: another date
+        await open_screen(pilot, app, "i", "CredentialsScreen")
+        await answer(pilot, "r", "y")
+        await wait_for(pilot, lambda: "Refreshed" in screen_text(app), timeout=15)
+        after = slot_status("assistant-code").expires_at
+        assert stamp(after) != stamp(before)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
+        await wait_for(pilot, lambda: stamp(after) in screen_text(app))
+        assert stamp(before) not in screen_text(app)

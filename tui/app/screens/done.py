@@ -77,6 +77,14 @@ class DoneScreen(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = f"signed in · {self.account_region.value}"
+        self.shown = slot_status(region_storage_name(self.account_region))
+
+    def on_screen_resume(self) -> None:
+        """Back from the inspector (a refresh, a logout) or the editor: show the slot as it is now."""
+        now = slot_status(region_storage_name(self.account_region))
+        if getattr(self, "shown", None) is not None and now != self.shown:
+            self.shown = now
+            self.refresh(recompose=True)
 
     def action_home(self) -> None:
         self.app.pop_screen()
