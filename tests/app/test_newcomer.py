@@ -10,7 +10,9 @@ import pytest
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
+from tui.core import Region, rejections
 from tui.core.humantime import stamp
+from tui.core.keys import region_storage_name
 from tui.core.slots.state import slot_status
 
 SIZES = [(80, 24), (60, 18)]
@@ -110,3 +112,27 @@ async def test_done_shows_the_expiry_of_a_refresh_made_in_the_inspector(server, 
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         await wait_for(pilot, lambda: stamp(after) in screen_text(app))
         assert stamp(before) not in screen_text(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_rejected_refresh_says_sign_in_again_and_signing_in_is_the_default(home, size):
+    now = int(time.time())
+    write_creds(home, {"access_token": "AT-1", "refresh_token": "RT-dead", "expires_at": now - 60})
+    rejections.remember("assistant-code", "RT-dead", 400)
+    write_creds(home, {"access_token": "AT-2", "refresh_token": "RT-dead", "expires_at": now + 3600},
+                name=region_storage_name(Region.GLOBAL))
+    rejections.remember(region_storage_name(Region.GLOBAL), "RT-dead", 401)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: "refresh rejected: sign in again" in screen_text(app))
+        assert "refreshes on next use" not in screen_text(app)
+        await open_screen(pilot, app, "i", "CredentialsScreen")
+        await wait_for(pilot, lambda: "Refresh    rejected by the server" in screen_text(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await pilot.press("down", "enter")  # global: works for an hour, then not
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "rejected its refresh token" in screen_text(app)
+        assert app.screen.focused.id == "yes"  # Enter signs in again
+        await pilot.press("n")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")

@@ -128,7 +128,8 @@ def test_status_json_schema(home, server):
     assert data["selected"] == "assistant-code" and data["usable"] is True
     slot = data["slots"][0]
     assert set(slot) == {
-        "name", "path", "state", "usable", "has_refresh_token", "expires_at", "scope", "token_type", "mode", "detail", "providers",
+        "name", "path", "state", "usable", "refresh_rejected", "has_refresh_token", "expires_at", "scope", "token_type", "mode",
+        "detail", "providers",
         "identity", "region",
     }
     assert slot["state"] == "expired" and slot["mode"] == "0600"

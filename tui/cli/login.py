@@ -81,6 +81,9 @@ def _may_replace(region) -> bool:
     status = slot_status(region_storage_name(region))
     if not status.usable:
         return True
+    if status.refresh_rejected:  # working until it expires, then not: nothing to keep
+        err(f"{signed_in_as(status)}: the server rejected its refresh token; signing in again.")
+        return True
     current = f"{signed_in_as(status)} (slot {one_line(status.name, 200)}, {status.label})"
     if sys.stdin.isatty():
         if ask(f"{current}. Sign in again and replace this session?"):

@@ -52,10 +52,10 @@ def run(ns) -> int:
         if s.state == EXPIRED and s.expires_at is not None and s.expires_at > 0:
             ago = time.time() - s.expires_at
             line += " long ago" if ago > 365 * 86400 else f" {relative(-ago)}"
-            line += ", refresh token stored" if s.has_refresh_token else ""
+            line += ", refresh token stored" if s.has_refresh_token and not s.refresh_rejected else ""
         elif s.has_expiry:
             line += f", expires {expiry(s.expires_at)}"
-            line += ", refresh token stored" if s.has_refresh_token else ""
+            line += ", refresh token stored" if s.has_refresh_token and not s.refresh_rejected else ""
         elif s.detail:
             line += f" ({one_line(s.detail, 80)})"
         if view.users.get(s.name):
@@ -66,9 +66,10 @@ def run(ns) -> int:
         out(f"    {one_line(s.path, 1000)}")
     out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
     chosen = view.slot(selected)
-    if not chosen.usable:  # the next step, as `gh auth status` gives it
+    if not chosen.usable or chosen.refresh_rejected:  # the next step, as `gh auth status` gives it
         flag = " --region global" if chosen.region == "global" else ""
-        out(f"To sign in: assistant-auth login{flag}")
+        again = " again (the server rejected the refresh token)" if chosen.refresh_rejected else ""
+        out(f"To sign in{again}: assistant-auth login{flag}")
     for record in view.away:  # how a sign-in without a terminal ended: said until seen on a terminal
         out(away_text(record))
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():

@@ -23,51 +23,26 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
-import secrets
 import stat
 import time
 
-from tui.core import paths
+from tui.core import ownfiles
 
 DIRECTORY = "signin"
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
 PENDING, ENDED = "pending", "ended"
 OUTCOMES = ("success", "access_denied", "expired", "timeout", "error", "discarded")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-
-
-class RecordProblem(Exception):
-    """The record directory or a file in it is not what this program makes (a link, a file…)."""
+_NOFOLLOW, _CLOEXEC = ownfiles.NOFOLLOW, ownfiles.CLOEXEC
+RecordProblem = ownfiles.RecordProblem
 
 
 def directory_path() -> str:
-    return os.path.join(paths.config_dir_str(), DIRECTORY)
+    return ownfiles.directory_path(DIRECTORY)
 
 
 def _open_dir(create: bool) -> int | None:
-    """A descriptor of `signin/` (created 0700 when asked), never through a link; None when it
-    does not exist and was not to be created."""
-    root = paths.config_dir_str()
-    where = directory_path()
-    if create:
-        os.makedirs(root, mode=0o700, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(where, 0o700)
-    try:
-        fd = os.open(where, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise RecordProblem(f"{where} is not a plain directory ({exc.strerror or exc})") from None
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        os.close(fd)
-        raise RecordProblem(f"{where} is not a directory of yours")
-    return fd
+    return ownfiles.open_dir(DIRECTORY, create)
 
 
 def _name(region: str) -> str:
@@ -77,22 +52,8 @@ def _name(region: str) -> str:
 def write(region: str, record: dict) -> None:
     """Replace the region's record atomically (0600)."""
     fd = _open_dir(create=True)
-    name = _name(region) + ".json"
-    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
-    data = (json.dumps(record, indent=2, ensure_ascii=True) + "\n").encode()
     try:
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd)
-        try:
-            os.fchmod(out, 0o600)
-            os.write(out, data)
-            os.fsync(out)
-        finally:
-            os.close(out)
-        os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=fd)
-        raise
+        ownfiles.write_record(fd, _name(region) + ".json", record)
     finally:
         os.close(fd)
 
@@ -107,22 +68,8 @@ def read(region: str, now: float | None = None) -> dict | None:
         return None
     name = _name(region) + ".json"
     try:
-        try:
-            handle = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
-        except OSError:
-            return None
-        try:
-            info = os.fstat(handle)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > 65536:
-                return None
-            raw = os.read(handle, 65537)
-        finally:
-            os.close(handle)
-        try:
-            record = json.loads(raw)
-        except ValueError:
-            return None
-        if not isinstance(record, dict):
+        record = ownfiles.read_record(fd, name)
+        if record is None:
             return None
         current = time.time() if now is None else now
         if current - _number(record.get("started_at")) > KEEP:

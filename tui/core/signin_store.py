@@ -22,6 +22,7 @@ from tui.core.credentials import write_merged
 from tui.core.errors import AuthError
 from tui.core.keys import region_key, resolve_storage_name
 from tui.core.locks import hold_slot, hold_slot_sync
+from tui.core import rejections
 from tui.core.paths import credentials_path
 from tui.core.regions import Region, parse_region
 
@@ -36,6 +37,7 @@ def write_signin_tokens(token_response: Mapping, region: Region | str) -> tuple[
         write_merged(storage_name, token_response)
     except OSError as exc:
         raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+    rejections.forget(storage_name)  # a new refresh token: an old rejection no longer speaks
     return oauth_key, storage_name
 
 
@@ -69,4 +71,5 @@ def remove_signin(storage_name: str) -> pathlib.Path:
     path = credentials_path(storage_name)
     with hold_slot_sync(storage_name, purpose="signing out"):
         path.unlink()
+    rejections.forget(storage_name)
     return path

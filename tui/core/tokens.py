@@ -200,6 +200,7 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
             if _adoptable(latest, refresh_token, ttl):
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", storage_name)
                 return latest["access_token"]
+            _remember_rejection(storage_name, refresh_token, response.status)
         from tui.core.hints import sign_in_again
 
         raise AuthError(
@@ -223,6 +224,16 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
     if min_ttl is not None and isinstance(lifetime, int) and lifetime < ttl:
         raise LifetimeTooShort(lifetime, ttl)  # stored first: the rotated token is never lost
     return tokens["access_token"]
+
+
+def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> None:
+    """Every face says "sign in again" for this slot until its refresh token changes."""
+    from tui.core import ownfiles, rejections
+
+    try:
+        rejections.remember(storage_name, refresh_token, status)
+    except (OSError, ownfiles.RecordProblem) as exc:
+        _log().warning("could not remember the rejected refresh of %s: %s", storage_name, exc)
 
 
 def _adoptable(latest: dict | None, used_refresh_token: str, ttl: float) -> bool:

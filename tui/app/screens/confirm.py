@@ -25,8 +25,10 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("end", "scroll_body(100000)", "Bottom", show=False),
     ]
 
-    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None) -> None:
+    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None,
+                 default_yes: bool = False) -> None:
         super().__init__()
+        self.default_yes = default_yes  # only where yes loses nothing (a session that is ending)
         self.lexer = lexer
         self.question = title
         self.body = body
@@ -47,13 +49,13 @@ class ConfirmScreen(ModalScreen[bool]):
                         yield PlainStatic(self.body)
             with Horizontal(id="confirm-buttons"):
                 # the safe answer is both the filled button and the focused one (Enter takes it)
-                yield Button(f"{self.yes_label} (y)", id="yes")
-                yield Button(f"{self.no_label} (n)", id="no", variant="primary")
+                yield Button(f"{self.yes_label} (y)", id="yes", variant="primary" if self.default_yes else "default")
+                yield Button(f"{self.no_label} (n)", id="no", variant="default" if self.default_yes else "primary")
             if self.lexer:  # a diff, which can be long
                 yield Static("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons", id="confirm-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        self.query_one("#yes" if self.default_yes else "#no", Button).focus()
 
     def action_scroll_body(self, lines: int) -> None:
         for body in self.query("#confirm-body"):

@@ -63,6 +63,9 @@ def detail_lines(
         lines.append(f"Problem    {one_line(slot.detail, 200)}")
     if slot.has_expiry:
         lines.append(f"Expires    {expiry(slot.expires_at, now)}")
+    if slot.refresh_rejected:
+        lines.append(f"Refresh    rejected by the server {stamp(slot.refresh_rejected_at or 0)}: "
+                     "sign in again (press s, or `assistant-auth login`)")
     if slot.scope or slot.token_type:
         lines.append(f"Scope      {slot.scope or '—'}    Type {slot.token_type or '—'}")
     if slot.mode is not None:

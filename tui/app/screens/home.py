@@ -37,7 +37,10 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
         who = f"Signed in as {one_line(status.identity, HOME_IDENTITY)}" if status.identity else "Signed in"
         if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
             left = status.expires_in(now)
-            return f"{who} · expires {relative(left)}" if left is not None else f"{who} · no expiry"
+            ends = "; refresh rejected" if status.refresh_rejected else ""
+            return f"{who} · expires {relative(left)}{ends}" if left is not None else f"{who} · no expiry{ends}"
+        if status.refresh_rejected:
+            return f"{who} · refresh rejected: sign in again"
         if status.has_refresh_token:
             return f"{who} · token expired, refreshes on next use"
         return f"{who} · expired, no refresh token: sign in again"
@@ -186,6 +189,20 @@ class HomeScreen(Screen):
         status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:
             self.app.action_sign_in(region.value)
+            return
+        if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"Sign in to {region.value} again?",
+                    f"{slot_line(status)}.\n"
+                    "The server rejected its refresh token: when the access token expires it stops "
+                    "working. Sign in again now (`assistant-auth login` on the command line).",
+                    yes="Sign in again",
+                    no="Later",
+                    default_yes=True,
+                ),
+                lambda replace: self.app.action_sign_in(region.value) if replace else None,
+            )
             return
 
         self.app.push_screen(

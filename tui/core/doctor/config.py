@@ -145,6 +145,9 @@ def check_credentials(view: Overview) -> list[Check]:
             checks.append(Check(name, OK, f"{status.name}{used}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.", "", details))
         elif status.usable:
             checks.append(Check(name, OK, f"{status.name}{used}: {signed_in_as(status)}, expired; refreshes on next use.", "", details))
+        elif status.refresh_rejected:
+            checks.append(Check(name, serious, f"{status.name}{used}: expired, and the server rejected its refresh token.",
+                                "Sign in again (`assistant-auth login`).", details))
         elif status.state == REVOKED:
             checks.append(Check(name, serious, f"{status.name}{used}: signed out (revoked) by the official client.",
                                 "Sign in again (`assistant-auth login`).", details))

@@ -7,7 +7,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 
-from tui.core import jsonutil, paths
+from tui.core import jsonutil, paths, rejections
 from tui.core.credentials import is_expired, is_tombstone
 from tui.core.files import describe, read_regular
 from tui.core.identity import read_device_id
@@ -52,11 +52,19 @@ class SlotStatus:
     size: int | None = None
     mtime: float | None = None
     fields: dict = field(default_factory=dict, compare=False, repr=False)
+    refresh_rejected_at: float | None = None  # the server rejected the refresh token in the file
+
+    @property
+    def refresh_rejected(self) -> bool:
+        return self.refresh_rejected_at is not None
 
     @property
     def usable(self) -> bool:
-        """A token can be had without signing in: valid, or expired with a refresh token."""
-        return self.state == VALID or (self.state == EXPIRED and self.has_refresh_token)
+        """A token can be had without signing in: valid, or expired with a refresh token that the
+        server has not rejected."""
+        if self.state == VALID:
+            return True
+        return self.state == EXPIRED and self.has_refresh_token and not self.refresh_rejected
 
     @property
     def has_expiry(self) -> bool:
@@ -68,6 +76,8 @@ class SlotStatus:
         text = LABELS.get(self.state, self.state)
         if self.state in (VALID, EXPIRED) and not self.has_refresh_token:
             text += " (no refresh token)"
+        elif self.state in (VALID, EXPIRED) and self.refresh_rejected:
+            text += " (refresh rejected)"
         return text
 
     @property
@@ -102,6 +112,7 @@ class SlotStatus:
             "path": str(self.path),
             "state": self.state,
             "usable": self.usable,
+            "refresh_rejected": self.refresh_rejected,
             "has_refresh_token": self.has_refresh_token,
             "expires_at": self.expires_at,
             "scope": self.scope,
@@ -142,7 +153,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     if not isinstance(data.get("access_token"), str) or not data["access_token"]:
         return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
     state = EXPIRED if is_expired(data, now) else VALID
-    return SlotStatus(name, path, state, **meta, **extra)
+    return SlotStatus(name, path, state, **meta, **extra, refresh_rejected_at=rejections.rejected_at(name, data))
 
 
 def signed_in_as(status: SlotStatus) -> str:

@@ -1,0 +1,94 @@
+"""Small JSON records of this program's own, in private directories below the config directory
+(`signin/`, `rejected/`): created 0700, opened with O_NOFOLLOW through a directory descriptor,
+written atomically (a temporary file in the same directory, renamed), never through a link."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import stat
+
+from tui.core import paths
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+LIMIT = 65536  # bytes: a record is a few hundred
+
+
+class RecordProblem(Exception):
+    """The record directory or a file in it is not what this program makes (a link, a file…)."""
+
+
+def directory_path(name: str) -> str:
+    return os.path.join(paths.config_dir_str(), name)
+
+
+def open_dir(name: str, create: bool) -> int | None:
+    """A descriptor of `<config_dir>/<name>/` (created 0700 when asked), never through a link;
+    None when it does not exist and was not to be created."""
+    root = paths.config_dir_str()
+    where = directory_path(name)
+    if create:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(where, 0o700)
+    try:
+        fd = os.open(where, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RecordProblem(f"{where} is not a plain directory ({exc.strerror or exc})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        os.close(fd)
+        raise RecordProblem(f"{where} is not a directory of yours")
+    return fd
+
+
+def write_record(fd: int, name: str, record: dict) -> None:
+    """Replace `name` in the directory `fd` with `record` as JSON, atomically (0600)."""
+    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+    data = (json.dumps(record, indent=2, ensure_ascii=True) + "\n").encode()
+    try:
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600, dir_fd=fd)
+        try:
+            os.fchmod(out, 0o600)
+            os.write(out, data)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=fd)
+        raise
+
+
+def read_record(fd: int, name: str) -> dict | None:
+    """The JSON object `name` in the directory `fd`, or None (absent, not a regular file, too big,
+    not an object)."""
+    try:
+        handle = os.open(name, os.O_RDONLY | NOFOLLOW | CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > LIMIT:
+            return None
+        raw = os.read(handle, LIMIT + 1)
+    finally:
+        os.close(handle)
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def unlink(fd: int, *names: str) -> None:
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=fd)
