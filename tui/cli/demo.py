@@ -1,18 +1,41 @@
-"""`assistant-auth demo`: the wizard against the local authorization server, in a temporary home."""
+"""`assistant-auth demo`: the wizard against the local authorization server, in a temporary home
+that is removed when the demo ends. With `--serve` the server keeps running after the wizard,
+until Ctrl+C, and the `export` lines printed for a second shell let every command of the README
+be tried against it."""
 
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
+import signal
 import sys
 import tempfile
 from types import SimpleNamespace
 
 from tui.cli.home import run_app
 from tui.cli.login import plain_login
-from tui.cli.output import err
+from tui.cli.output import err, out
 from tui.core.regions import Region
 from tui.dev.env import server_env
 from tui.dev.server import AuthServer
+
+TRY = "assistant-auth status, then token, refresh, doctor, inspect"
+
+
+def export_lines(env: dict[str, str]) -> list[str]:
+    """Shell lines that point a second shell at the demo (POSIX shells; values quoted)."""
+    return [f"export {name}={shlex.quote(value)}" for name, value in sorted(env.items())]
+
+
+def serve_until_interrupted() -> None:
+    """Block until Ctrl+C or SIGTERM (the server runs in its own threads)."""
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    try:
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        pass
 
 
 def run(ns) -> int:
@@ -20,19 +43,33 @@ def run(ns) -> int:
 
     home = tempfile.mkdtemp(prefix="assistant-auth-demo-")
     server = AuthServer(interval=2, auto_approve=ns.approve_after).start()
-    os.environ.update(server_env(server.url, home))
+    env = server_env(server.url, home)
+    os.environ.update(env)
     if ns.approve_after is None:
         err(f"Demo: local authorization server at {server.url}; it waits for you to approve")
     else:
         err(f"Demo: local authorization server at {server.url} (approves after {ns.approve_after:g} s)")
     err(f"Demo: approve by hand at {server.verification_uri()}")
-    err(f"Demo: temporary ASSISTANT_CODE_HOME={home} (your real files are not touched)")
+    err(f"Demo: temporary ASSISTANT_CODE_HOME={home}")
+    err("Demo: it is removed when the demo ends; your real files are not touched")
+    code = 0
     try:
         if ns.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
-            return asyncio.run(plain_login(Region.CN, no_browser=True))
-        # shown inside the wizard, which covers the lines above: the page, and `a` to approve there
-        demo = SimpleNamespace(page=server.verification_uri(), approve=server.approve_on_page)
-        return run_app(no_browser=True, demo=demo)
+            code = asyncio.run(plain_login(Region.CN, no_browser=True))
+        else:
+            # shown inside the wizard, which covers the lines above: the page, and `a` to approve there
+            demo = SimpleNamespace(page=server.verification_uri(), approve=server.approve_on_page, serve=ns.serve)
+            code = run_app(no_browser=True, demo=demo)
+        if ns.serve:
+            out("")
+            out("Demo: the local server keeps running until Ctrl+C. In a second shell, paste:")
+            for line in export_lines(env):
+                out(f"  {line}")
+            out(f"then try: {TRY}")
+            sys.stdout.flush()
+            serve_until_interrupted()
+        return code
     finally:
         server.stop()
-        err(f"Demo files kept in {home}")
+        shutil.rmtree(home, ignore_errors=True)
+        err(f"Demo ended: removed {home}")

@@ -149,6 +149,12 @@ def _demo(sub) -> None:
     )
     p.add_argument("--no-tui", action="store_true", help="plain text instead of the wizard")
     p.add_argument(
+        "--serve",
+        action="store_true",
+        help="after the sign-in, keep the local server running until Ctrl+C and print the export "
+        "lines that let a second shell try status, token, refresh and the rest against it",
+    )
+    p.add_argument(
         "--approve-after",
         type=float,
         default=None,

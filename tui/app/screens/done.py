@@ -43,6 +43,19 @@ def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
     ]
 
 
+def next_steps(demo: object | None) -> str:
+    """What to do now. In a demo the files are in a temporary home that only the demo's own
+    environment reaches: a plain `assistant-auth token` would read the real one."""
+    keys = "Press i to inspect credentials, p to review the provider entry, q to quit."
+    if demo is None:
+        return f"Next: scripts can run `assistant-auth token` for a fresh access token.\n{keys}"
+    if getattr(demo, "serve", False):
+        return ("Next: quit with q; this terminal then prints the export lines for a second shell, where "
+                f"`assistant-auth token` reads this demo's files.\n{keys}")
+    return ("Next: this demo's files are removed when it ends. To try `assistant-auth token` on them, "
+            f"run `assistant-auth demo --serve`.\n{keys}")
+
+
 class DoneScreen(Screen):
     BINDINGS = [
         Binding("escape", "home", "Home"),  # first: the footer keeps it at any width
@@ -67,12 +80,7 @@ class DoneScreen(Screen):
                     yield OneLine(value, classes="value")
             if self.note:
                 yield OneLine(self.note, id="done-note")
-            yield Static(
-                "Next: scripts can run `assistant-auth token` for a fresh access token.\n"
-                "Press i to inspect credentials, p to review the provider entry, q to quit.",
-                id="done-next",
-                markup=False,
-            )
+            yield Static(next_steps(self.app.demo), id="done-next", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:
