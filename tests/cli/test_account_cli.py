@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.cli.test_cli import expired, run, valid
+from tests.cli.test_cli import SCRIPT, expired, run, valid
 from tests.conftest import write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
@@ -175,3 +178,24 @@ def test_switch_without_region_when_nothing_says_which_is_a_usage_error(home, se
     provision_managed_provider(region_key(Region.CN), Region.CN)
     done = run("switch")  # the other region is not signed in
     assert done.returncode == 2 and "login --region global" in done.stderr
+
+
+def complete(line: str, home) -> list[str]:
+    """What the shell's completion gets for `line` (argcomplete's protocol, as bash calls it)."""
+    out = home.parent / "completion.out"
+    env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
+           "_ARGCOMPLETE_STDOUT_FILENAME": str(out), "_ARGCOMPLETE_IFS": "\n", "_ARGCOMPLETE_SUPPRESS_SPACE": "1"}
+    command = [SCRIPT] if SCRIPT else [sys.executable, "-m", "tui.cli"]
+    subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    return sorted(word.strip() for word in out.read_text().split("\n") if word.strip())
+
+
+def test_completion_offers_regions_slots_and_providers(home):
+    write_creds(home, {"access_token": "AT-1"})
+    write_creds(home, {"access_token": "AT-2"}, name="assistant-code-env-0123456789abcdef")
+    provision_managed_provider(region_key(Region.CN), Region.CN)
+    assert complete("assistant-auth login --region ", home) == ["cn", "global"]
+    assert complete("assistant-auth switch --region g", home) == ["global"]
+    assert complete("assistant-auth status --slot ", home) == ["assistant-code", "assistant-code-env-0123456789abcdef"]
+    assert complete("assistant-auth token --slot assistant-code-", home) == ["assistant-code-env-0123456789abcdef"]
+    assert complete("assistant-auth token --provider ", home) == ["managed:assistant-code"]

@@ -80,12 +80,44 @@ def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
     return int(text), None
 
 
+def complete_regions(prefix: str, **_) -> list[str]:
+    """Shell completion of --region (argcomplete calls it; nothing is imported for it)."""
+    return [region for region in ("cn", "global") if region.startswith(prefix)]
+
+
+def complete_slots(prefix: str, **_) -> list[str]:
+    """Shell completion of --slot: the slot names on disk, as `status` lists them."""
+    import os
+
+    from tui.core import paths
+
+    try:
+        entries = os.listdir(paths.credentials_dir())
+    except OSError:
+        return []
+    names = {e[: -len(".json")] for e in entries if e.endswith(".json") and not e.startswith(".")}
+    return sorted(name for name in names if name.startswith(prefix) and name.isprintable() and " " not in name)
+
+
+def complete_providers(prefix: str, **_) -> list[str]:
+    """Shell completion of --provider: the provider names of config.toml (unreadable: none)."""
+    try:
+        from tui.core.config.read import read_config_readonly
+
+        providers = read_config_readonly().get("providers", {})
+    except Exception:  # noqa: BLE001 - a completion never prints a traceback into the shell
+        return []
+    return sorted(n for n in providers if isinstance(n, str) and n.startswith(prefix) and n.isprintable())
+
+
 def add_selector(parser, region: bool = True) -> None:
     group = parser.add_argument_group("slot selection (default: the slot of the provider managed:assistant-code)")
-    group.add_argument("--slot", metavar="NAME", help="a credential slot by the name `status` lists")
+    group.add_argument("--slot", metavar="NAME", help="a credential slot by the name `status` lists").completer = complete_slots
     if region:
-        group.add_argument("--region", type=region_arg, metavar="{cn,global}", help="the slot a sign-in in that region writes")
-    group.add_argument("--provider", metavar="NAME", help="the slot a provider of config.toml uses")
+        group.add_argument("--region", type=region_arg, metavar="{cn,global}",
+                           help="the slot a sign-in in that region writes").completer = complete_regions
+    group.add_argument("--provider", metavar="NAME",
+                       help="the slot a provider of config.toml uses").completer = complete_providers
     group.add_argument("--base-url", metavar="URL", help="an API base (alone, or with --key/--oauth-host)")
     group.add_argument("--key", metavar="KEY", help="an OAuth storage key such as oauth/assistant-code")
     group.add_argument("--oauth-host", metavar="HOST", help="the authorization host that refreshes it")
@@ -106,4 +138,4 @@ def region_arg(value: str) -> str:
 
 
 def add_region(parser, help_text: str) -> None:
-    parser.add_argument("--region", type=region_arg, metavar="{cn,global}", help=help_text)
+    parser.add_argument("--region", type=region_arg, metavar="{cn,global}", help=help_text).completer = complete_regions

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from tui import __version__
-from tui.cli.options import add_region, add_selector, region_arg
+from tui.cli.options import add_region, add_selector, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
 
 SHELLS = ("bash", "zsh", "fish")
@@ -112,7 +112,7 @@ def _switch(sub) -> None:
         "again. config.toml is shared: the official client follows the switch too.",
     )
     p.add_argument("--region", type=region_arg, metavar="{cn,global}",
-                   help="the region to switch to (default: the other region, when it is signed in)")
+                   help="the region to switch to (default: the other region, when it is signed in)").completer = complete_regions
 
 
 def _doctor(sub) -> None:
