@@ -136,3 +136,54 @@ async def test_a_rejected_refresh_says_sign_in_again_and_signing_in_is_the_defau
         assert app.screen.focused.id == "yes"  # Enter signs in again
         await pilot.press("n")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+
+
+def in_view(form, widget) -> bool:
+    """The field's row lies wholly inside the form's visible part."""
+    row = widget if widget.has_class("form-row") else widget.parent
+    top = row.virtual_region.y
+    return form.scroll_y <= top and top + row.outer_size.height <= form.scroll_y + form.scrollable_content_region.height
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invalid_one(home, size):
+    from tests.app.test_providers_screen import open_providers, type_into, write_config
+
+    write_config(home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await open_providers(pilot)
+        form = app.screen.query_one("#provider-form")
+        await type_into(pilot, "#field-base_url", "not a url")
+        for expected in ("field-enabled", "field-active", "field-oauth_key", "field-oauth_host", "field-api_key", "field-note"):
+            await pilot.press("down")
+            await wait_for(pilot, lambda: app.screen.focused.id == expected)
+            await wait_for(pilot, lambda: in_view(form, app.screen.focused))  # typing lands in a field in view
+        await pilot.press("up")
+        await wait_for(pilot, lambda: app.screen.focused.id == "field-api_key")
+        await pilot.press("down")
+        await wait_for(pilot, lambda: app.screen.focused.id == "field-note")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen.focused.id == "field-base_url")
+        await wait_for(pilot, lambda: in_view(form, app.screen.query_one("#row-base_url")))
+        assert "Fix the fields marked in red" in screen_text(app)
+        await type_into(pilot, "#field-base_url", "https://api.openai.test/v2")
+        await wait_for(pilot, lambda: "Fix the fields marked in red" not in screen_text(app))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_editor_reload_asks_before_dropping_edits_and_f2_says_it_shows_the_file(home, size):
+    from tests.app.test_providers_screen import open_providers, type_into, write_config
+
+    write_config(home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await open_providers(pilot)
+        await type_into(pilot, "#field-note", "mine")
+        await answer(pilot, "ctrl+r", "n")  # keep editing
+        assert app.screen.query_one("#field-note").value == "mine"
+        await answer(pilot, "ctrl+r", "y")
+        await wait_for(pilot, lambda: app.screen.query_one("#field-note").value == "")
+        await wait_for(pilot, lambda: "File on disk" in footer(app))
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: "config.toml as it is on disk" in " ".join(screen_text(app).split()))

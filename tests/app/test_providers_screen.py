@@ -112,7 +112,7 @@ async def test_validation_errors_are_inline_and_block_save(home):
     assert path.read_text() == CONFIG
 
 
-async def test_external_edit_refuses_save(home):
+async def test_external_edit_refuses_save_before_the_question(home):
     path = write_config(home)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -120,13 +120,28 @@ async def test_external_edit_refuses_save(home):
         await type_into(pilot, "#field-note", "mine")
         external = CONFIG.replace('theme = "dark"', 'theme = "light"')
         path.write_text(external)  # someone else saves meanwhile
-        await answer(pilot, "ctrl+s", "y")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Not saved: config.toml changed on disk" in screen_text(app))
+        assert screen_name(app) == "ProvidersScreen"  # no "Write these changes?" that could not be honoured
+        assert path.read_text() == external
+        await answer(pilot, "ctrl+r", "y")  # reloading drops the edit: it asks first
+        await wait_for(pilot, lambda: app.screen.query_one("#field-note").value == "")
+    assert path.read_text() == external
+
+
+async def test_external_edit_while_the_question_is_open_is_not_overwritten(home):
+    path = write_config(home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_providers(pilot)
+        await type_into(pilot, "#field-note", "mine")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        external = CONFIG.replace('theme = "dark"', 'theme = "light"')
+        path.write_text(external)  # between the question and the answer
+        await pilot.press("y")
         await wait_for(pilot, lambda: "Not saved" in screen_text(app))
         assert "make your edit again" in screen_text(app)
-        assert path.read_text() == external
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        assert app.screen.query_one("#field-note").value == ""
     assert path.read_text() == external
 
 

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Header, Input, Static, Switch
 
 from tui.app.screens.confirm import ConfirmScreen
@@ -65,12 +66,39 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
     return rows
 
 
+FIX_FIELDS = "Fix the fields marked in red, then save again."
+
+
+class ProviderForm(VerticalScroll, can_focus=False):
+    """The form: ↑/↓ move between its fields (the focused one scrolls into view), so what is typed
+    always lands in a field the person sees; the mouse wheel still scrolls."""
+
+    BINDINGS = [
+        Binding("up", "move_field(-1)", "Previous field", show=False),
+        Binding("down", "move_field(1)", "Next field", show=False),
+    ]
+
+    def fields(self) -> list[Widget]:
+        return [w for w in self.query("Input, Switch") if w.focusable]
+
+    def action_move_field(self, step: int) -> None:
+        fields = self.fields()
+        focused = self.screen.focused
+        if focused not in fields:
+            return
+        index = fields.index(focused) + step
+        if index < 0:
+            self.screen.query_one("#provider-table").focus()  # above the first field: the table
+        elif index < len(fields):
+            fields[index].focus()
+
+
 class ProvidersScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "reload", "Reload", priority=True),
-        Binding("f2", "toggle_raw", "Raw view"),
+        Binding("f2", "toggle_raw", "File on disk"),
     ]
 
     def __init__(self) -> None:
@@ -80,6 +108,7 @@ class ProvidersScreen(Screen):
         self.current: str | None = None
         self.loaded_values: dict[str, object] = {}
         self.doc = None
+        self.notice_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -87,7 +116,7 @@ class ProvidersScreen(Screen):
             yield PlainStatic("", id="config-problem")
             yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
             # the form scrolls with the mouse, but Tab goes straight to its first field
-            with VerticalScroll(id="provider-form", can_focus=False):
+            with ProviderForm(id="provider-form"):
                 yield OneLine("", id="form-title")
                 for field, label in FORM:
                     with Horizontal(classes="form-row", id=f"row-{field}"):
@@ -99,6 +128,8 @@ class ProvidersScreen(Screen):
                             yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
                     yield OneLine("", classes="form-error", id=f"error-{field}")
             with VerticalScroll(id="raw-view", can_focus=True):
+                yield Static("config.toml as it is on disk (unsaved edits are not in it; f2 goes back "
+                             "to the form)", id="raw-caption", markup=False)
                 yield Static("", id="raw-text")
             yield PlainStatic("", id="providers-notice")
         yield AppFooter()
@@ -213,6 +244,8 @@ class ProvidersScreen(Screen):
         field = (event.input.id or "").removeprefix("field-")
         if field:
             self._set_error(field, validate(field, event.value))
+            if not self.query(".form-row.invalid") and self.notice_text == FIX_FIELDS:
+                self.notice("")  # fixed: the request to fix them goes too
 
     def watch_disk(self) -> None:
         if self.snapshot is None:
@@ -230,7 +263,17 @@ class ProvidersScreen(Screen):
             self.notice("config.toml changed on disk: reloaded.")
 
     def notice(self, text: str) -> None:
+        self.notice_text = text
         self.query_one("#providers-notice", PlainStatic).set_text(text)
+
+    def changed_on_disk(self) -> bool:
+        """config.toml is no longer the file the form was loaded from."""
+        if self.snapshot is None:
+            return False
+        try:
+            return load_snapshot(self.snapshot.path).raw != self.snapshot.raw
+        except AuthError:
+            return True
 
     # -- actions -----------------------------------------------------------------------------------
     def action_save(self) -> None:
@@ -241,11 +284,19 @@ class ProvidersScreen(Screen):
         problems = {f: validate(f, v) for f, v in changes.items()}
         for field, message in problems.items():
             self._set_error(field, message)
-        if any(problems.values()):
-            self.notice("Fix the fields marked in red, then save again.")
+        invalid = [field for field, _label in FORM if problems.get(field)]
+        if invalid:
+            self.notice(FIX_FIELDS)
+            first = self.query_one(f"#field-{invalid[0]}")
+            first.focus()  # the first one in view, with the cursor in it
+            first.scroll_visible(animate=False)
             return
         if not changes:
             self.notice("Nothing changed.")
+            return
+        if self.changed_on_disk():  # refused before the question: a yes could not be honoured
+            self.notice("Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
+                        "(it asks before your edits are dropped).")
             return
         try:
             new_text = edit_provider(self.snapshot.text, self.current, changes)
@@ -274,8 +325,26 @@ class ProvidersScreen(Screen):
         self.notice(f"Saved. Previous version kept in {backup}." if backup else "Saved.")
 
     def action_reload(self) -> None:
-        self.load()
-        self.notice("Reloaded from disk.")
+        changed = self.changed_labels()
+        if not changed:
+            self.load()
+            self.notice("Reloaded from disk.")
+            return
+
+        def reload(discard: bool | None) -> None:
+            if discard:
+                self.load()
+                self.notice("Reloaded from disk; your edits were dropped.")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Reload and drop your changes to {', '.join(changed)}?",
+                "config.toml is read again from disk; your unsaved edits are lost.",
+                yes="Reload",
+                no="Keep editing",
+            ),
+            reload,
+        )
 
     def action_toggle_raw(self) -> None:
         raw = self.query_one("#raw-view")
