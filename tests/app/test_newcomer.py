@@ -186,4 +186,4 @@ async def test_editor_reload_asks_before_dropping_edits_and_f2_says_it_shows_the
         await wait_for(pilot, lambda: app.screen.query_one("#field-note").value == "")
         await wait_for(pilot, lambda: "File on disk" in footer(app))
         await pilot.press("f2")
-        await wait_for(pilot, lambda: "config.toml as it is on disk" in " ".join(screen_text(app).split()))
+        await wait_for(pilot, lambda: "config.toml on disk, without unsaved edits" in " ".join(screen_text(app).split()))

@@ -128,8 +128,7 @@ class ProvidersScreen(Screen):
                             yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
                     yield OneLine("", classes="form-error", id=f"error-{field}")
             with VerticalScroll(id="raw-view", can_focus=True):
-                yield Static("config.toml as it is on disk (unsaved edits are not in it; f2 goes back "
-                             "to the form)", id="raw-caption", markup=False)
+                yield Static("config.toml on disk, without unsaved edits · f2: form", id="raw-caption", markup=False)
                 yield Static("", id="raw-text")
             yield PlainStatic("", id="providers-notice")
         yield AppFooter()
