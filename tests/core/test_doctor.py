@@ -363,3 +363,17 @@ def test_coloured_output_keeps_escape_sequences_from_file_names_out(home, monkey
     shown = capsys.readouterr().out
     assert "\x1b[3" in shown  # our colours
     assert "\x1b[2J" not in shown and "\x1b]52" not in shown and "\x07" not in shown
+
+
+def test_a_file_with_two_problems_gets_both_repairs_in_one_run(home):
+    broken = write_creds(home, "{broken", name="old-session")
+    broken.chmod(0o644)
+    code, report = doctor("--offline")
+    checks = by_name(report)
+    assert checks["files.slot.old-session"]["repair"].startswith("chmod 0600")
+    assert checks["files.slot.old-session.content"]["repair"].startswith("rename")
+    result = run("doctor", "--fix", "--yes", "--offline", timeout=90)
+    assert result.returncode == 0, result.stdout + result.stderr
+    moved = list(broken.parent.glob("old-session.json.corrupt-*"))
+    assert not broken.exists() and len(moved) == 1  # the move aside, re-checked after the chmod
+    assert moved[0].stat().st_mode & 0o777 == 0o600  # and the chmod before it
