@@ -187,3 +187,45 @@ async def test_editor_reload_asks_before_dropping_edits_and_f2_says_it_shows_the
         await wait_for(pilot, lambda: "File on disk" in footer(app))
         await pilot.press("f2")
         await wait_for(pilot, lambda: "config.toml on disk, without unsaved edits" in " ".join(screen_text(app).split()))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_copy_notice_is_said_once_and_never_over_the_status(server, monkeypatch, size):
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("c")
+        notice = app.screen.query_one("#notice")
+        await wait_for(pilot, lambda: "copy the code" in str(notice.render()))
+        await pilot.pause()
+        assert app.screen.notice_in_view() and not app._notifications  # inline, in view: no toast on top
+        status = app.screen.query_one("#poll-state")
+        assert status.region.bottom <= notice.region.y  # the notice sits below the live status
+
+
+async def test_the_qr_code_alone_at_60x18_while_the_sign_in_goes_on(server):
+    server.auto_approve = 3.0
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(60, 18)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
+        assert "█" in screen_text(app)
+        # approved while the QR code is shown: Done replaces it, nothing is left on the stack
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
+        assert [type(s).__name__ for s in app.screen_stack[1:]] == ["HomeScreen", "DoneScreen"]
+
+
+async def test_the_qr_code_sits_beside_the_code_on_a_wide_terminal(server):
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        await pilot.press("r")
+        qr = app.screen.query_one("#qr")
+        await wait_for(pilot, lambda: qr.region.width > 0)
+        code_pane = app.screen.query_one("#code-pane")
+        assert qr.region.x - code_pane.region.right <= 4  # next to it, not across the screen

@@ -203,13 +203,24 @@ async def test_qr_toggle_and_too_small(server):
         assert "█" in screen_text(app)
         await pilot.press("r")
         assert not app.screen.query_one("#qr-pane").display
-        await pilot.resize_terminal(60, 20)
+        await pilot.resize_terminal(60, 20)  # too small beside the code, big enough on its own
         await pilot.pause()
         await pilot.press("r")
-        assert not app.screen.query_one("#qr-pane").display
-        notice = str(app.screen.query_one("#notice").render())
-        assert "The QR code needs a terminal of at least" in notice and "(this one is 60×20)" in notice
-        assert any("The QR code needs" in n.message for n in app._notifications)  # a toast: seen at any size
+        await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
+        assert "█" in screen_text(app) and "r or esc: back" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
+        await pilot.resize_terminal(50, 16)  # too small even alone: the size it needs, said once
+        await pilot.pause()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "The QR code needs a terminal of at least" in screen_text(app)
+                       or any("The QR code needs" in n.message for n in app._notifications))
+        await pilot.pause()
+        inline = "The QR code needs" in str(app.screen.query_one("#notice").render())
+        toast = any("The QR code needs" in n.message for n in app._notifications)
+        assert inline != toast and "(this one is 50×16)" in (str(app.screen.query_one("#notice").render()) + " ".join(
+            n.message for n in app._notifications))
+        assert not app.screen.query_one("#qr-pane").display and screen_name(app) == "SignInScreen"
         await pilot.press("escape")
 
 

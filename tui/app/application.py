@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.credentials import CredentialsScreen
@@ -99,7 +99,10 @@ class AssistantAuthApp(App):
         self.switch_screen(screen) if replace else self.push_screen(screen)
 
     def show_outcome(self, attempt) -> None:
-        """A finished sign-in replaces its screen: Done on success, else what happened."""
+        """A finished sign-in replaces its screen: Done on success, else what happened. A dialog,
+        the help or the QR code open above it is closed first: it was about the sign-in."""
+        while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
+            self.pop_screen()
         if attempt.outcome.success:
             self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note))
         else:

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.style import Style
 from textual.widgets import Header, LoadingIndicator, Static
 
@@ -35,6 +35,27 @@ from tui.terminal.environment import in_ssh, lose_terminal, ssh_note, supports_h
 
 QR_BESIDE = 44  # columns the code pane keeps beside the QR code
 QR_ABOVE = 4  # rows for the header, footer and padding
+QR_ALONE_BESIDE = 2  # columns of padding when the QR code is shown on a screen of its own
+QR_ALONE_ABOVE = 1  # the caption below it (that screen has no header or footer)
+
+
+class QRScreen(ModalScreen[None]):
+    """The QR code alone, for a terminal too small to show it beside the code: the address it
+    encodes has the code filled in. The sign-in goes on underneath; r or Esc brings it back."""
+
+    BINDINGS = [Binding("escape,r", "close", "Back to the code")]
+
+    def __init__(self, data: str) -> None:
+        super().__init__()
+        self.data = data
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="qr-alone"):
+            yield QRCode(self.data, id="qr")
+            yield OneLine("Scan it · r or esc: back", id="qr-caption", classes="fit")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 def spaced(code: str) -> str:
@@ -280,12 +301,28 @@ class SignInScreen(Screen):
         line.display = True
 
     def notice(self, text: str) -> None:
+        self.notice_text = text
         self.query_one("#notice", PlainStatic).set_text(text)
 
     def report(self, text: str, severity: str = "information") -> None:
-        """The result of a key: on screen and as a toast, which stays visible at any size."""
+        """The result of a key, said once: on the notice line below the status when that line is
+        in view, else as a toast (a toast over the live status would hide it)."""
         self.notice(text)
+        self.call_after_refresh(self._toast_if_hidden, text, severity)
+
+    def _toast_if_hidden(self, text: str, severity: str) -> None:
+        if getattr(self, "notice_text", None) != text:
+            return  # a newer notice replaced it
+        if self.notice_in_view():
+            return
+        self.notice("")
         self.notify(text, severity=severity, timeout=6, markup=False)
+
+    def notice_in_view(self) -> bool:
+        notice = self.query_one("#notice", PlainStatic)
+        pane = self.query_one("#code-pane")
+        region = notice.region
+        return bool(pane.display and region.height and pane.region.contains_region(region))
 
     def quit_question(self) -> tuple[str, str] | None:
         if self.attempt is None or self.attempt.phase == "finished":
@@ -358,12 +395,16 @@ class SignInScreen(Screen):
             return
         width, height = size
         need_w, need_h = width + QR_BESIDE, height + QR_ABOVE
-        if need_w > self.size.width or need_h > self.size.height:
+        alone_w, alone_h = width + QR_ALONE_BESIDE, height + QR_ALONE_ABOVE
+        if alone_w > self.size.width or alone_h > self.size.height:
             self.report(
-                f"The QR code needs a terminal of at least {need_w}×{need_h} "
+                f"The QR code needs a terminal of at least {alone_w}×{alone_h} "
                 f"(this one is {self.size.width}×{self.size.height}): use the address and code.",
                 "warning",
             )
+            return
+        if need_w > self.size.width or need_h > self.size.height:  # fits only on its own
+            self.app.push_screen(QRScreen(data))
             return
         pane.mount(QRCode(data, id="qr"))
         pane.display = True
