@@ -222,6 +222,7 @@ SCENES = [
     Scene("14-replace-question", files=signed_in, steps=_replace_question),
     Scene("15-done-small-terminal", poll_answer="approve", steps=lambda pilot: _finished(pilot, "DoneScreen"), size=(60, 18)),
     Scene("16-doctor", files=signed_in, steps=_doctor),
+    Scene("17-qr-alone-small-terminal", steps=_qr, size=(60, 20)),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
