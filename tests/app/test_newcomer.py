@@ -8,6 +8,7 @@ import time
 import pytest
 
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
+from tests.app.test_providers_screen import open_providers, type_into, write_config
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region, rejections
@@ -147,8 +148,6 @@ def in_view(form, widget) -> bool:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invalid_one(home, size):
-    from tests.app.test_providers_screen import open_providers, type_into, write_config
-
     write_config(home)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=size) as pilot:
@@ -173,8 +172,6 @@ async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invali
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_editor_reload_asks_before_dropping_edits_and_f2_says_it_shows_the_file(home, size):
-    from tests.app.test_providers_screen import open_providers, type_into, write_config
-
     write_config(home)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=size) as pilot:
