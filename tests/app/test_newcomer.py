@@ -153,7 +153,9 @@ async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invali
     async with app.run_test(size=size) as pilot:
         await open_providers(pilot)
         form = app.screen.query_one("#provider-form")
-        await type_into(pilot, "#field-base_url", "not a url")
+        app.screen.query_one("#field-base_url").value = "not a url"  # as typed (Input.Changed validates)
+        await wait_for(pilot, lambda: app.screen.query_one("#row-base_url").has_class("invalid"))
+        app.screen.query_one("#field-base_url").focus()
         for expected in ("field-enabled", "field-active", "field-oauth_key", "field-oauth_host", "field-api_key", "field-note"):
             await pilot.press("down")
             await wait_for(pilot, lambda: app.screen.focused.id == expected)
@@ -166,7 +168,7 @@ async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invali
         await wait_for(pilot, lambda: app.screen.focused.id == "field-base_url")
         await wait_for(pilot, lambda: in_view(form, app.screen.query_one("#row-base_url")))
         assert "Fix the fields marked in red" in screen_text(app)
-        await type_into(pilot, "#field-base_url", "https://api.openai.test/v2")
+        app.screen.query_one("#field-base_url").value = "https://api.openai.test/v2"
         await wait_for(pilot, lambda: "Fix the fields marked in red" not in screen_text(app))
 
 
