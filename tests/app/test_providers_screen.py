@@ -50,8 +50,8 @@ async def type_into(pilot, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector)
     widget.focus()
     await pilot.pause()
-    await pilot.press("end")
-    await pilot.press(*["backspace"] * len(widget.value))
+    await pilot.press("end", "shift+home", "backspace")  # the old value selected and deleted, as a person would
+    await wait_for(pilot, lambda: widget.value == "")
     if text:
         await pilot.press(*text)
     await wait_for(pilot, lambda: widget.value == text)  # every key reached the field

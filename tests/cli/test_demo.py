@@ -35,7 +35,8 @@ def test_the_temporary_home_is_removed_when_the_demo_ends(monkeypatch):
     assert not home.exists()
 
 
-def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch):
+@pytest.mark.parametrize("ending", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, ending):
     for name in list(os.environ):
         if name.startswith("ASSISTANT_"):
             monkeypatch.delenv(name)
@@ -56,7 +57,7 @@ def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch):
         assert refresh.returncode == 0, refresh.stderr  # the demo's server answers the second shell
         home = pathlib.Path(exports["ASSISTANT_CODE_HOME"])
         assert (home / "credentials" / "assistant-code.json").exists()
-        demo.send_signal(signal.SIGINT)
+        demo.send_signal(ending)  # Ctrl+C, a kill, or the terminal closing: all end it cleanly
         _out, err = demo.communicate(timeout=30)
     finally:
         if demo.poll() is None:

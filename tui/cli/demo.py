@@ -28,12 +28,21 @@ def export_lines(env: dict[str, str]) -> list[str]:
     return [f"export {name}={shlex.quote(value)}" for name, value in sorted(env.items())]
 
 
+def _stop(*_args) -> None:
+    raise KeyboardInterrupt
+
+
 def serve_until_interrupted() -> None:
-    """Block until Ctrl+C or SIGTERM (the server runs in its own threads)."""
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    """Block until Ctrl+C, SIGTERM or a closed terminal (the server runs in its own threads);
+    then the caller stops the server and removes the temporary home."""
+    import time
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop)
     try:
         while True:
-            signal.pause()
+            time.sleep(3600)
     except KeyboardInterrupt:
         pass
 
