@@ -11,6 +11,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from types import SimpleNamespace
 
 from tui.cli.home import run_app
@@ -35,8 +36,6 @@ def _stop(*_args) -> None:
 def serve_until_interrupted() -> None:
     """Block until Ctrl+C, SIGTERM or a closed terminal (the server runs in its own threads);
     then the caller stops the server and removes the temporary home."""
-    import time
-
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _stop)

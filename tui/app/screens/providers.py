@@ -109,6 +109,7 @@ class ProvidersScreen(Screen):
         self.loaded_values: dict[str, object] = {}
         self.doc = None
         self.notice_text = ""
+        self.noticed_on_disk: bytes | None = None  # the disk content whose change was last said
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -253,9 +254,10 @@ class ProvidersScreen(Screen):
             now = load_snapshot(self.snapshot.path)
         except AuthError:
             return
-        if now.raw == self.snapshot.raw:
-            return
+        if now.raw == self.snapshot.raw or now.raw == self.noticed_on_disk:
+            return  # unchanged, or this change was already said (a later notice is not overwritten)
         if self.changes():
+            self.noticed_on_disk = now.raw
             self.notice("config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost.")
         else:
             self.load()
