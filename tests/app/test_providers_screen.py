@@ -143,6 +143,8 @@ async def test_external_edit_while_the_question_is_open_is_not_overwritten(home)
         # the notice's own text: on screen it wraps where the temporary path's length puts it
         await wait_for(pilot, lambda: app.screen.notice_text.startswith("Not saved"))
         assert "make your edit again" in app.screen.notice_text
+        await pilot.pause(2.5)  # past the disk watcher's next look: the specific notice stays
+        assert app.screen.notice_text.startswith("Not saved")
     assert path.read_text() == external
 
 

@@ -267,6 +267,13 @@ class ProvidersScreen(Screen):
         self.notice_text = text
         self.query_one("#providers-notice", PlainStatic).set_text(text)
 
+    def said_change_on_disk(self) -> None:
+        """The change on disk as it is now has been told to the person."""
+        try:
+            self.noticed_on_disk = load_snapshot(self.snapshot.path).raw if self.snapshot else None
+        except AuthError:
+            pass
+
     def changed_on_disk(self) -> bool:
         """config.toml is no longer the file the form was loaded from."""
         if self.snapshot is None:
@@ -296,6 +303,7 @@ class ProvidersScreen(Screen):
             self.notice("Nothing changed.")
             return
         if self.changed_on_disk():  # refused before the question: a yes could not be honoured
+            self.said_change_on_disk()
             self.notice("Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
                         "(it asks before your edits are dropped).")
             return
@@ -317,6 +325,7 @@ class ProvidersScreen(Screen):
         try:
             backup = save_snapshot(snapshot, new_text)
         except ConfigChanged as exc:
+            self.said_change_on_disk()  # this notice says it: the disk watcher does not repeat it
             self.notice(f"Not saved: {exc}. Press ctrl+r to reload.")
             return
         except AuthError as exc:
