@@ -8,6 +8,7 @@ look at it and accept it with `.venv/bin/python -m pytest tests/app/test_snapsho
 
 from __future__ import annotations
 
+import pathlib
 import re
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from tui.dev.scenes import SCENES, build, staged
 
 # what a token, refresh token or device code of the scenes would look like on screen
+ACCEPTED = pathlib.Path(__file__).parent / "__snapshots__" / "test_snapshots"
 SECRET = re.compile(r"eyJ[A-Za-z0-9_-]{8,}|rt-scene-0{8,}|scene-device-code")
 
 
@@ -26,13 +28,9 @@ def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path):
 
 
 @pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
-async def test_no_secret_reaches_a_screen(scene, tmp_path):
-    with staged(tmp_path) as home:
-        app = build(scene, home)
-        async with app.run_test(size=scene.size) as pilot:
-            if scene.steps is not None:
-                await scene.steps(pilot)
-            svg = app.export_screenshot()
-        await app.http_client.aclose()
+def test_no_secret_reaches_a_screen(scene):
+    """The accepted snapshot is what the screen shows (the test above fails otherwise), so no
+    token, refresh token, device code or temporary path may be in it."""
+    svg = (ACCEPTED / f"test_screen_matches_its_snapshot[{scene.name}].svg").read_text()
     assert not SECRET.search(svg)
-    assert str(tmp_path) not in svg  # paths are shown from ~
+    assert "/tmp/" not in svg and "pytest-of-" not in svg  # paths are shown from ~
