@@ -13,25 +13,11 @@ import time
 
 import pytest
 
-from tests.cli.test_tui_in_tmux import SCRIPT, TMUX, Terminal
+from tests.cli.test_tui_in_tmux import SCRIPT, TMUX
 from tests.conftest import read_json
 from tui.dev.server import DEVICE_PATH, TOKEN_PATH
 
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
-
-
-@pytest.fixture
-def terminals():
-    opened = []
-
-    def open_(*args, **kwargs):
-        term = Terminal(*args, **kwargs)
-        opened.append(term)
-        return term
-
-    yield open_
-    for term in opened:
-        term.close()
 
 
 def status(*args: str) -> subprocess.CompletedProcess:
@@ -68,9 +54,9 @@ def alive(pid: int) -> bool:
         return False
 
 
-def started_and_dropped(terminals, home, server, *args: str) -> tuple[str, int]:
+def started_and_dropped(terminal, home, server, *args: str) -> tuple[str, int]:
     """Start a sign-in in a terminal, wait for its code, close the terminal: (user code, pid)."""
-    term = terminals(*args)
+    term = terminal(*args)
     if "--no-tui" in args:
         term.wait_for("Code:")
     else:
@@ -98,8 +84,8 @@ def assert_private_and_secret_free(home, server) -> None:
 
 
 @pytest.mark.parametrize("face", [("login", "--no-tui"), ("--no-browser",)], ids=["cli", "wizard"])
-def test_approved_after_the_terminal_closed(terminals, home, server, face):
-    code, pid = started_and_dropped(terminals, home, server, *face)
+def test_approved_after_the_terminal_closed(terminal, home, server, face):
+    code, pid = started_and_dropped(terminal, home, server, *face)
     polls_at_drop = server.count(TOKEN_PATH)
     server.approve(code)
     until(lambda: (home / "credentials" / "assistant-code.json").exists(), what="the saved tokens")
@@ -115,8 +101,8 @@ def test_approved_after_the_terminal_closed(terminals, home, server, face):
     assert server.count(DEVICE_PATH) == 1
 
 
-def test_denied_after_the_terminal_closed(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
+def test_denied_after_the_terminal_closed(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
     server.deny(code)
     until(lambda: not alive(pid), what="the process ending")
     assert "was denied in the browser" in status().stdout
@@ -124,9 +110,9 @@ def test_denied_after_the_terminal_closed(terminals, home, server):
     assert not (home / "credentials" / "assistant-code.json").exists()  # never shown as usable
 
 
-def test_expired_after_the_terminal_closed(terminals, home, server):
+def test_expired_after_the_terminal_closed(terminal, home, server):
     server.device_ttl = 5
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
     polls_at_drop = server.count(TOKEN_PATH)
     until(lambda: not alive(pid), timeout=30, what="the process ending at the deadline")
     assert server.count(TOKEN_PATH) > polls_at_drop
@@ -140,9 +126,9 @@ def poll_gaps(server) -> list[float]:
     return [b - a for a, b in zip(times, times[1:])]
 
 
-def test_a_new_terminal_picks_up_a_dropped_sign_in(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
-    second = terminals("login", "--no-tui")
+def test_a_new_terminal_picks_up_a_dropped_sign_in(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
+    second = terminal("login", "--no-tui")
     screen = second.wait_until(lambda s: "Following the sign-in started at" in s and "Code:" in s, "the followed code")
     assert code in screen and "`assistant-auth login --new` abandons it" in screen
     server.approve(code)
@@ -155,11 +141,11 @@ def test_a_new_terminal_picks_up_a_dropped_sign_in(terminals, home, server):
     until(lambda: not alive(pid), what="the detached process ending")
 
 
-def test_following_an_attached_sign_in_in_a_second_terminal(terminals, home, server):
-    first = terminals("login", "--no-tui")
+def test_following_an_attached_sign_in_in_a_second_terminal(terminal, home, server):
+    first = terminal("login", "--no-tui")
     first.wait_for("Code:")
     code = server.grants()[-1].user_code
-    second = terminals("login", "--no-tui")
+    second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     server.approve(code)
     first.wait_for("Signed in as user-1 · cn", timeout=20)
@@ -167,9 +153,9 @@ def test_following_an_attached_sign_in_in_a_second_terminal(terminals, home, ser
     assert server.count(DEVICE_PATH) == 1 and len(server.issued) == 1
 
 
-def test_the_wizard_follows_a_dropped_sign_in(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
-    wizard = terminals("--no-browser")
+def test_the_wizard_follows_a_dropped_sign_in(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
+    wizard = terminal("--no-browser")
     wizard.wait_for("sign-in waits for approval")
     wizard.keys("Enter")
     screen = wizard.wait_for("Enter this code there")
@@ -179,9 +165,9 @@ def test_the_wizard_follows_a_dropped_sign_in(terminals, home, server):
     assert server.count(DEVICE_PATH) == 1
 
 
-def test_new_abandons_a_dropped_sign_in_and_starts_fresh(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
-    fresh = terminals("login", "--no-tui", "--new")
+def test_new_abandons_a_dropped_sign_in_and_starts_fresh(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
+    fresh = terminal("login", "--no-tui", "--new")
     fresh.wait_for("Abandoned the sign-in started at")
     fresh.wait_for("Code:")
     until(lambda: not alive(pid), what="the abandoned poller ending")
@@ -192,12 +178,12 @@ def test_new_abandons_a_dropped_sign_in_and_starts_fresh(terminals, home, server
     fresh.wait_for("Signed in as user-1 · cn", timeout=20)
 
 
-def test_a_watcher_takes_over_when_the_poller_is_killed(terminals, home, server):
-    first = terminals("login", "--no-tui")
+def test_a_watcher_takes_over_when_the_poller_is_killed(terminal, home, server):
+    first = terminal("login", "--no-tui")
     first.wait_for("Code:")
     code = server.grants()[-1].user_code
     pid = until(lambda: (record(home) or {}).get("poller_pid"), what="the record")
-    second = terminals("login", "--no-tui")
+    second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     os.kill(pid, signal.SIGKILL)
     killed_at = time.time()
@@ -210,12 +196,12 @@ def test_a_watcher_takes_over_when_the_poller_is_killed(terminals, home, server)
     assert server.count(DEVICE_PATH) == 1
 
 
-def test_the_record_is_never_reached_through_a_link(terminals, home, server, tmp_path):
+def test_the_record_is_never_reached_through_a_link(terminal, home, server, tmp_path):
     outside = tmp_path / "outside.json"
     outside.write_text("keep me")
     (home / "signin").mkdir(parents=True, mode=0o700)
     (home / "signin" / "cn.json").symlink_to(outside)
-    term = terminals("login", "--no-tui")
+    term = terminal("login", "--no-tui")
     term.wait_for("Code:")
     server.approve(server.grants()[-1].user_code)
     term.wait_for("EXITED=0", timeout=20)
@@ -223,8 +209,8 @@ def test_the_record_is_never_reached_through_a_link(terminals, home, server, tmp
     assert not (home / "signin" / "cn.json").is_symlink()  # replaced, never followed
 
 
-def test_doctor_knows_the_records_and_never_shows_a_device_code(terminals, home, server):
-    term = terminals("login", "--no-tui")
+def test_doctor_knows_the_records_and_never_shows_a_device_code(terminal, home, server):
+    term = terminal("login", "--no-tui")
     term.wait_for("Code:")
     until(lambda: record(home), what="the record")
     os.chmod(home / "signin", 0o755)  # the record itself is rewritten 0600 at every poll
@@ -242,22 +228,22 @@ def test_doctor_knows_the_records_and_never_shows_a_device_code(terminals, home,
     term.wait_for("EXITED=130")
 
 
-def test_login_says_how_it_ended_once_on_a_terminal(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
+def test_login_says_how_it_ended_once_on_a_terminal(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
     server.approve(code)
     until(lambda: not alive(pid), what="the process ending")
     assert "completed" in status().stdout  # a piped status leaves it
-    again = terminals("status")
+    again = terminal("status")
     again.wait_for("While you were away, the sign-in started at")
     again.wait_for("EXITED=0")
     assert "While you were away" not in status().stdout  # seen on a terminal: said once
     assert json.loads(status("--json").stdout)["away"] is None
 
 
-def test_cancelling_the_poller_tells_the_watcher(terminals, home, server):
-    first = terminals("login", "--no-tui")
+def test_cancelling_the_poller_tells_the_watcher(terminal, home, server):
+    first = terminal("login", "--no-tui")
     first.wait_for("Code:")
-    second = terminals("login", "--no-tui")
+    second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     first.keys("C-c")
     first.wait_for("EXITED=130")
@@ -265,10 +251,10 @@ def test_cancelling_the_poller_tells_the_watcher(terminals, home, server):
     second.wait_for("EXITED=1")
 
 
-def test_a_watcher_that_cancels_only_stops_watching(terminals, home, server):
-    first = terminals("login", "--no-tui")
+def test_a_watcher_that_cancels_only_stops_watching(terminal, home, server):
+    first = terminal("login", "--no-tui")
     first.wait_for("Code:")
-    second = terminals("login", "--no-tui")
+    second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     second.keys("C-c")
     second.wait_for("Stopped following; the sign-in goes on in the other terminal.")
@@ -276,9 +262,9 @@ def test_a_watcher_that_cancels_only_stops_watching(terminals, home, server):
     first.wait_for("Signed in as user-1 · cn", timeout=20)
 
 
-def test_a_watcher_that_cancels_a_detached_poller_discards(terminals, home, server):
-    code, pid = started_and_dropped(terminals, home, server, "login", "--no-tui")
-    second = terminals("login", "--no-tui")
+def test_a_watcher_that_cancels_a_detached_poller_discards(terminal, home, server):
+    code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
+    second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     second.keys("C-c")
     second.wait_for("Discarded the sign-in that went on without a terminal.")
@@ -288,8 +274,8 @@ def test_a_watcher_that_cancels_a_detached_poller_discards(terminals, home, serv
 
 
 @pytest.mark.parametrize("face", [("login", "--no-tui"), ("--no-browser",)], ids=["cli", "wizard"])
-def test_sigterm_discards(terminals, home, server, face):
-    term = terminals(*face)
+def test_sigterm_discards(terminal, home, server, face):
+    term = terminal(*face)
     if "--no-tui" not in face:
         term.wait_for("Choose the region of your account")
         term.keys("Enter")

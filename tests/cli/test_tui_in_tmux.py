@@ -66,20 +66,6 @@ class Terminal:
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)
 
 
-@pytest.fixture
-def terminal():
-    opened = []
-
-    def open_(*args, **kwargs):
-        term = Terminal(*args, **kwargs)
-        opened.append(term)
-        return term
-
-    yield open_
-    for term in opened:
-        term.close()
-
-
 def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
     server.auto_approve = 1.0
     term = terminal("--no-browser")

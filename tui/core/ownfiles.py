@@ -48,6 +48,21 @@ def open_dir(name: str, create: bool) -> int | None:
     return fd
 
 
+@contextlib.contextmanager
+def existing_dir(name: str):
+    """For reading or removing: a descriptor of `<config_dir>/<name>/` while the block runs, or
+    None when it is absent or not a plain directory of ours (nothing there to read)."""
+    try:
+        fd = open_dir(name, create=False)
+    except RecordProblem:
+        fd = None
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def write_record(fd: int, name: str, record: dict) -> None:
     """Replace `name` in the directory `fd` with `record` as JSON, atomically (0600)."""
     tmp = f".{name}.{secrets.token_hex(4)}.tmp"

@@ -60,25 +60,16 @@ def write(region: str, record: dict) -> None:
 
 def read(region: str, now: float | None = None) -> dict | None:
     """The region's record, or None (none, unreadable, or older than 24 h: then it is removed)."""
-    try:
-        fd = _open_dir(create=False)
-    except RecordProblem:
-        return None
-    if fd is None:
-        return None
     name = _name(region) + ".json"
-    try:
-        record = ownfiles.read_record(fd, name)
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        record = None if fd is None else ownfiles.read_record(fd, name)
         if record is None:
             return None
         current = time.time() if now is None else now
         if current - _number(record.get("started_at")) > KEEP:
-            with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=fd)
+            ownfiles.unlink(fd, name)
             return None
         return record
-    finally:
-        os.close(fd)
 
 
 def remove(region: str) -> None:
@@ -86,9 +77,7 @@ def remove(region: str) -> None:
     if fd is None:
         return
     try:
-        for name in (_name(region) + ".json", _name(region) + ".discard"):
-            with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=fd)
+        ownfiles.unlink(fd, _name(region) + ".json", _name(region) + ".discard")
     finally:
         os.close(fd)
 
@@ -182,31 +171,18 @@ def request_discard(region: str) -> None:
 
 
 def discard_requested(region: str) -> bool:
-    try:
-        fd = _open_dir(create=False)
-    except RecordProblem:
-        return False
-    if fd is None:
-        return False
-    try:
-        os.stat(_name(region) + ".discard", dir_fd=fd, follow_symlinks=False)
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is None:
+            return False
+        try:
+            os.stat(_name(region) + ".discard", dir_fd=fd, follow_symlinks=False)
+            return True
+        except OSError:
+            return False
 
 
 def clear_discard(region: str) -> None:
     """The discard request was honoured (or is stale for a new attempt that holds the lease)."""
-    try:
-        fd = _open_dir(create=False)
-    except RecordProblem:
-        return
-    if fd is None:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.unlink(_name(region) + ".discard", dir_fd=fd)
-    finally:
-        os.close(fd)
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is not None:
+            ownfiles.unlink(fd, _name(region) + ".discard")

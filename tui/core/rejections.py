@@ -46,16 +46,8 @@ def rejected_at(storage_name: str, fields: dict) -> float | None:
     refresh = fields.get("refresh_token")
     if not isinstance(refresh, str) or not refresh:
         return None
-    try:
-        fd = ownfiles.open_dir(DIRECTORY, create=False)
-    except (ownfiles.RecordProblem, OSError):
-        return None
-    if fd is None:
-        return None
-    try:
-        record = ownfiles.read_record(fd, _file(storage_name))
-    finally:
-        os.close(fd)
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        record = None if fd is None else ownfiles.read_record(fd, _file(storage_name))
     if record is None or record.get("refresh_token_sha256") != fingerprint(refresh):
         return None
     when = record.get("rejected_at")
@@ -64,13 +56,6 @@ def rejected_at(storage_name: str, fields: dict) -> float | None:
 
 def forget(storage_name: str) -> None:
     """Drop the slot's record (a new sign-in was saved, or the slot was removed)."""
-    try:
-        fd = ownfiles.open_dir(DIRECTORY, create=False)
-    except (ownfiles.RecordProblem, OSError):
-        return
-    if fd is None:
-        return
-    try:
-        ownfiles.unlink(fd, _file(storage_name))
-    finally:
-        os.close(fd)
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is not None:
+            ownfiles.unlink(fd, _file(storage_name))

@@ -147,6 +147,20 @@ def bench_token(server, home: pathlib.Path) -> None:
         shutil.rmtree(gh_dir, ignore_errors=True)
 
 
+# what both floor scripts do with the answer: merge, expires_at, an atomic 0600 write, print
+_STORE_ANSWER = textwrap.dedent(
+    """
+    creds.update(answer)
+    creds["expires_at"] = int(time.time()) + answer["expires_in"]
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, json.dumps(creds, indent=2).encode())
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(tmp, path)
+    print(answer["access_token"])
+    """
+)
 FLOOR_HTTPX = textwrap.dedent(
     """
     import json, os, sys, time, httpx
@@ -156,17 +170,8 @@ FLOOR_HTTPX = textwrap.dedent(
     form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": creds["refresh_token"]}
     with httpx.Client(timeout=10) as client:
         answer = client.post(url, data=form).json()
-    creds.update(answer)
-    creds["expires_at"] = int(time.time()) + answer["expires_in"]
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.write(fd, json.dumps(creds, indent=2).encode())
-    os.fsync(fd)
-    os.close(fd)
-    os.replace(tmp, path)
-    print(answer["access_token"])
     """
-)
+) + _STORE_ANSWER
 FLOOR_URLLIB = textwrap.dedent(
     """
     import json, os, sys, time, urllib.parse, urllib.request
@@ -176,17 +181,8 @@ FLOOR_URLLIB = textwrap.dedent(
     form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": creds["refresh_token"]}
     with urllib.request.urlopen(url, data=urllib.parse.urlencode(form).encode(), timeout=10) as response:
         answer = json.load(response)
-    creds.update(answer)
-    creds["expires_at"] = int(time.time()) + answer["expires_in"]
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.write(fd, json.dumps(creds, indent=2).encode())
-    os.fsync(fd)
-    os.close(fd)
-    os.replace(tmp, path)
-    print(answer["access_token"])
     """
-)
+) + _STORE_ANSWER
 
 
 def bench_refresh(server, home: pathlib.Path) -> None:

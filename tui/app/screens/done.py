@@ -68,9 +68,10 @@ class DoneScreen(Screen):
         super().__init__()
         self.account_region = region
         self.note = note  # config.toml that others can read or write: said once, with the fix
+        self.shown: SlotStatus | None = None  # the slot as composed
 
     def compose(self) -> ComposeResult:
-        status = slot_status(region_storage_name(self.account_region))
+        status = self.shown = slot_status(region_storage_name(self.account_region))
         yield Header()
         with VerticalScroll(id="done", can_focus=False):
             yield OneLine(f"✔ {signed_in_as(status)}", id="done-title", classes="fit")
@@ -85,14 +86,11 @@ class DoneScreen(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = f"signed in · {self.account_region.value}"
-        self.shown = slot_status(region_storage_name(self.account_region))
 
     def on_screen_resume(self) -> None:
         """Back from the inspector (a refresh, a logout) or the editor: show the slot as it is now."""
-        now = slot_status(region_storage_name(self.account_region))
-        if getattr(self, "shown", None) is not None and now != self.shown:
-            self.shown = now
-            self.refresh(recompose=True)
+        if slot_status(region_storage_name(self.account_region)) != self.shown:
+            self.refresh(recompose=True)  # compose reads the slot again
 
     def action_home(self) -> None:
         self.app.pop_screen()
