@@ -8,9 +8,9 @@ import pathlib
 
 import pytest
 
-from tui.dev.env import server_env
+from tui.demo.env import server_env
+from tui.demo.server import AuthServer
 from tui.dev.scenes import HOST_VARS  # noqa: E402 - every setting a test pins
-from tui.dev.server import AuthServer
 
 # respx-mocked tests use these fixed https hosts
 CN_HOST = "https://auth.cn.test"
@@ -69,7 +69,7 @@ def read_json(path: pathlib.Path) -> object:
 @pytest.fixture
 def quick_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     """The wizard polls again by itself once after server trouble: after 0.1 s instead of 3 s."""
-    from tui.core.signin import SignIn
+    from tui.core.signin.attempt import SignIn
 
     monkeypatch.setattr(SignIn, "BACK_OFF", 0.1)
 

@@ -2,7 +2,7 @@
 
 import httpx
 
-from tui.dev.server import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, AuthServer
+from tui.demo.server import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, AuthServer
 
 
 def device(server):

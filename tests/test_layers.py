@@ -19,8 +19,9 @@ ALLOWED = {
     "tui.core": set(),
     "tui.terminal": {"tui.core"},
     "tui.app": {"tui.core", "tui.terminal"},
-    "tui.cli": {"tui.core", "tui.terminal", "tui.app", "tui.dev"},  # app: to open it; dev: `demo`
-    "tui.dev": {"tui.core", "tui.terminal", "tui.app"},
+    "tui.demo": {"tui.core"},  # the local authorization server `assistant-auth demo` runs (product)
+    "tui.cli": {"tui.core", "tui.terminal", "tui.app", "tui.demo"},  # app: to open it; demo: `demo`
+    "tui.dev": {"tui.core", "tui.terminal", "tui.app", "tui.demo"},  # developer tools, never imported by the product
 }
 
 
@@ -159,12 +160,34 @@ def test_the_package_view_collapses_folders():
 
 
 def test_the_protocol_module_speaks_only_the_protocol():
-    """`device_flow` sends and parses; where tokens are stored and under which locks is the job of
-    `signin_store` (lazy imports count). `tokens` does not borrow from `device_flow`: both parse
-    token answers through `oauth`."""
-    flow = GRAPH["tui.core.device_flow"]
-    assert "tui.core.locks" not in flow
+    """`signin.protocol` sends and parses, and saves nothing: where tokens are stored and under
+    which locks is the job of `signin.store`, called by whoever owns the attempt (lazy imports
+    count). `tokens` does not borrow from the protocol: both parse token answers through `oauth`."""
+    flow = GRAPH["tui.core.signin.protocol"]
+    assert not {t for t in flow if t == "tui.core.locks" or t.startswith("tui.core.locks.")}
     assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
-    assert "tui.core.signin_store" in flow
-    assert "tui.core.device_flow" not in GRAPH["tui.core.tokens"]
+    assert "tui.core.signin.store" not in flow
+    assert "tui.core.signin.store" in GRAPH["tui.core.signin.attempt"]
+    assert "tui.core.signin.store" in GRAPH["tui.core.signin.api"]
+    assert "tui.core.signin.protocol" not in GRAPH["tui.core.tokens"]
     assert "tui.core.oauth" in GRAPH["tui.core.tokens"] and "tui.core.oauth" in flow
+
+
+def test_no_product_module_imports_the_developer_tools():
+    """`tui/dev` (bench, scenes, screenshots) is for developers; the demo server is product."""
+    product = [name for name in GRAPH if not name.startswith("tui.dev")]
+    assert [n for n in product if any(t.startswith("tui.dev") for t in GRAPH[n])] == []
+
+
+SIGNAL_CALLS = ("signal.signal", "add_signal_handler", "remove_signal_handler", "pthread_sigmask", "signal.raise_signal")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if not n.startswith("tui.dev")))
+def test_one_signal_policy(name):
+    """Only `tui.core.signals` sets a signal disposition (or raises one by policy); every other
+    product module calls it."""
+    if name == "tui.core.signals":
+        return
+    tree = ast.parse(MODULES[name].read_text())
+    calls = {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    assert not {c for c in calls if c.endswith(SIGNAL_CALLS)}, f"{name} sets a signal disposition"

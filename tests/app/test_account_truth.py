@@ -12,7 +12,7 @@ from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 SIZE = (100, 30)
 

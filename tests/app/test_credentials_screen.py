@@ -4,11 +4,17 @@ import os
 import stat
 import time
 
-from tests.app.helpers import answer, run_palette_command, screen_name, screen_text, wait_for
+from tests.app.helpers import (
+    answer,
+    run_palette_command,
+    screen_name,
+    screen_text,
+    wait_for,
+)
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core.keys import region_storage_name
-from tui.dev.server import TOKEN_PATH
+from tui.demo.server import TOKEN_PATH
 
 SIZE = (100, 30)
 

@@ -10,7 +10,12 @@ import time
 import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
-from tests.app.test_providers_screen import CONFIG, open_providers, type_into, write_config
+from tests.app.test_providers_screen import (
+    CONFIG,
+    open_providers,
+    type_into,
+    write_config,
+)
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region

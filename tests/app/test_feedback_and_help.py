@@ -14,7 +14,7 @@ from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key
-from tui.dev.server import DEVICE_PATH
+from tui.demo.server import DEVICE_PATH
 
 SMALL = (60, 18)
 
@@ -93,8 +93,8 @@ async def test_complete_address_shown_as_text_and_linked_where_supported(server,
 
 
 async def test_complete_address_refused_by_the_browser_policy_is_never_a_link(monkeypatch):
-    from tui.dev.env import server_env
-    from tui.dev.server import AuthServer
+    from tui.demo.env import server_env
+    from tui.demo.server import AuthServer
 
     monkeypatch.setenv("FORCE_HYPERLINK", "1")
     with AuthServer(interval=1) as server:

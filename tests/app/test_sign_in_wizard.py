@@ -8,7 +8,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import MANAGED_PROVIDER
-from tui.dev.server import TOKEN_PATH, Fault
+from tui.demo.server import TOKEN_PATH, Fault
 
 SIZE = (80, 24)
 

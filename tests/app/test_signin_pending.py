@@ -4,6 +4,7 @@ terminal."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -11,28 +12,31 @@ import pytest
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.core.test_cotenancy import competitor, finish, wait_locked
 from tui.app import AssistantAuthApp
-from tui.core import pending
-from tui.core.signin import SignIn
+from tui.core.regions import Region
+from tui.core.signin import follow
+from tui.core.signin.attempt import SignIn
 from tui.terminal.environment import ssh_note
 
 
-async def waiting_record(server) -> dict:
+async def waiting_record(server) -> follow.Record:
     """A sign-in another process started and recorded (its lease is free: nobody polls now)."""
-    attempt = SignIn("cn")
+    attempt = SignIn(Region.CN)
     await attempt.request_code()
     attempt.lease.release()
-    return pending.read("cn")
+    record = follow.read(Region.CN)
+    assert record is not None
+    return record
 
 
 async def test_home_offers_a_waiting_sign_in_and_n_abandons_it(home, server):
     record = await waiting_record(server)
-    assert pending.is_pending(record)
+    assert follow.is_pending(record)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app))
         await answer(pilot, "n", "y")
         await wait_for(pilot, lambda: "sign-in waits for approval" not in screen_text(app))
-    assert not pending.is_pending(pending.read("cn"))
+    assert not follow.is_pending(follow.read(Region.CN))
 
 
 async def test_enter_on_home_follows_it_with_the_same_code(home, server):
@@ -42,8 +46,8 @@ async def test_enter_on_home_follows_it_with_the_same_code(home, server):
         await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app))
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and "Waiting for you" in screen_text(app))
-        assert " ".join(record["user_code"]) in screen_text(app)
-        server.approve(record["user_code"])
+        assert " ".join(record.user_code) in screen_text(app)
+        server.approve(record.user_code)
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
     assert server.count("/api/oauth/device_authorization") == 1
 
@@ -79,13 +83,14 @@ async def test_approved_tokens_wait_only_so_long_without_a_terminal(home, server
     holder = competitor(home, None, action="hold", protocol="dir", seconds=6.0)
     wait_locked(holder)
     server.auto_approve = 0.0
-    attempt = SignIn("cn")
+    attempt = SignIn(Region.CN)
     await attempt.request_code()
     assert attempt.detach()
     outcome = await attempt.carry_on()
     finish(holder)
     assert outcome.kind == "error" and "approved but could not be saved: the slot was locked" in outcome.error
-    record = pending.read("cn")
-    assert record["outcome"] == "error" and "the slot was locked" in record["detail"] and not record["seen"]
-    assert "device_code" not in record
+    record = follow.read(Region.CN)
+    assert record is not None
+    assert record.outcome == "error" and "the slot was locked" in (record.detail or "") and not record.seen
+    assert "device_code" not in json.loads((home / "signin" / "cn.json").read_text())
     assert not os.path.exists(home / "credentials" / "assistant-code.json")

@@ -15,7 +15,7 @@ from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
-from tui.dev.server import TOKEN_PATH, Fault
+from tui.demo.server import TOKEN_PATH, Fault
 
 
 def global_slot() -> str:  # computed with the rule, under the test's settings

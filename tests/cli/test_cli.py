@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import read_json, write_creds
 from tui.core.keys import region_storage_name
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 

@@ -9,7 +9,14 @@ import pytest
 
 from tests.cli.test_cli import expired, run
 from tests.conftest import write_creds
-from tui.core.hints import damaged_config, damaged_file, host_setting, refused, sign_in_again, unreachable
+from tui.core.hints import (
+    damaged_config,
+    damaged_file,
+    host_setting,
+    refused,
+    sign_in_again,
+    unreachable,
+)
 from tui.core.settings import DEFAULTS
 
 

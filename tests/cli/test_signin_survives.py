@@ -15,7 +15,7 @@ import pytest
 
 from tests.cli.test_tui_in_tmux import SCRIPT, TMUX
 from tests.conftest import read_json
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
 

@@ -21,11 +21,23 @@ import time
 import pytest
 
 from tests.conftest import default_signals, read_json, write_creds
-from tui.core import AuthError, endpoints, get_access_token, poll_device_token, refresh_access_token
-from tui.core.locks import LockUnavailable, dir_lock_path, flock_path, legacy_lock_path, reporting_to
+from tui.core import (
+    AuthError,
+    endpoints,
+    get_access_token,
+    poll_device_token,
+    refresh_access_token,
+)
+from tui.core.locks import (
+    LockUnavailable,
+    dir_lock_path,
+    flock_path,
+    legacy_lock_path,
+    reporting_to,
+)
 from tui.core.slots.state import REVOKED, slot_status
 from tui.core.tokens import NO_REFRESH_TOKEN, REVOKED_HINT
-from tui.dev.server import TOKEN_PATH
+from tui.demo.server import TOKEN_PATH
 
 OFFICIAL = pathlib.Path(__file__).resolve().parent.parent / "official_client.py"
 SLOT = "assistant-code"
@@ -297,7 +309,7 @@ async def test_legacy_lock_file_is_removed_and_the_flock_file_kept(home, server)
 
 
 def test_logout_takes_the_locks_and_keeps_the_flock_file(home):
-    from tui.core.signin_store import remove_signin
+    from tui.core.signin.store import remove_signin
 
     write_creds(home, {"access_token": "a", "refresh_token": "r"})
     remove_signin(SLOT)

@@ -7,7 +7,13 @@ import stat
 import pytest
 
 from tests.conftest import read_json, write_creds
-from tui.core import AuthError, credentials_path, is_expired, load_credentials, merge_token_response
+from tui.core import (
+    AuthError,
+    credentials_path,
+    is_expired,
+    load_credentials,
+    merge_token_response,
+)
 from tui.core.credentials import write_credentials, write_merged
 
 NOW = 1_800_000_000

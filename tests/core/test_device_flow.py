@@ -7,8 +7,15 @@ import pytest
 import respx
 
 from tests.conftest import CN_HOST, GLOBAL_HOST, read_json
-from tui.core import AuthError, DeviceAuthorization, PollStatus, Region, poll_device_token, start_device_authorization
-from tui.core.device_flow import DEVICE_GRANT
+from tui.core import (
+    AuthError,
+    DeviceAuthorization,
+    PollStatus,
+    Region,
+    poll_device_token,
+    start_device_authorization,
+)
+from tui.core.signin.protocol import DEVICE_GRANT
 
 DEVICE_URL = CN_HOST + "/api/oauth/device_authorization"
 TOKEN_URL = CN_HOST + "/api/oauth/token"

@@ -18,7 +18,7 @@ from tests.cli.test_cli import run
 from tests.conftest import write_creds
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key, region_storage_name
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH, AuthServer
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH, AuthServer
 
 
 def free_port() -> int:
@@ -178,7 +178,7 @@ def test_no_proxy_is_honoured_as_httpx_does(tls_server, home, monkeypatch):
 
 @pytest.mark.parametrize("offset, status", [(0, "ok"), (90, "warn"), (-400, "fail")])
 def test_clock_skew_from_the_date_header(home, monkeypatch, offset, status):
-    from tui.dev.env import server_env
+    from tui.demo.env import server_env
 
     with AuthServer(interval=1, date_offset=offset) as server:
         for name, value in server_env(server.url).items():

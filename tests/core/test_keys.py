@@ -5,7 +5,13 @@ import hashlib
 import pytest
 
 from tests.conftest import CN_BASE, CN_HOST, GLOBAL_BASE, GLOBAL_HOST
-from tui.core import AuthError, OAuthRef, derive_scoped_key, resolve_context, resolve_storage_name
+from tui.core import (
+    AuthError,
+    OAuthRef,
+    derive_scoped_key,
+    resolve_context,
+    resolve_storage_name,
+)
 
 
 def expected_key(host: str, base: str) -> str:

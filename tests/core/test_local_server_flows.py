@@ -21,7 +21,7 @@ from tui.core import (
     refresh_access_token,
     start_device_authorization,
 )
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 
 @pytest.mark.parametrize("region", [Region.CN, Region.GLOBAL])

@@ -8,12 +8,19 @@ import pytest
 
 from tests.conftest import CN_HOST, GLOBAL_BASE, GLOBAL_HOST, write_creds
 from tests.core.test_selection import tomllib_answer
-from tui.core import MANAGED_PROVIDER, Region, derive_scoped_key, endpoints, get_access_token, resolve_context
+from tui.core import (
+    MANAGED_PROVIDER,
+    Region,
+    derive_scoped_key,
+    endpoints,
+    get_access_token,
+    resolve_context,
+)
 from tui.core.config.provider import apply_managed_provider, provision_managed_provider
 from tui.core.config.read import scan_managed_provider
 from tui.core.slots import choice as choice_module
 from tui.core.slots.choice import inferred_hosts, select
-from tui.dev.server import TOKEN_PATH
+from tui.demo.server import TOKEN_PATH
 
 
 def official(oauth_lines: str, base_url: str = GLOBAL_BASE) -> str:

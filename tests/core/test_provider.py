@@ -7,7 +7,13 @@ import tomllib
 import pytest
 
 from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
-from tui.core import MANAGED_PROVIDER, AuthError, Region, persist_device_signin, provision_managed_provider
+from tui.core import (
+    MANAGED_PROVIDER,
+    AuthError,
+    Region,
+    persist_device_signin,
+    provision_managed_provider,
+)
 from tui.core.keys import region_key
 
 USER_CONFIG = """\

@@ -4,7 +4,14 @@ import pathlib
 
 import pytest
 
-from tui.core import Region, config_dir, config_path, credentials_path, endpoints, parse_region
+from tui.core import (
+    Region,
+    config_dir,
+    config_path,
+    credentials_path,
+    endpoints,
+    parse_region,
+)
 from tui.core.paths import device_id_path
 from tui.core.regions import client_id
 

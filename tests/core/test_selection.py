@@ -88,7 +88,12 @@ def test_explicit_flags_and_unknown_provider(home):
 
 
 def test_selection_for_slot_by_region(home):
-    from tui.core import derive_scoped_key, endpoints, resolve_context, resolve_storage_name
+    from tui.core import (
+        derive_scoped_key,
+        endpoints,
+        resolve_context,
+        resolve_storage_name,
+    )
 
     ep = endpoints(Region.GLOBAL)
     name = resolve_storage_name(derive_scoped_key(ep.oauth_host, ep.base_url))

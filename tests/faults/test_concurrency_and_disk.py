@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import read_json, write_creds
 from tui.core import AuthError, endpoints, get_access_token, poll_device_token
-from tui.dev.server import TOKEN_PATH
+from tui.demo.server import TOKEN_PATH
 
 OFFICIAL_CLI = textwrap.dedent(
     """

@@ -35,7 +35,7 @@ WRITER = textwrap.dedent(
 REFRESHER = textwrap.dedent(
     """
     import asyncio, sys
-    import httpx, tui.core.http, tui.core.device_flow, tui.core.locks  # loaded before "go"
+    import httpx, tui.core.http, tui.core.signin.protocol, tui.core.locks  # loaded before "go"
     from tui.core import get_access_token
     async def main():
         async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"

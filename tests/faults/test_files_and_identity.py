@@ -21,7 +21,7 @@ from tui.core import (
     start_device_authorization,
 )
 from tui.core.tokens import read_valid_token
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 # -- class 2: a fallen-back slot's refresh token never goes to a foreign host ------------------
 

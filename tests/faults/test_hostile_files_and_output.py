@@ -15,7 +15,13 @@ import pytest
 from tests.app.helpers import screen_text, wait_for
 from tests.conftest import default_signals, write_creds
 from tui.app import AssistantAuthApp
-from tui.core import MANAGED_PROVIDER, AuthError, endpoints, get_access_token, load_credentials
+from tui.core import (
+    MANAGED_PROVIDER,
+    AuthError,
+    endpoints,
+    get_access_token,
+    load_credentials,
+)
 from tui.core.config.edit import mask_secrets, masked_diff
 from tui.core.config.provider import provision_managed_provider
 from tui.core.redact import redact, register_secret
@@ -266,7 +272,7 @@ def test_json_escaped_secrets_are_redacted():
 
 
 async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, server):
-    from tui.dev.server import TOKEN_PATH
+    from tui.demo.server import TOKEN_PATH
 
     stored = {**server.issue_tokens(), "expires_at": 1}
     write_creds(home, stored)
@@ -305,7 +311,7 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
 
 @pytest.mark.parametrize("expires_in", [0, -30])
 async def test_nonsense_lifetime_counts_down_the_poll_budget(server, expires_in):
-    from tui.dev.server import DEVICE_PATH, TOKEN_PATH
+    from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
     body = {"user_code": "WDJB-MJHT", "device_code": "dc-x", "verification_uri": server.verification_uri(),
             "expires_in": expires_in, "interval": 1}

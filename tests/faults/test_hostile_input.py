@@ -21,7 +21,7 @@ from tui.core import (
     start_device_authorization,
 )
 from tui.core.untrusted import clean, one_line
-from tui.dev.server import DEVICE_PATH
+from tui.demo.server import DEVICE_PATH
 
 HOSTILE_STRINGS = [
     "[@click=app.quit]quit[/]",

@@ -9,8 +9,14 @@ import pytest
 
 from tests.conftest import write_creds
 from tests.faults.conftest import snapshot
-from tui.core import AuthError, endpoints, get_access_token, poll_device_token, start_device_authorization
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
+from tui.core import (
+    AuthError,
+    endpoints,
+    get_access_token,
+    poll_device_token,
+    start_device_authorization,
+)
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 MB = 1024 * 1024
 

@@ -21,7 +21,7 @@ from tests.app.helpers import screen_name, wait_for
 from tests.conftest import default_signals, read_json, write_creds
 from tui.app import AssistantAuthApp
 from tui.core import get_access_token
-from tui.core.interrupts import FINISHING
+from tui.core.signals import FINISHING
 
 SLOT = "assistant-code"
 

@@ -15,7 +15,7 @@ import pytest
 from tests.app.helpers import answer, screen_name, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:

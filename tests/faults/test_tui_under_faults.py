@@ -8,7 +8,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.faults.conftest import snapshot
 from tests.faults.test_http_faults import FAULTS, SUCCESS_PARSE, expected_prefix
 from tui.app import AssistantAuthApp
-from tui.dev.server import DEVICE_PATH, TOKEN_PATH, Fault
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 
 @pytest.mark.parametrize("endpoint", ["device", "poll"])

@@ -157,7 +157,7 @@ def test_login_shows_identity_code_and_address_as_one_line_each(home, server, id
 @given(error=text)
 @example(error="boom\n* other-slot: valid")
 def test_login_shows_a_server_message_as_one_line(home, server, error):
-    from tui.dev.server import TOKEN_PATH
+    from tui.demo.server import TOKEN_PATH
 
     def fail_with(code: str) -> str:
         server.inject(TOKEN_PATH, status=400, body=json.dumps({"error": code, "error_description": code}))

@@ -8,18 +8,17 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import sys
 import tempfile
-import time
 from types import SimpleNamespace
 
 from tui.cli.home import run_app
 from tui.cli.login import plain_login
 from tui.cli.output import err, out
 from tui.core.regions import Region
-from tui.dev.env import server_env
-from tui.dev.server import AuthServer
+from tui.core.signals import until_stopped
+from tui.demo.env import server_env
+from tui.demo.server import AuthServer
 
 TRY = "assistant-auth status, then token, refresh, doctor, inspect"
 
@@ -29,21 +28,10 @@ def export_lines(env: dict[str, str]) -> list[str]:
     return [f"export {name}={shlex.quote(value)}" for name, value in sorted(env.items())]
 
 
-def _stop(*_args) -> None:
-    raise KeyboardInterrupt
-
-
 def serve_until_interrupted() -> None:
     """Block until Ctrl+C, SIGTERM or a closed terminal (the server runs in its own threads);
     then the caller stops the server and removes the temporary home."""
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _stop)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
+    until_stopped()
 
 
 def run(ns) -> int:

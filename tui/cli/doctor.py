@@ -7,7 +7,16 @@ import os
 import sys
 
 from tui.cli.output import EXIT_ERROR, ask, err, out, out_json
-from tui.core.doctor import apply_repair, bug_report, exit_code, recheck, run_doctor, summary, text_lines, to_json
+from tui.core.doctor import (
+    apply_repair,
+    bug_report,
+    exit_code,
+    recheck,
+    run_doctor,
+    summary,
+    text_lines,
+    to_json,
+)
 from tui.core.humantime import plural
 from tui.core.untrusted import clean, one_line
 from tui.terminal.environment import in_ssh

@@ -13,7 +13,6 @@ SIGTERM is forwarded, and death by signal N exits 128+N.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 
@@ -21,6 +20,7 @@ from tui.cli.options import min_ttl_value, parse_flags, selector_values
 from tui.cli.output import err
 from tui.cli.token import obtain, usage_problem
 from tui.cli.usage import EXEC_HELP
+from tui.core.signals import forwarding_to, shell_dispositions
 from tui.core.untrusted import one_line
 
 DEFAULT_VARIABLE = "ASSISTANT_ACCESS_TOKEN"
@@ -69,22 +69,15 @@ def replace_process(program: list[str], env: dict[str, str]) -> int:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    for name in ("SIGPIPE", "SIGXFSZ"):
-        signum = getattr(signal, name, None)
-        if signum is not None:
-            signal.signal(signum, signal.SIG_DFL)
     try:
-        os.execvpe(program[0], program, env)
+        with shell_dispositions():  # if the exec fails we are still us: back to what Python expects
+            os.execvpe(program[0], program, env)
     except FileNotFoundError:
         code, why = NOT_FOUND, "command not found"
     except PermissionError:
         code, why = NOT_EXECUTABLE, "permission denied (not executable)"
     except OSError as exc:
         code, why = NOT_EXECUTABLE, exc.strerror or str(exc)
-    for name in ("SIGPIPE", "SIGXFSZ"):  # still us: back to what Python expects
-        signum = getattr(signal, name, None)
-        if signum is not None:
-            signal.signal(signum, signal.SIG_IGN)
     _say(f"{program[0]}: {why}")
     return code
 
@@ -104,13 +97,8 @@ def run_child(program: list[str], env: dict[str, str]) -> int:
     except OSError as exc:
         _say(f"{program[0]}: {exc.strerror or exc}")
         return NOT_EXECUTABLE
-    previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
-    try:
+    with forwarding_to(child.send_signal):
         code = child.wait()
-    finally:
-        signal.signal(signal.SIGINT, previous_int)
-        signal.signal(signal.SIGTERM, previous_term)
     return 128 - code if code < 0 else code
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tui.cli.output import EXIT_OK
-from tui.core.regions import parse_region
 
 
 def run_app(**kwargs) -> int:
@@ -24,7 +23,7 @@ def run_app(**kwargs) -> int:
 
 def run(ns) -> int:
     """No command: the home screen, with --region preselected."""
-    region = parse_region(ns.region) if getattr(ns, "region", None) else None
+    region = getattr(ns, "region", None)  # a Region: parsed by the option itself
     return run_app(region=region, no_browser=getattr(ns, "no_browser", False))
 
 

@@ -7,7 +7,7 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.paths import credentials_path
-from tui.core.signin_store import remove_signin
+from tui.core.signin.store import remove_signin
 from tui.core.untrusted import one_line
 
 

@@ -7,6 +7,10 @@ nothing here loads the core or argparse at import.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tui.core.regions import Region
+
 SELECTOR_HELP = "[--slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]"
 _NAMES = {
     "--slot": "slot",
@@ -127,14 +131,19 @@ def selector_values(ns) -> dict:
     return {name: getattr(ns, name, None) for name in _NAMES.values()}
 
 
-def region_arg(value: str) -> str:
-    """--region on the command line: cn or global only (stored values keep the spec's lenient parse)."""
+def region_arg(value: str) -> Region:
+    """--region on the command line, parsed once at the door: cn or global only (stored values
+    keep the spec's lenient parse)."""
     import argparse
+
+    from tui.core.regions import (
+        Region,  # here: nothing in this module loads the core at import
+    )
 
     cleaned = value.strip().lower()
     if cleaned not in ("cn", "global"):
         raise argparse.ArgumentTypeError(f"unknown region {value!r}: use cn or global")
-    return cleaned
+    return Region(cleaned)
 
 
 def add_region(parser, help_text: str) -> None:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, EXIT_TRANSIENT, fail, out, out_json
+from tui.cli.output import (
+    EXIT_ERROR,
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_TRANSIENT,
+    fail,
+    out,
+    out_json,
+)
 from tui.cli.selection import selection, selector_usable
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry

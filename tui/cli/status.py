@@ -8,10 +8,11 @@ import time
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
-from tui.core import pending
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.overview import away_text, overview
+from tui.core.regions import Region
+from tui.core.signin import follow
 from tui.core.slots.state import EXPIRED, signed_in_as
 from tui.core.untrusted import one_line
 
@@ -74,10 +75,10 @@ def run(ns) -> int:
         out(away_text(record))
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():
         for record in view.away:
-            pending.mark_seen(str(record.get("region")))
+            follow.mark_seen(record.region)
     for record in view.waiting:
-        flag = " --region global" if record.get("region") == "global" else ""
-        out(f"A sign-in in {record.get('region')} is waiting for approval: `assistant-auth login{flag}` follows it.")
+        flag = " --region global" if record.region is Region.GLOBAL else ""
+        out(f"A sign-in in {record.region.value} is waiting for approval: `assistant-auth login{flag}` follows it.")
     for region, variable in placeholders():
         out(f"note: the {region} authorization host is still a placeholder: set {variable} to your service's host.")
     for warning in view.warnings:

@@ -31,16 +31,16 @@ _EXPORTS = {
     "write_credentials": "credentials",
     "device_id": "identity",
     "identity_headers": "identity",
-    "DeviceAuthorization": "device_flow",
-    "PollStatus": "device_flow",
-    "start_device_authorization": "device_flow",
-    "poll_device_token": "device_flow",
+    "DeviceAuthorization": "signin.protocol",
+    "PollStatus": "signin.protocol",
+    "start_device_authorization": "signin.protocol",
+    "poll_device_token": "signin.api",
     "get_access_token": "tokens",
     "refresh_access_token": "tokens",
     "read_valid_token": "tokens",
     "MANAGED_PROVIDER": "config.provider",
     "provision_managed_provider": "config.provider",
-    "persist_device_signin": "signin_store",
+    "persist_device_signin": "signin.store",
     "redact": "redact",
     "mask": "redact",
 }
@@ -72,12 +72,6 @@ if TYPE_CHECKING:  # pragma: no cover
         merge_token_response,
         write_credentials,
     )
-    from tui.core.device_flow import (
-        DeviceAuthorization,
-        PollStatus,
-        poll_device_token,
-        start_device_authorization,
-    )
     from tui.core.errors import AuthError
     from tui.core.identity import device_id, identity_headers
     from tui.core.keys import derive_scoped_key, resolve_storage_name
@@ -90,5 +84,11 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from tui.core.redact import mask, redact
     from tui.core.regions import Endpoints, Region, client_id, endpoints, parse_region
-    from tui.core.signin_store import persist_device_signin
+    from tui.core.signin.api import poll_device_token
+    from tui.core.signin.protocol import (
+        DeviceAuthorization,
+        PollStatus,
+        start_device_authorization,
+    )
+    from tui.core.signin.store import persist_device_signin
     from tui.core.tokens import get_access_token, read_valid_token, refresh_access_token

@@ -28,7 +28,9 @@ class AuthError(Exception):
     def describe(self) -> str:
         """What a face shows: the spec's message, then the hint on a line of its own when there is
         one, each as one printable line (a server's body inside a message cannot add lines)."""
-        from tui.core.untrusted import one_line  # only when an error is shown: not on the token path
+        from tui.core.untrusted import (
+            one_line,  # only when an error is shown: not on the token path
+        )
 
         shown = one_line(self.message, MESSAGE_WIDTH)
         return shown + ("\n" + one_line(self.hint, MESSAGE_WIDTH) if self.hint else "")

@@ -176,23 +176,13 @@ def _whole_exchange_budget(seconds: float):
     """In the main thread, an interval timer bounds the whole synchronous exchange (connect, TLS,
     sending, every read) to `seconds`, as `asyncio.timeout` does for the async one. Elsewhere each
     phase has the budget and the body loop checks the deadline."""
-    import signal
-    import threading
+    from tui.core.signals import alarm  # here: `http` is on the token hot path
 
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expired(signum, frame):
+    def expired() -> None:
         raise _Deadline
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
+    with alarm(seconds, expired):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str] | None, failure: str) -> Response:

@@ -12,6 +12,10 @@ from _collections_abc import Mapping  # not collections.abc: one module less on 
 from tui.core import settings
 from tui.core.errors import AuthError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tui.core.regions import Region
+
 MANAGED_PROVIDER = "managed:assistant-code"
 DEFAULT_KEY = "oauth/assistant-code"
 DEFAULT_STORAGE_NAME = "assistant-code"
@@ -51,10 +55,13 @@ def region_storage_name(region: object) -> str:
     return resolve_storage_name(region_key(region))
 
 
-def region_of_slot(storage_name: str) -> str | None:
-    """The region ("cn" or "global") whose sign-in writes `storage_name` (with the current
-    settings), else None."""
-    return next((r for r in ("cn", "global") if region_storage_name(r) == storage_name), None)
+def region_of_slot(storage_name: str) -> Region | None:
+    """The region whose sign-in writes `storage_name` (with the current settings), else None."""
+    from tui.core.regions import (
+        Region,  # here: `keys` is on the token hot path, which needs no Region
+    )
+
+    return next((r for r in Region if region_storage_name(r) == storage_name), None)
 
 
 def _valid_name(name: str) -> bool:

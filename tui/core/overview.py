@@ -10,13 +10,12 @@ the private files, and whether config.toml itself could not be read.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
-from tui.core import pending
 from tui.core.config.read import config_and_problem
 from tui.core.errors import AuthError
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
+from tui.core.signin import follow
 from tui.core.slots.choice import inferred_hosts, providers_by_slot
 from tui.core.slots.state import SlotStatus, file_warnings, list_slots, slot_status
 from tui.core.slots.switch import managed_slot
@@ -42,7 +41,7 @@ class Overview:
         if not self.away:
             return None
         record = self.away[-1]
-        return {key: record.get(key) for key in ("started_at", "region", "outcome", "identity")}
+        return record.summary()
 
     @property
     def default_slot(self) -> str:
@@ -77,27 +76,25 @@ def overview(now: float | None = None) -> Overview:
         managed=managed_slot(config),
         config_problem=problem,
         now=now,
-        away=pending.away(now),
-        waiting=[r for r in (pending.read(region, now) for region in REGIONS) if pending.is_pending(r, now)],
+        away=follow.away(now),
+        waiting=follow.waiting(now),
     )
 
 
-def away_text(record: dict) -> str:
+def away_text(record: follow.Record) -> str:
     """ "While you were away, the sign-in started at 14:02 completed: signed in as Ada · cn"."""
-    started = time.strftime("%H:%M", time.localtime(float(record.get("started_at") or 0)))
-    region = str(record.get("region") or "cn")
-    head = f"While you were away, the sign-in started at {started}"
-    outcome = record.get("outcome")
+    head = f"While you were away, the sign-in started at {record.started_clock()}"
+    outcome = record.outcome
     if outcome == "success":
-        who = f" as {one_line(record['identity'], 80)}" if record.get("identity") else ""
-        return f"{head} completed: signed in{who} · {region}"
+        who = f" as {one_line(record.identity, 80)}" if record.identity else ""
+        return f"{head} completed: signed in{who} · {record.region.value}"
     if outcome == "access_denied":
         return f"{head} was denied in the browser."
     if outcome in ("expired", "timeout"):
         return f"{head} expired before it was approved: sign in again."
-    detail = one_line(record.get("detail") or "it stopped with an error", 300)
+    detail = one_line(record.detail or "it stopped with an error", 300)
     return f"{head} did not complete: {detail}"
 
 
 def away_lines() -> list[str]:
-    return [away_text(record) for record in pending.away()]
+    return [away_text(record) for record in follow.away()]

@@ -19,7 +19,18 @@ LIMIT = 65536  # bytes: a record is a few hundred
 
 
 class RecordProblem(Exception):
-    """The record directory or a file in it is not what this program makes (a link, a file…)."""
+    """The record directory or a file in it is not what this program makes (a link, a file…), or
+    is not the person's own and private: then nothing in it is trusted."""
+
+
+def distrust(info: os.stat_result) -> str | None:
+    """Why a directory or record (its `fstat`, taken on the opened descriptor) is not to be
+    trusted, or None: it must belong to the effective user and be writable by nobody else."""
+    if info.st_uid != os.geteuid():
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o022:
+        return f"is writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
+    return None
 
 
 def directory_path(name: str) -> str:
@@ -42,9 +53,10 @@ def open_dir(name: str, create: bool) -> int | None:
     except OSError as exc:
         raise RecordProblem(f"{where} is not a plain directory ({exc.strerror or exc})") from None
     info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+    why = "is not a directory" if not stat.S_ISDIR(info.st_mode) else distrust(info)
+    if why is not None:
         os.close(fd)
-        raise RecordProblem(f"{where} is not a directory of yours")
+        raise RecordProblem(f"{where} {why}")
     return fd
 
 
@@ -84,15 +96,19 @@ def write_record(fd: int, name: str, record: dict) -> None:
 
 def read_record(fd: int, name: str) -> dict | None:
     """The JSON object `name` in the directory `fd`, or None (absent, not a regular file, too big,
-    not an object)."""
+    not an object, a link). RecordProblem when it is not the person's own and private (checked on
+    the opened descriptor): such a record is never trusted."""
     try:
         handle = os.open(name, os.O_RDONLY | NOFOLLOW | CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
-    except OSError:
+    except OSError:  # absent, or a link (never followed; an atomic write replaces the link itself)
         return None
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_size > LIMIT:
             return None
+        why = distrust(info)
+        if why is not None:
+            raise RecordProblem(f"{name} {why}")
         raw = os.read(handle, LIMIT + 1)
     finally:
         os.close(handle)

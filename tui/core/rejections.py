@@ -47,7 +47,10 @@ def rejected_at(storage_name: str, fields: dict) -> float | None:
     if not isinstance(refresh, str) or not refresh:
         return None
     with ownfiles.existing_dir(DIRECTORY) as fd:
-        record = None if fd is None else ownfiles.read_record(fd, _file(storage_name))
+        try:
+            record = None if fd is None else ownfiles.read_record(fd, _file(storage_name))
+        except ownfiles.RecordProblem:  # a link or another user's file: not ours to believe
+            record = None
     if record is None or record.get("refresh_token_sha256") != fingerprint(refresh):
         return None
     when = record.get("rejected_at")

@@ -7,7 +7,7 @@ The refresh itself is written once, as `_refresh_steps`: a generator that decide
 yields only its I/O ("send this form", "pause"). Two drivers run it under the slot's locks: one
 with an event loop (the library's `get_access_token`, the TUI) and one without
 (`get_access_token_sync`, the command line, whose refresh path stays near the floor of a bare
-script). Both enter the critical section of `tui.core.interrupts` before the request is sent: its
+script). Both enter the critical section of `tui.core.signals` before the request is sent: its
 answer is stored before any signal or cancellation is honoured.
 
 On the `token` hot path: nothing is imported at module level beyond what reading a valid token
@@ -19,7 +19,13 @@ from __future__ import annotations
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core.credentials import EXPIRY_LEEWAY as LEEWAY
-from tui.core.credentials import is_tombstone, lives_at_least, load_credentials, try_load, write_merged
+from tui.core.credentials import (
+    is_tombstone,
+    lives_at_least,
+    load_credentials,
+    try_load,
+    write_merged,
+)
 from tui.core.errors import AuthError
 from tui.core.keys import context_fields, refuse_foreign_fallback
 
@@ -251,7 +257,7 @@ def _drive(steps) -> str:
     import time
 
     from tui.core.http import post_form_sync
-    from tui.core.interrupts import storing_answer
+    from tui.core.signals import storing_answer
 
     result = None
     with contextlib.ExitStack() as critical:
@@ -290,7 +296,7 @@ async def _send_and_store(steps, step, client) -> str:
     import asyncio
 
     from tui.core.http import client_scope, post_form
-    from tui.core.interrupts import storing_answer
+    from tui.core.signals import storing_answer
 
     with storing_answer():
         async with client_scope(client) as http:

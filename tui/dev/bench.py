@@ -37,8 +37,8 @@ from tui.core import (
     start_device_authorization,
 )
 from tui.core.keys import region_key, region_storage_name
-from tui.dev.env import server_env
-from tui.dev.server import TOKEN_PATH, AuthServer
+from tui.demo.env import server_env
+from tui.demo.server import TOKEN_PATH, AuthServer
 
 RUNS = 25
 

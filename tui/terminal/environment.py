@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from collections.abc import Mapping
+
+from tui.core.signals import ignore_hangup
 
 
 def in_ssh(env: Mapping[str, str] | None = None) -> bool:
@@ -34,8 +35,7 @@ def supports_hyperlinks(env: Mapping[str, str] | None = None) -> bool:
 def lose_terminal() -> None:
     """The terminal went away (SIGHUP, or EIO on it): ignore further SIGHUPs and point the
     standard streams at /dev/null, so nothing is ever written to (or read from) a dead terminal."""
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    ignore_hangup()
     try:
         devnull = os.open(os.devnull, os.O_RDWR)
     except OSError:

@@ -24,9 +24,15 @@ from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import is_secret_name, mask
 from tui.core.repairs import NotDone, apply_plan, move_aside, permission_plan, seen
-from tui.core.signin_store import remove_signin
+from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
-from tui.core.slots.state import MISSING, NO_ACCESS_TOKEN, NOT_OBJECT, UNPARSABLE, SlotStatus
+from tui.core.slots.state import (
+    MISSING,
+    NO_ACCESS_TOKEN,
+    NOT_OBJECT,
+    UNPARSABLE,
+    SlotStatus,
+)
 from tui.core.tokens import refresh_access_token
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path

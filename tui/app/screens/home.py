@@ -15,12 +15,11 @@ from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.sign_in import SignInScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
-from tui.core import pending
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.overview import Overview, away_text, overview
 from tui.core.regions import Region, endpoints
-from tui.core.signin import SignIn
+from tui.core.signin import follow
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.core.untrusted import one_line
 
@@ -59,8 +58,8 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     if view.managed is not None:
         lines.append("* used by the managed provider and `token`")
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
-        left = clock(max(float(record.get("deadline") or 0) - time.time(), 0))
-        lines.append(f"A {record.get('region')} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
+        left = clock(max(record.deadline - time.time(), 0))
+        lines.append(f"A {record.region.value} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
     lines.extend(away_text(record) for record in view.away)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:
@@ -131,17 +130,17 @@ class HomeScreen(Screen):
         slot.set_text(text)
         slot.set_classes(state)
         for record in self.view.away:  # shown on a terminal: seen
-            pending.mark_seen(str(record.get("region")))
+            follow.mark_seen(record.region)
         self.refresh_bindings()
         return region
 
-    def waiting_record(self, region: Region) -> dict | None:
-        record = pending.read(region.value)
-        return record if pending.is_pending(record) else None
+    def waiting_record(self, region: Region) -> follow.Record | None:
+        record = follow.read(region)
+        return record if follow.is_pending(record) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
-            return self.view is not None and any(r.get("region") == self.selected_region.value for r in self.view.waiting)
+            return self.view is not None and any(r.region is self.selected_region for r in self.view.waiting)
         return True
 
     def action_abandon(self) -> None:
@@ -151,7 +150,7 @@ class HomeScreen(Screen):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                SignIn(region).abandon()
+                follow.abandon(region)
                 self.app.notify(f"Abandoned the {region.value} sign-in that waited for approval.", markup=False)
                 self.set_timer(0.5, self.refresh_slot)
 
@@ -179,12 +178,8 @@ class HomeScreen(Screen):
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
         region = self.selected_region
-        record = self.waiting_record(region)
-        if record is not None:  # follow it: the same code, no new request
-            detachable = self.app.http_client is None and self.app.demo is None
-            attempt = SignIn.from_record(record, client=self.app.http_client, clock=self.app.signin_clock,
-                                         detachable=detachable)
-            self.app.push_screen(SignInScreen(region, attempt, follow=True))
+        if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
+            self.app.push_screen(SignInScreen(region))
             return
         status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:

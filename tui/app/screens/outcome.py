@@ -11,7 +11,7 @@ from textual.widgets import Button, Header, Static
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.regions import Region
-from tui.core.signin import Outcome
+from tui.core.signin.attempt import Outcome
 
 
 class OutcomeScreen(Screen):

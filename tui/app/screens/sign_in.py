@@ -1,13 +1,14 @@
 """Code display and live polling: the code stays on screen while the worker polls.
 
-The screen draws a `tui.core.signin.SignIn`; the worker runs it and posts `SignInScreen.Changed`
-for every change, so the screen never keeps counters of its own.
+The screen draws a `tui.core.signin.attempt.SignIn`; the worker runs it (it leads the region's
+attempt, or follows the one another terminal leads) and posts `SignInScreen.Changed` for every
+change, so the screen never keeps counters or flags of its own. What a signal means is the core's
+one policy (`tui.core.signals.SignInSignals`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import threading
@@ -27,11 +28,22 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRCode, qr_size
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.regions import Region, endpoints
-from tui.core.signin import SignIn
+from tui.core.signals import SignInSignals
+from tui.core.signin.attempt import Phase, SignIn
 from tui.core.untrusted import clean, one_line
-from tui.terminal.browser import address_refusal, browser_commands, open_url, should_auto_open
+from tui.terminal.browser import (
+    address_refusal,
+    browser_commands,
+    open_url,
+    should_auto_open,
+)
 from tui.terminal.clipboard import copy_text
-from tui.terminal.environment import in_ssh, lose_terminal, ssh_note, supports_hyperlinks
+from tui.terminal.environment import (
+    in_ssh,
+    lose_terminal,
+    ssh_note,
+    supports_hyperlinks,
+)
 
 QR_BESIDE = 44  # columns the code pane keeps beside the QR code
 QR_ABOVE = 4  # rows for the header, footer and padding
@@ -91,11 +103,11 @@ class SignInScreen(Screen):
             super().__init__()
             self.event = event
 
-    def __init__(self, region: Region, attempt: SignIn | None = None, follow: bool = False) -> None:
+    def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
         super().__init__()
         self.account_region = region
         self.attempt = attempt  # made on mount, or an attempt to keep polling with the same code
-        self.following = follow  # `attempt` was recorded by another terminal (or a lost one): follow it
+        self.signals = SignInSignals(discard=self.terminated, lost_terminal=self.carry_on_without_terminal)
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
         self.can_open = False  # a browser may and can open the address here (decided once)
 
@@ -106,7 +118,7 @@ class SignInScreen(Screen):
     @property
     def saving(self) -> bool:
         """Approved tokens are waiting for the slot's locks."""
-        return self.attempt is not None and self.attempt.phase == "saving"
+        return self.attempt is not None and self.attempt.saving
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -143,11 +155,8 @@ class SignInScreen(Screen):
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()
-        self.watch_terminal()  # before the first request: the record exists from the code on
-        if self.following:
-            self.show_code()
-            self.follow_attempt()
-        elif self.attempt.phase == "requesting":
+        self.signals.install()  # before the first request: the record exists from the code on
+        if self.attempt.phase is Phase.NEW:
             self.run_sign_in()
         elif self.attempt.auth is not None:  # keep polling with the same code (from the outcome)
             self.show_code()
@@ -162,34 +171,15 @@ class SignInScreen(Screen):
     async def keep_polling(self) -> None:
         await self.attempt.poll()
 
-    @work(exclusive=True, group="sign-in")
-    async def follow_attempt(self) -> None:
-        await self.attempt.follow()
-
     # -- a lost terminal: the sign-in carries on without it -------------------------------------
-    def watch_terminal(self) -> None:
-        """Once the code is shown, SIGHUP means "carry on", not "stop"."""
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
-            loop = asyncio.get_running_loop()
-            loop.add_signal_handler(signal.SIGHUP, self.terminal_lost)
-            loop.add_signal_handler(signal.SIGTERM, self.terminated)
-
     def terminated(self) -> None:
         """SIGTERM means "discard", as Esc does: the attempt's record says so, then the app ends."""
         self.workers.cancel_group(self, "sign-in")
         self.app.exit(return_code=128 + signal.SIGTERM)
 
     def on_unmount(self) -> None:
-        if not self.app.detached_attempt:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
-                asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
-
-    def terminal_lost(self) -> None:
-        if not self.carry_on_without_terminal():
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
-            signal.raise_signal(signal.SIGHUP)  # as a lost terminal always ended the app
+        if not self.app.detached_attempt:  # a detached sign-in keeps SIGHUP ignored to its end
+            self.signals.remove()
 
     def carry_on_without_terminal(self) -> bool:
         """The terminal is gone (SIGHUP, or EIO under Textual's reader): a sign-in that has shown
@@ -220,7 +210,9 @@ class SignInScreen(Screen):
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
-        if event == "code":
+        if event == "following":
+            self.notice(f"Following the sign-in started at {self.attempt.started_clock()} in another terminal.")
+        elif event == "code":
             self.show_code()
         elif event == "slow_down":
             self.notice(f"The server asked us to slow down: polling every {self.attempt.interval} s now.")
@@ -269,7 +261,7 @@ class SignInScreen(Screen):
             text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
             self.notice(text)
             self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
-        elif target and should_auto_open(self.app.no_browser):
+        elif target and attempt.started_here and should_auto_open(self.app.no_browser):
             self.notice(open_url(target))
 
     # -- live status ---------------------------------------------------------------------------
@@ -325,7 +317,7 @@ class SignInScreen(Screen):
         return bool(pane.display and region.height and pane.region.contains_region(region))
 
     def quit_question(self) -> tuple[str, str] | None:
-        if self.attempt is None or self.attempt.phase == "finished":
+        if self.attempt is None or self.attempt.phase is Phase.ENDED:
             return None
         if self.saving:
             return (
@@ -431,7 +423,7 @@ class SignInScreen(Screen):
         )
 
     def _cancel(self) -> None:
-        if self.attempt is not None and self.attempt.role == "watcher":
+        if self.attempt is not None and self.attempt.watching:
             discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
             self.app.notify("Discarded the sign-in that went on without a terminal." if discarded
                             else "Stopped following; the sign-in goes on in the other terminal.", markup=False)

@@ -10,9 +10,18 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.atomic import atomic_write, ensure_private_dir
-from tui.core.config.read import BOM, CONFIG_LABEL, config_error, parse_config, read_config_text
+from tui.core.config.read import (
+    BOM,
+    CONFIG_LABEL,
+    config_error,
+    parse_config,
+    read_config_text,
+)
 from tui.core.errors import AuthError
-from tui.core.keys import HOST_SPELLINGS, MANAGED_PROVIDER  # MANAGED_PROVIDER: a name of the core API
+from tui.core.keys import (  # MANAGED_PROVIDER: a name of the core API
+    HOST_SPELLINGS,
+    MANAGED_PROVIDER,
+)
 from tui.core.regions import Region, endpoints, parse_region
 
 PROVIDER_TYPE = "assistant"

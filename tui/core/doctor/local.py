@@ -15,12 +15,19 @@ import pathlib
 import stat
 import time
 
-from tui.core import paths, pending
+from tui.core import paths
 from tui.core.credentials import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.identity import read_device_id
-from tui.core.locks import DirLockState, age_text, dir_lock_state, flock_holder, is_stale
+from tui.core.regions import Region
+from tui.core.locks import (
+    DirLockState,
+    age_text,
+    dir_lock_state,
+    flock_holder,
+    is_stale,
+)
 from tui.core.repairs import (
     Repair,
     Seen,
@@ -33,6 +40,7 @@ from tui.core.repairs import (
     seen,
     unheld,
 )
+from tui.core.signin import follow
 
 TEMP_AGE = 60.0  # seconds: a temp file older than this is a killed writer's, not one in flight
 NO_LINKS = "doctor changes nothing through a symbolic link"
@@ -211,38 +219,59 @@ def _lock_check(found: Seen, state: DirLockState) -> Check:
 
 
 def check_signin_records() -> list[Check]:
-    """`signin/`: the records of sign-ins that outlive their terminal. Private (0700 / 0600),
-    never a link; a waiting one is reported, never offered for removal; nothing of its codes is
-    shown."""
-    where = pathlib.Path(pending.directory_path())
+    """`signin/`: the records of sign-ins that outlive their terminal. Private (0700 / 0600), the
+    person's own, never a link: anything else is never followed and is reported as a failure (a
+    file of another user is removed, never chmod-ed); a waiting one is reported, never offered for
+    removal; nothing of its codes is shown."""
+    where = pathlib.Path(follow.directory_path())
     found = seen(where)
     if found is None:
         return []
-    checks = []
     if found.is_link or not stat.S_ISDIR(found.mode):
         what = f"a symbolic link to {link_target(where)}" if found.is_link else "not a directory"
         return [Check("files.signin", FAIL, f"{where} is {what}: sign-ins cannot be followed from another terminal.",
                       f"Remove it by hand ({NO_LINKS}); signing in makes a new one.", {"path": str(where)})]
-    if found.permissions != 0o700:
+    if found.uid != os.geteuid():
+        return [Check("files.signin", FAIL, f"{where} belongs to uid {found.uid}, not to you: its records are never followed.",
+                      "Remove it by hand (it is not yours to change); signing in makes a new one.", {"path": str(where)})]
+    checks = []
+    if found.permissions & 0o022:
+        checks.append(Check("files.signin", FAIL, f"{where} has mode {found.permissions:04o}: others can plant records in it, "
+                            "so none is followed.", f"chmod 700 {where}.", {"path": str(where)}, repair=_chmod(found, 0o700)))
+    elif found.permissions != 0o700:
         checks.append(Check("files.signin", WARN, f"{where} has mode {found.permissions:04o}.", f"chmod 700 {where}.",
                             {"path": str(where)}, repair=_chmod(found, 0o700)))
     for entry in _entries(where):
-        path = pathlib.Path(entry.path)
-        if entry.is_link:
-            checks.append(Check(f"files.signin.{path.name}", FAIL, f"{path} is a symbolic link to {link_target(path)}.",
-                                f"Remove the link by hand ({NO_LINKS}).", {"path": str(path)}))
-        elif stat.S_ISREG(entry.mode) and entry.permissions != 0o600:
-            checks.append(Check(f"files.signin.{path.name}", FAIL, f"{path} has mode {entry.permissions:04o}: it may hold a device code.",
-                                f"chmod 600 {path}.", {"path": str(path)}, repair=_chmod(entry, 0o600)))
-    for region in ("cn", "global"):
-        record = pending.read(region)
-        if pending.is_pending(record):  # live: reported, never removed here (`login --new` abandons it)
-            checks.append(Check(f"files.signin.{region}", OK, f"A {region} sign-in is waiting for approval.",
-                                "", {"region": region, "state": "pending"}))
+        checks.extend(_signin_entry(entry))
+    for region in Region:
+        record = follow.read(region)
+        if follow.is_pending(record):  # live: reported, never removed here (`login --new` abandons it)
+            checks.append(Check(f"files.signin.{region.value}", OK, f"A {region.value} sign-in is waiting for approval.",
+                                "", {"region": region.value, "state": "pending"}))
     if not checks:
         checks.append(Check("files.signin", OK, f"{where} is private (0700) and holds only what sign-ins make.", "",
                             {"path": str(where)}))
     return checks
+
+
+def _signin_entry(entry: Seen) -> list[Check]:
+    path = pathlib.Path(entry.path)
+    name = f"files.signin.{path.name}"
+    if entry.is_link:
+        return [Check(name, FAIL, f"{path} is a symbolic link to {link_target(path)}.",
+                      f"Remove the link by hand ({NO_LINKS}).", {"path": str(path)})]
+    if not stat.S_ISREG(entry.mode):
+        return []
+    if entry.uid != os.geteuid():  # planted: never followed, and not ours to chmod
+        return [Check(name, FAIL, f"{path} belongs to uid {entry.uid}, not to you: a record nobody may follow.",
+                      "Remove it.", {"path": str(path), "owner_uid": entry.uid},
+                      repair=Repair(f"remove {path} (another user's file), if it still is that file",
+                                    lambda: remove_leftover(entry, lambda info: info.st_uid == entry.uid,
+                                                            "another user's file")))]
+    if entry.permissions != 0o600:
+        return [Check(name, FAIL, f"{path} has mode {entry.permissions:04o}: it may hold a device code.",
+                      f"chmod 600 {path}.", {"path": str(path)}, repair=_chmod(entry, 0o600))]
+    return []
 
 
 def check_device_id() -> Check:

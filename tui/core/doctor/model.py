@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.core.repairs import Repair  # every repair of a check goes through tui.core.repairs
+from tui.core.repairs import (
+    Repair,  # every repair of a check goes through tui.core.repairs
+)
 from tui.core.untrusted import one_line
 
 FINDING_WIDTH = 1000  # characters of a finding's one line (paths can be long)

@@ -47,7 +47,10 @@ def shown_proxy(url: str) -> str:
 def proxy_for(url: str) -> tuple[str | None, str]:
     """(proxy URL or None, where it came from) for `url`, by httpx's own rules (its environment
     proxies and mount patterns, most specific first)."""
-    from httpx._utils import URLPattern, get_environment_proxies  # the rules httpx applies itself
+    from httpx._utils import (  # the rules httpx applies itself
+        URLPattern,
+        get_environment_proxies,
+    )
 
     mounts = {URLPattern(key): value for key, value in get_environment_proxies().items()}
     import httpx

@@ -6,7 +6,13 @@ import asyncio
 from collections.abc import Callable
 
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
-from tui.core.doctor.local import check_device_id, check_dirs, check_leftovers, check_signin_records, check_slot_files
+from tui.core.doctor.local import (
+    check_device_id,
+    check_dirs,
+    check_leftovers,
+    check_signin_records,
+    check_slot_files,
+)
 from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
 from tui.core.errors import AuthError

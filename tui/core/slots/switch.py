@@ -8,8 +8,13 @@ from __future__ import annotations
 from tui.core.config.provider import provision_managed_provider
 from tui.core.config.read import config_or_empty
 from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER, region_key, region_of_slot, region_storage_name
-from tui.core.regions import Region, parse_region
+from tui.core.keys import (
+    MANAGED_PROVIDER,
+    region_key,
+    region_of_slot,
+    region_storage_name,
+)
+from tui.core.regions import Region
 from tui.core.slots.choice import provider_selection, storage_name_of
 from tui.core.slots.state import slot_status
 
@@ -34,13 +39,12 @@ def managed_region() -> Region | None:
     return Region(region) if region else None
 
 
-def switch_region(region: Region | str) -> str:
+def switch_region(region: Region) -> str:
     """Point `managed:assistant-code` at `region`'s slot; returns a one-line confirmation.
 
     Only a slot with usable credentials (valid, or expired with a refresh token) is switched to;
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
-    region = parse_region(region.value if isinstance(region, Region) else region)
     if managed_slot() == region_storage_name(region):
         return f"The managed provider already uses {region.value}."
     status = slot_status(region_storage_name(region))

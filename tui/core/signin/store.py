@@ -29,9 +29,9 @@ from tui.core.regions import Region, parse_region
 PURPOSE = "saving the sign-in"
 
 
-def write_signin_tokens(token_response: Mapping, region: Region | str) -> tuple[str, str]:
+def write_signin_tokens(token_response: Mapping, region: Region) -> tuple[str, str]:
     """Step 1 without the locks (the caller holds them): (oauth_key, storage_name)."""
-    oauth_key = region_key(parse_region(region))
+    oauth_key = region_key(region)
     storage_name = resolve_storage_name(oauth_key)
     try:
         write_merged(storage_name, token_response)
@@ -41,15 +41,14 @@ def write_signin_tokens(token_response: Mapping, region: Region | str) -> tuple[
     return oauth_key, storage_name
 
 
-def slot_of(region: Region | str) -> str:
+def slot_of(region: Region) -> str:
     """The credential slot a sign-in in `region` writes."""
-    return resolve_storage_name(region_key(parse_region(region)))
+    return resolve_storage_name(region_key(region))
 
 
-async def save_signin(token_response: Mapping, region: Region | str, *, timeout: float | None = None) -> str:
+async def save_signin(token_response: Mapping, region: Region, *, timeout: float | None = None) -> str:
     """Spec 4.4 for async callers; returns the storage name. `timeout`: seconds to wait for the
     slot's locks (None: as long as it takes)."""
-    region = parse_region(region)
     async with hold_slot(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
         oauth_key, storage_name = write_signin_tokens(token_response, region)
     provision_managed_provider(oauth_key, region)
@@ -57,7 +56,8 @@ async def save_signin(token_response: Mapping, region: Region | str, *, timeout:
 
 
 def persist_device_signin(token_response: Mapping, region: Region | str, *, timeout: float | None = None) -> str:
-    """Spec 4.4 for synchronous callers (the core API's name); returns the storage name."""
+    """Spec 4.4 for synchronous callers (the core API's name, so a region's text is parsed here,
+    at the door); returns the storage name."""
     region = parse_region(region)
     with hold_slot_sync(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
         oauth_key, storage_name = write_signin_tokens(token_response, region)

@@ -1,4 +1,6 @@
-"""Device-authorization sign-in (spec 3.2, 4.1, 4.2 device grant, RFC 8628)."""
+"""The device-authorization protocol (spec 3.2, 4.1, 4.2 device grant, RFC 8628): requests in,
+tokens out. Nothing here saves: whoever owns the attempt stores the tokens it is handed
+(`tui.core.signin.attempt`, or `tui.core.signin.api.poll_device_token` for library callers)."""
 
 from __future__ import annotations
 
@@ -17,9 +19,8 @@ from tui.core.identity import identity_headers
 from tui.core.oauth import oauth_error_code, parse_token_response
 from tui.core.redact import excerpt, register_secret
 from tui.core.regions import Region, client_id, endpoints, parse_region
-from tui.core.signin_store import save_signin
 
-log = logging.getLogger("tui.core.device_flow")
+log = logging.getLogger("tui.core.signin.protocol")
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 POLL_BUDGET = 15 * 60  # seconds (spec 8)
@@ -77,6 +78,18 @@ class PollStatus:
         return out
 
 
+@dataclass(frozen=True)
+class PollResult:
+    """How a poll loop ended: a terminal status, and with "success" the approved tokens (not yet
+    saved: the caller saves them)."""
+
+    status: PollStatus
+    tokens: dict | None = None
+
+    def __repr__(self) -> str:  # the tokens are secrets
+        return f"PollResult(status={self.status!r}, tokens={'[redacted]' if self.tokens else None})"
+
+
 def parse_device_authorization(text: str) -> DeviceAuthorization:
     """Strict parse of the 2.3 body; ValueError with a readable detail otherwise."""
     data = jsonutil.loads(text)
@@ -105,6 +118,7 @@ def parse_device_authorization(text: str) -> DeviceAuthorization:
 
 
 async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
+    """Spec 3.1 / 4.1 (the core API's name: a region's text is parsed here, at the door)."""
     ep = endpoints(parse_region(region))
     url = ep.oauth_host + "/api/oauth/device_authorization"
     async with client_scope(client) as http:
@@ -123,71 +137,74 @@ async def start_device_authorization(region: Region | str | None = None, *, clie
         raise AuthError(f"Failed to parse device authorization response: {excerpt(str(exc))}") from None
 
 
-async def poll_device_token(
+async def poll_for_tokens(
     device_code: str,
     interval: int,
-    region: Region | str | None = None,
+    region: Region,
     *,
     client=None,
     on_status: Callable[[PollStatus], object] | None = None,
+    on_request: Callable[[], object] | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     deadline: float | None = None,
     first_delay: float = 0.0,
-    save: Callable[[dict, Region], Awaitable[object]] | None = None,
-) -> PollStatus:
-    """Spec 3.2. Returns a terminal status; AuthError for the failed rows.
+) -> PollResult:
+    """Spec 3.2's loop. Returns a terminal status, with the tokens on success (unsaved);
+    AuthError for the failed rows.
 
-    On success the tokens are already persisted and the provider provisioned (spec 4.4).
-    `deadline` (on `clock`) continues an earlier attempt with the same device code within its
-    budget; None starts a new budget of 15 minutes, as the spec says. `first_delay`: seconds to
-    wait before the first poll (an attempt taken over from another process polls no sooner than
-    one interval after its last poll; a new one polls at once, as the spec says). `save`: how the
-    approved tokens are saved (default `signin_store.save_signin`, waiting for the locks as long
-    as it takes).
+    `deadline` (on `clock`): when waiting ends with "timeout"; None starts the spec's budget of
+    15 minutes. `first_delay`: seconds to wait before the first poll (an attempt taken over from
+    another process polls no sooner than one interval after its last poll; a new one polls at
+    once, as the spec says). `on_request` is told right before each poll is sent.
     """
-    region = parse_region(region)
     register_secret(device_code)
-    ep = endpoints(region)
-    url = ep.oauth_host + "/api/oauth/token"
+    url = endpoints(region).oauth_host + "/api/oauth/token"
     current = max(interval if jsonutil.is_int(interval) else MIN_INTERVAL, MIN_INTERVAL)
     deadline = clock() + POLL_BUDGET if deadline is None else deadline
     form = {"grant_type": DEVICE_GRANT, "client_id": client_id(), "device_code": device_code}
     headers = identity_headers()
     if first_delay > 0:
         if clock() + first_delay >= deadline:
-            return PollStatus("timeout")
+            return PollResult(PollStatus("timeout"))
         await sleep(first_delay)
     async with client_scope(client) as http:
         while True:
+            if on_request is not None:
+                on_request()
             response = await post_form(http, url, form, headers, "Token polling request failed")
             if response.ok:
                 try:
                     tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
-                await (save or save_signin)(tokens, region)  # spec 4.4: the one home of saving a sign-in
-                return PollStatus("success")
-            code = oauth_error_code(response.text)
-            if code is None:
-                raise AuthError(
-                    f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
-                    server_trouble(url) if response.trouble else refused(url),
-                    transient=response.trouble,
-                )
-            if code == "authorization_pending":
-                status = PollStatus("pending", current)
-            elif code == "slow_down":
-                current += SLOW_DOWN_STEP
-                status = PollStatus("slow_down", current)
-            elif code == "expired_token":
-                return PollStatus("expired")
-            elif code == "access_denied":
-                return PollStatus("access_denied")
-            else:
-                raise AuthError(f"Token polling error ({excerpt(code)}): {excerpt(response.text)}")
+                return PollResult(PollStatus("success"), tokens)
+            status = _poll_answer(response, url, current)
+            if status.status not in ("pending", "slow_down"):
+                return PollResult(status)
+            current = status.interval or current
             if on_status is not None:
                 on_status(status)
             if clock() + current >= deadline:
-                return PollStatus("timeout")
+                return PollResult(PollStatus("timeout"))
             await sleep(current)
+
+
+def _poll_answer(response, url: str, current: int) -> PollStatus:
+    """Spec 3.2's rows for a non-success answer: the next status, or AuthError."""
+    code = oauth_error_code(response.text)
+    if code is None:
+        raise AuthError(
+            f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
+            server_trouble(url) if response.trouble else refused(url),
+            transient=response.trouble,
+        )
+    if code == "authorization_pending":
+        return PollStatus("pending", current)
+    if code == "slow_down":
+        return PollStatus("slow_down", current + SLOW_DOWN_STEP)
+    if code == "expired_token":
+        return PollStatus("expired")
+    if code == "access_denied":
+        return PollStatus("access_denied")
+    raise AuthError(f"Token polling error ({excerpt(code)}): {excerpt(response.text)}")

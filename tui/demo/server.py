@@ -1,7 +1,7 @@
 """A local OAuth 2.0 authorization server for tests and the demo (RFC 8628 + refresh rotation).
 
 Never used for real sign-ins: it is started explicitly (tests, `make demo`,
-`python -m tui.dev.server`) and listens on 127.0.0.1 only.
+`python -m tui.demo.server`) and listens on 127.0.0.1 only.
 
 Endpoints: POST /api/oauth/device_authorization, POST /api/oauth/token (device and refresh
 grants), GET/POST /device (a page where a person types the user code and approves or denies).
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, urlsplit
 
-from tui.core.device_flow import DEVICE_GRANT
+from tui.core.signin.protocol import DEVICE_GRANT
 
 DEVICE_PATH = "/api/oauth/device_authorization"
 TOKEN_PATH = "/api/oauth/token"

@@ -1,4 +1,4 @@
-"""One refresh or credential write of a slot at a time, across this program and the official clients.
+"""Holding a slot: one refresh or credential write of a slot at a time, across this program and the official clients.
 
 A slot `<name>` is held through three locks, always taken in this order and released in reverse:
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import signal
 import stat
 import sys
 import threading
@@ -30,24 +29,25 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from tui.core import paths
 from tui.core.atomic import ensure_private_dir
 from tui.core.errors import AuthError
+from tui.core.locks.stale import remove_legacy_lock, remove_stale
+from tui.core.locks.state import (
+    DirLockState,
+    LockUnavailable,
+    describe_dir_lock,
+    describe_flock,
+    dir_lock_path,
+    dir_lock_state,
+    flock_path,
+    is_stale,
+)
+from tui.core.signals import deaths_held, on_deadly_signal
 
-STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
-FUTURE_SLACK = 5.0  # seconds a lock's mtime may lie ahead of this clock (timestamp rounding, NFS)
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)
 REPORT_AFTER = 1.0  # seconds of waiting before we say what we wait for
 DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
 TIMEOUT_ENV = "ASSISTANT_LOCK_TIMEOUT"
 _POLL_START = 0.005
 _POLL_MAX = 0.1
-
-class LockUnavailable(AuthError):
-    """A lock file or directory could not be created (unwritable or odd config dir); `detail`
-    says what, for callers that put it into their own message (a sign-in's write error)."""
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"{detail}; nothing was sent")
-        self.detail = detail
-
 
 Reporter = Callable[[str], object]
 _reporter: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar("assistant_lock_reporter", default=None)
@@ -84,44 +84,6 @@ def _report(text: str) -> None:
     except (OSError, ValueError, AttributeError):
         pass
 
-
-def flock_path(storage_name: str) -> str:
-    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.lock")
-
-
-def legacy_lock_path(storage_name: str) -> str:
-    """Where versions before the co-tenancy work kept their flock file; removed when we hold the slot."""
-    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.json.lock")
-
-
-def dir_lock_path(storage_name: str) -> str:
-    return os.path.join(paths.config_dir_str(), "oauth", f"{storage_name}.lock")
-
-
-# -- who holds a flock ------------------------------------------------------------------------
-
-def flock_holder(path: str) -> int | None:
-    """The pid holding a flock on `path`, from /proc/locks (Linux); None when unknown."""
-    try:
-        info = os.stat(path)
-        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return None
-    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    for line in lines:
-        parts = line.split()
-        if "->" in parts:  # a waiter, not the holder
-            continue
-        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == wanted:
-            try:
-                return int(parts[4])
-            except ValueError:
-                return None
-    return None
-
-
-# -- the three locks, each as a non-blocking attempt -------------------------------------------
 
 class _Wait:
     """One bounded (or unbounded) wait for a slot's locks, reporting once after a second."""
@@ -280,71 +242,13 @@ def _prepare_oauth_dir(storage_name: str) -> str:
     return directory
 
 
-def is_stale(age: float) -> bool:
-    """The staleness rule of the directory lock, from its age (now minus its mtime): not renewed
-    for more than 5 s (the official client's takeover rule), or stamped more than a few seconds in
-    the future, which no live holder renewing with this clock can do (a clock that was ahead, a
-    copied home, a planted directory). Both protocols' rules still hold for real holders."""
-    return age > STALE_AFTER or age < -FUTURE_SLACK
-
-
-def age_text(age: float) -> str:
-    """An honest age: "renewed 3 s ago", or how far in the future its stamp lies."""
-    if age >= -FUTURE_SLACK:
-        return f"renewed {max(age, 0):.0f} s ago"
-    ahead = -age
-    shown = f"{ahead / 86400:.0f} days" if ahead >= 2 * 86400 else f"{ahead:.0f} s"
-    return f"stamped {shown} in the future (no live holder renews it so)"
-
-
-class DirLockState:
-    """What is at `oauth/<name>.lock`, decided in one place for the locks and for `doctor`."""
-
-    ABSENT, HELD, STALE, LINK, NOT_DIR, FOREIGN = "absent", "held", "stale", "link", "not_dir", "foreign"
-    __slots__ = ("path", "kind", "age", "uid", "detail")
-
-    def __init__(self, path: str, kind: str, age: float | None = None, uid: int | None = None, detail: str = "") -> None:
-        self.path, self.kind, self.age, self.uid, self.detail = path, kind, age, uid, detail
-
-    def describe(self) -> str:
-        """One sentence on what is there, for an error or a doctor finding."""
-        if self.kind == self.LINK:
-            return f"{self.path} is a symbolic link to {self.detail}, not a lock directory"
-        if self.kind == self.NOT_DIR:
-            return f"{self.path} is {self.detail}, not a lock directory"
-        owner = f" (owned by uid {self.uid}, not by you)" if self.kind == self.FOREIGN else ""
-        return f"{self.path}{owner} is {'stale' if self.age is not None and is_stale(self.age) else 'held'}: {age_text(self.age or 0)}"
-
-
-def dir_lock_state(path: str, now: float | None = None) -> DirLockState:
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return DirLockState(path, DirLockState.ABSENT)
-    except OSError as exc:
-        return DirLockState(path, DirLockState.NOT_DIR, detail=f"unreadable ({exc.strerror or exc})")
-    if stat.S_ISLNK(info.st_mode):
-        try:
-            target = os.readlink(path)
-        except OSError:
-            target = "somewhere unreadable"
-        return DirLockState(path, DirLockState.LINK, detail=target)
-    if not stat.S_ISDIR(info.st_mode):
-        kind = "a file" if stat.S_ISREG(info.st_mode) else "not a directory"
-        return DirLockState(path, DirLockState.NOT_DIR, uid=info.st_uid, detail=kind)
-    age = (time.time() if now is None else now) - info.st_mtime
-    if info.st_uid != os.getuid():
-        return DirLockState(path, DirLockState.FOREIGN, age, info.st_uid)
-    return DirLockState(path, DirLockState.STALE if is_stale(age) else DirLockState.HELD, age, info.st_uid)
-
-
 def _try_dir_lock(path: str) -> DirLock | None:
     """One `mkdir` attempt; a stale lock is removed and retaken once. Something that is not a lock
     directory (a file, a link) fails at once with what to do: waiting would never end."""
     for attempt in (1, 2):
         try:
             _install_exit_cleanup()  # first: a signal after the mkdir must find the lock to remove
-            with _deaths_held():
+            with deaths_held():
                 os.mkdir(path, 0o700)
                 lock = DirLock(path, os.lstat(path).st_ino)
                 with _held_lock:
@@ -358,67 +262,10 @@ def _try_dir_lock(path: str) -> DirLock | None:
                 ) from None
             if attempt == 2 or state.age is None or not is_stale(state.age):
                 return None
-            _remove_stale(state)
+            remove_stale(state)
         except OSError as exc:
             raise LockUnavailable(f"Cannot create the lock directory {path}: {exc.strerror or exc}") from None
     return None
-
-
-@contextlib.contextmanager
-def _deaths_held() -> Iterator[None]:
-    """SIGTERM, SIGHUP and SIGINT wait (in the main thread) while a lock directory is made and
-    registered for removal: no moment where it exists and a dying process would leave it."""
-    deaths = {s for s in (getattr(signal, n, None) for n in ("SIGTERM", "SIGHUP", "SIGINT")) if s is not None}
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deaths)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def lock_age(path: str) -> float | None:
-    """Seconds since the directory lock was last touched (negative: stamped in the future); None
-    when absent or not a directory."""
-    state = dir_lock_state(path)
-    return state.age if state.kind in (DirLockState.HELD, DirLockState.STALE, DirLockState.FOREIGN) else None
-
-
-def _remove_stale(state: DirLockState) -> None:
-    """Remove a stale lock directory (the official client does the same); one that cannot be
-    removed fails at once with the reason, instead of a wait that never ends."""
-    try:
-        os.rmdir(state.path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise LockUnavailable(
-            f"Cannot remove the stale lock {state.describe()} ({exc.strerror or exc}); remove it by hand"
-        ) from None
-
-
-def _remove_legacy_lock(storage_name: str) -> None:
-    path = legacy_lock_path(storage_name)
-    try:
-        if stat.S_ISREG(os.lstat(path).st_mode):
-            os.unlink(path)
-    except OSError:
-        pass
-
-
-def _describe_flock(storage_name: str) -> str:
-    path = flock_path(storage_name)
-    holder = flock_holder(path)
-    return f"the lock file {path}" + (f" (held by process {holder})" if holder else "")
-
-
-def _describe_dir_lock(storage_name: str) -> str:
-    path = dir_lock_path(storage_name)
-    age = lock_age(path)
-    touched = "" if age is None else f", {age_text(age)}"
-    return f"the lock directory {path} (held by another client{touched})"
 
 
 # -- holding a slot ---------------------------------------------------------------------------
@@ -434,17 +281,17 @@ def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
     releases.append(lambda: os.close(fd))
     wait.reset_backoff()
     while not _try_flock(fd):
-        yield wait.next_delay("flock", lambda: _describe_flock(storage_name))
+        yield wait.next_delay("flock", lambda: describe_flock(storage_name))
     releases.append(lambda: _unflock(fd))
     wait.reset_backoff()
     path = dir_lock_path(storage_name)
     _prepare_oauth_dir(storage_name)
     held = _try_dir_lock(path)
     while held is None:
-        yield wait.next_delay("dir", lambda: _describe_dir_lock(storage_name))
+        yield wait.next_delay("dir", lambda: describe_dir_lock(storage_name))
         held = _try_dir_lock(path)
     releases.append(held.release)
-    _remove_legacy_lock(storage_name)
+    remove_legacy_lock(storage_name)
 
 
 def _release(releases: list) -> None:
@@ -500,7 +347,6 @@ def hold_slot_sync(
 _held: set[DirLock] = set()
 _held_lock = threading.Lock()
 _atexit_registered = False
-_signals_installed = False
 
 
 def release_all() -> None:
@@ -513,39 +359,13 @@ def release_all() -> None:
         lock.remove()
 
 
-def _on_signal(signum: int, frame: object) -> None:
-    previous = _previous_handlers.get(signum, signal.SIG_DFL)
-    if callable(previous):  # the program's own handler decides; an exit it raises unwinds our locks
-        previous(signum, frame)
-        return
-    release_all()  # the default action is to die: remove the directory locks first
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-
-
-_previous_handlers: dict[int, object] = {}
-
-
 def _install_exit_cleanup() -> None:
-    """atexit once; SIGTERM/SIGHUP handlers once, from the main thread (signals need it)."""
-    global _atexit_registered, _signals_installed
+    """atexit once; the directory locks are removed before a deadly signal ends the process
+    (`tui.core.signals` decides what a signal means)."""
+    global _atexit_registered
     if not _atexit_registered:
         import atexit
 
         atexit.register(release_all)
         _atexit_registered = True
-    if _signals_installed or threading.current_thread() is not threading.main_thread():
-        return
-    _signals_installed = True
-    for name in ("SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
-        if signum is None:
-            continue
-        try:
-            previous = signal.getsignal(signum)
-            if previous is _on_signal or previous == signal.SIG_IGN:
-                continue  # ignored on purpose: the process lives on, and so must its locks
-            _previous_handlers[signum] = previous
-            signal.signal(signum, _on_signal)
-        except (ValueError, OSError):  # pragma: no cover - not settable here
-            pass
+    on_deadly_signal(release_all)

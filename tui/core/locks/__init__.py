@@ -1,0 +1,45 @@
+"""A slot's locks, across this program and the official clients, in three rooms:
+
+- `acquire`: holding a slot (the thread lock, the flock file, the official client's lock
+  directory, in that order), reporting waits, releasing on every exit path;
+- `stale`: removing what a dead holder left;
+- `state`: what is at the lock paths, for the locks, `doctor` and repairs.
+"""
+
+from tui.core.locks.acquire import (
+    LockUnavailable,
+    hold_slot,
+    hold_slot_sync,
+    lock_timeout,
+    release_all,
+    reporting_to,
+)
+from tui.core.locks.state import (
+    DirLockState,
+    age_text,
+    dir_lock_path,
+    dir_lock_state,
+    flock_holder,
+    flock_path,
+    is_stale,
+    legacy_lock_path,
+    lock_age,
+)
+
+__all__ = [
+    "DirLockState",
+    "LockUnavailable",
+    "age_text",
+    "dir_lock_path",
+    "dir_lock_state",
+    "flock_holder",
+    "flock_path",
+    "hold_slot",
+    "hold_slot_sync",
+    "is_stale",
+    "legacy_lock_path",
+    "lock_age",
+    "lock_timeout",
+    "release_all",
+    "reporting_to",
+]

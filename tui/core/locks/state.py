@@ -1,0 +1,137 @@
+"""What is at a slot's lock paths, decided in one place for the locks, `doctor` and repairs: the
+paths, who holds a flock, the staleness rule of the directory lock and its honest age."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from tui.core import paths
+from tui.core.errors import AuthError
+
+STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
+FUTURE_SLACK = 5.0  # seconds a lock's mtime may lie ahead of this clock (timestamp rounding, NFS)
+
+
+class LockUnavailable(AuthError):
+    """A lock file or directory could not be created (unwritable or odd config dir); `detail`
+    says what, for callers that put it into their own message (a sign-in's write error)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"{detail}; nothing was sent")
+        self.detail = detail
+
+
+def flock_path(storage_name: str) -> str:
+    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.lock")
+
+
+def legacy_lock_path(storage_name: str) -> str:
+    """Where versions before the co-tenancy work kept their flock file; removed when we hold the slot."""
+    return os.path.join(paths.config_dir_str(), "credentials", f"{storage_name}.json.lock")
+
+
+def dir_lock_path(storage_name: str) -> str:
+    return os.path.join(paths.config_dir_str(), "oauth", f"{storage_name}.lock")
+
+
+# -- who holds a lock ---------------------------------------------------------------------------
+
+def flock_holder(path: str) -> int | None:
+    """The pid holding a flock on `path`, from /proc/locks (Linux); None when unknown."""
+    try:
+        info = os.stat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in lines:
+        parts = line.split()
+        if "->" in parts:  # a waiter, not the holder
+            continue
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == wanted:
+            try:
+                return int(parts[4])
+            except ValueError:
+                return None
+    return None
+
+
+def is_stale(age: float) -> bool:
+    """The staleness rule of the directory lock, from its age (now minus its mtime): not renewed
+    for more than 5 s (the official client's takeover rule), or stamped more than a few seconds in
+    the future, which no live holder renewing with this clock can do (a clock that was ahead, a
+    copied home, a planted directory). Both protocols' rules still hold for real holders."""
+    return age > STALE_AFTER or age < -FUTURE_SLACK
+
+
+def age_text(age: float) -> str:
+    """An honest age: "renewed 3 s ago", or how far in the future its stamp lies."""
+    if age >= -FUTURE_SLACK:
+        return f"renewed {max(age, 0):.0f} s ago"
+    ahead = -age
+    shown = f"{ahead / 86400:.0f} days" if ahead >= 2 * 86400 else f"{ahead:.0f} s"
+    return f"stamped {shown} in the future (no live holder renews it so)"
+
+
+class DirLockState:
+    """What is at `oauth/<name>.lock`, decided in one place for the locks and for `doctor`."""
+
+    ABSENT, HELD, STALE, LINK, NOT_DIR, FOREIGN = "absent", "held", "stale", "link", "not_dir", "foreign"
+    __slots__ = ("path", "kind", "age", "uid", "detail")
+
+    def __init__(self, path: str, kind: str, age: float | None = None, uid: int | None = None, detail: str = "") -> None:
+        self.path, self.kind, self.age, self.uid, self.detail = path, kind, age, uid, detail
+
+    def describe(self) -> str:
+        """One sentence on what is there, for an error or a doctor finding."""
+        if self.kind == self.LINK:
+            return f"{self.path} is a symbolic link to {self.detail}, not a lock directory"
+        if self.kind == self.NOT_DIR:
+            return f"{self.path} is {self.detail}, not a lock directory"
+        owner = f" (owned by uid {self.uid}, not by you)" if self.kind == self.FOREIGN else ""
+        return f"{self.path}{owner} is {'stale' if self.age is not None and is_stale(self.age) else 'held'}: {age_text(self.age or 0)}"
+
+
+def dir_lock_state(path: str, now: float | None = None) -> DirLockState:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return DirLockState(path, DirLockState.ABSENT)
+    except OSError as exc:
+        return DirLockState(path, DirLockState.NOT_DIR, detail=f"unreadable ({exc.strerror or exc})")
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "somewhere unreadable"
+        return DirLockState(path, DirLockState.LINK, detail=target)
+    if not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else "not a directory"
+        return DirLockState(path, DirLockState.NOT_DIR, uid=info.st_uid, detail=kind)
+    age = (time.time() if now is None else now) - info.st_mtime
+    if info.st_uid != os.getuid():
+        return DirLockState(path, DirLockState.FOREIGN, age, info.st_uid)
+    return DirLockState(path, DirLockState.STALE if is_stale(age) else DirLockState.HELD, age, info.st_uid)
+
+
+def lock_age(path: str) -> float | None:
+    """Seconds since the directory lock was last touched (negative: stamped in the future); None
+    when absent or not a directory."""
+    state = dir_lock_state(path)
+    return state.age if state.kind in (DirLockState.HELD, DirLockState.STALE, DirLockState.FOREIGN) else None
+
+
+def describe_flock(storage_name: str) -> str:
+    path = flock_path(storage_name)
+    holder = flock_holder(path)
+    return f"the lock file {path}" + (f" (held by process {holder})" if holder else "")
+
+
+def describe_dir_lock(storage_name: str) -> str:
+    path = dir_lock_path(storage_name)
+    age = lock_age(path)
+    touched = "" if age is None else f", {age_text(age)}"
+    return f"the lock directory {path} (held by another client{touched})"

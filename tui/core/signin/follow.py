@@ -1,0 +1,406 @@
+"""A sign-in attempt on disk, so that it outlives its terminal and other terminals can follow it.
+
+`<config_dir>/signin/` (mode 0700; its own directory, not `credentials/`, so nothing takes it for a
+slot) holds, per region:
+
+- `<region>.json` (0600): the attempt's `Record`. While it is being requested: who requests it and
+  when (no code yet). While it is pending: the device code (a bearer secret until it expires:
+  kept like the tokens), the user code and addresses, the deadline (wall-clock epoch) and what it
+  means (the code's lifetime: "expired"; the spec's budget: "timeout"), the interval, when it last
+  polled, whether its poller lost its terminal. When it ends it is reduced to the outcome (no
+  device code stays on disk): how it ended, who signed in, whether a person has seen it ("while
+  you were away…"). Records older than 24 h are dropped when read.
+- `<region>.lock`: the poller's lease. Exactly one process polls a region: the one holding
+  `flock(LOCK_EX)` on this file. Never deleted (deleting a held flock file breaks the exclusion).
+- `<region>.discard`: a request, from a watching terminal, that the poller discard the attempt.
+
+**Joining is one atomic step** (`join`): whoever takes the lease leads (a new attempt, or the
+live attempt of a poller that died); everyone else follows the record of the lease holder. So any
+number of terminals starting `login` into one region at once make one device authorization.
+
+**Trust.** Everything is opened below the config directory with O_NOFOLLOW through a directory
+descriptor, and a directory, record or lease is believed only when it is the person's own and
+private (owner = effective uid, no group/other write; checked on the opened descriptor). Anything
+else is a `RecordProblem`: never followed; the attempt goes on without the record and says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import fcntl
+import math
+import os
+import secrets
+import stat
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tui.core import ownfiles
+from tui.core.regions import Region
+
+DIRECTORY = "signin"
+KEEP = 24 * 3600  # seconds an ended or stale record is kept
+REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
+STATES = (REQUESTING, PENDING, ENDED)
+OUTCOMES = ("success", "access_denied", "expired", "timeout", "error", "discarded")
+JOIN_SLACK = 1.0  # seconds: an attempt ended this long before we joined may still be the one we joined
+_NOFOLLOW, _CLOEXEC = ownfiles.NOFOLLOW, ownfiles.CLOEXEC
+RecordProblem = ownfiles.RecordProblem
+
+
+# -- the record ------------------------------------------------------------------------------------
+
+def _text(value: object, default: str | None = None) -> str | None:
+    return value if isinstance(value, str) else default
+
+
+def _number(value: object, default: float | None = None) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    number = float(value)
+    return number if math.isfinite(number) else default
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else 0
+
+
+@dataclass(frozen=True)
+class Record:
+    """One region's attempt as written on disk, read through one typed reader (`parse`): a field
+    of the wrong type is dropped (its default is used), a record without a state, a region or a
+    start it can be dated by is no record at all."""
+
+    state: str
+    region: Region
+    started_at: float
+    attempt: str = ""  # random id of the attempt: a follower knows the one it joined
+    deadline: float = 0.0  # wall clock: when waiting for approval ends
+    ends_as: str = "timeout"  # what the deadline means: "expired" (the code's life) or "timeout"
+    device_code: str = field(default="", repr=False)  # a bearer secret until it expires
+    user_code: str = ""
+    verification_uri: str | None = None
+    verification_uri_complete: str | None = None
+    interval: int | None = None
+    last_poll: float | None = None  # wall clock
+    polls: int = 0
+    slow_downs: int = 0
+    poller_pid: int | None = None
+    detached: bool = False
+    outcome: str | None = None
+    identity: str | None = None
+    detail: str | None = None
+    seen: bool = False
+    ended_at: float | None = None
+
+    @classmethod
+    def parse(cls, data: object) -> Record | None:
+        if not isinstance(data, Mapping):
+            return None
+        state, region, started = data.get("state"), data.get("region"), _number(data.get("started_at"))
+        if state not in STATES or region not in ("cn", "global") or started is None:
+            return None
+        interval = data.get("interval")
+        record = cls(
+            state=str(state),
+            region=Region(region),
+            started_at=started,
+            attempt=_text(data.get("attempt"), "") or "",
+            deadline=_number(data.get("deadline"), 0.0) or 0.0,
+            ends_as="expired" if data.get("ends_as") == "expired" else "timeout",
+            device_code=_text(data.get("device_code"), "") or "",
+            user_code=_text(data.get("user_code"), "") or "",
+            verification_uri=_text(data.get("verification_uri")),
+            verification_uri_complete=_text(data.get("verification_uri_complete")),
+            interval=interval if isinstance(interval, int) and not isinstance(interval, bool) and 0 < interval < 3600 else None,
+            last_poll=_number(data.get("last_poll")),
+            polls=_count(data.get("polls")),
+            slow_downs=_count(data.get("slow_downs")),
+            poller_pid=_count(data.get("poller_pid")) or None,
+            detached=data.get("detached") is True,
+            outcome=(data.get("outcome") if data.get("outcome") in OUTCOMES else "error") if state == ENDED else None,
+            identity=_text(data.get("identity")),
+            detail=_text(data.get("detail")),
+            seen=data.get("seen") is True,
+            ended_at=_number(data.get("ended_at")),
+        )
+        if state == PENDING and not (record.device_code and record.user_code):
+            return None  # nothing that could be polled or shown: not a pending attempt
+        return record
+
+    def to_json(self) -> dict:
+        """What is written: an ended record keeps no code, no address, no poller."""
+        head = {"version": 2, "state": self.state, "region": self.region.value, "attempt": self.attempt,
+                "started_at": self.started_at}
+        if self.state == ENDED:
+            return {**head, "ended_at": self.ended_at, "outcome": self.outcome, "identity": self.identity,
+                    "detail": self.detail, "seen": self.seen}
+        if self.state == REQUESTING:
+            return {**head, "poller_pid": self.poller_pid}
+        return {**head, "deadline": self.deadline, "ends_as": self.ends_as, "device_code": self.device_code,
+                "user_code": self.user_code, "verification_uri": self.verification_uri,
+                "verification_uri_complete": self.verification_uri_complete, "interval": self.interval,
+                "last_poll": self.last_poll, "polls": self.polls, "slow_downs": self.slow_downs,
+                "poller_pid": self.poller_pid, "detached": self.detached}
+
+    def is_live(self, now: float | None = None) -> bool:
+        """An attempt that can still be approved: pending, before its deadline."""
+        return self.state == PENDING and self.deadline > (time.time() if now is None else now)
+
+    def ended(self, outcome: str, identity: str | None, seen: bool, detail: str | None = None) -> Record:
+        """This attempt reduced to how it ended."""
+        return Record(ENDED, self.region, self.started_at, self.attempt, outcome=outcome if outcome in OUTCOMES else "error",
+                      identity=identity, detail=detail, seen=seen, ended_at=float(int(time.time())))
+
+    def summary(self) -> dict:
+        """For `status --json`: how an attempt without a terminal ended."""
+        return {"started_at": self.started_at, "region": self.region.value, "outcome": self.outcome,
+                "identity": self.identity}
+
+    def started_clock(self) -> str:
+        return time.strftime("%H:%M", time.localtime(self.started_at))
+
+
+# -- reading and writing ---------------------------------------------------------------------------
+
+def directory_path() -> str:
+    return ownfiles.directory_path(DIRECTORY)
+
+
+def _file(region: Region, suffix: str) -> str:
+    return region.value + suffix
+
+
+def write(record: Record) -> None:
+    """Replace the region's record atomically (0600). RecordProblem or OSError when it cannot be."""
+    fd = ownfiles.open_dir(DIRECTORY, create=True)
+    assert fd is not None  # created when asked
+    try:
+        ownfiles.write_record(fd, _file(record.region, ".json"), record.to_json())
+    finally:
+        os.close(fd)
+
+
+def load(region: Region, now: float | None = None) -> Record | None:
+    """The region's record, or None (none, unreadable, or older than 24 h: then it is removed).
+    RecordProblem when the directory or the record is a link or not the person's own and private."""
+    name = _file(region, ".json")
+    fd = ownfiles.open_dir(DIRECTORY, create=False)
+    if fd is None:
+        return None
+    try:
+        record = Record.parse(ownfiles.read_record(fd, name))
+        if record is None:
+            return None
+        if (time.time() if now is None else now) - record.started_at > KEEP:
+            ownfiles.unlink(fd, name)
+            return None
+        return record
+    finally:
+        os.close(fd)
+
+
+def read(region: Region, now: float | None = None) -> Record | None:
+    """`load` for those that only show: a record that cannot be trusted is none (doctor says why)."""
+    try:
+        return load(region, now)
+    except RecordProblem:
+        return None
+
+
+def problem(region: Region) -> str | None:
+    """Why the region's record (or its directory) is not trusted, or None."""
+    try:
+        load(region)
+    except RecordProblem as exc:
+        return str(exc)
+    return None
+
+
+def remove(region: Region) -> None:
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is not None:
+            ownfiles.unlink(fd, _file(region, ".json"), _file(region, ".discard"))
+
+
+def is_pending(record: Record | None, now: float | None = None) -> bool:
+    return record is not None and record.is_live(now)
+
+
+def away(now: float | None = None) -> list[Record]:
+    """Ended attempts nobody has seen yet (one per region), oldest first."""
+    found = [record for record in (read(region, now) for region in Region) if record]
+    unseen = [r for r in found if r.state == ENDED and not r.seen and r.outcome != "discarded"]
+    return sorted(unseen, key=lambda r: r.started_at)
+
+
+def waiting(now: float | None = None) -> list[Record]:
+    """Attempts that can still be approved, one per region at most."""
+    return [record for record in (read(region, now) for region in Region) if is_pending(record, now)]
+
+
+def mark_seen(region: Region) -> None:
+    """The person saw how it ended: the record has nothing left to say and goes."""
+    record = read(region)
+    if record is not None and record.state == ENDED:
+        remove(region)
+
+
+# -- the poller's lease and the discard request ----------------------------------------------------
+
+class Lease:
+    """`flock` on `signin/<region>.lock`: who holds it polls the region's attempt."""
+
+    def __init__(self, region: Region) -> None:
+        self.region = region
+        self.fd: int | None = None
+
+    def try_take(self) -> bool:
+        """True when this process holds the lease now. RecordProblem when the lock file (or its
+        directory) is a link, not a regular file, or not the person's own and private."""
+        if self.fd is not None:
+            return True
+        dir_fd = ownfiles.open_dir(DIRECTORY, create=True)
+        assert dir_fd is not None
+        name = _file(self.region, ".lock")
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+        except OSError as exc:
+            raise RecordProblem(f"{directory_path()}/{name} cannot be opened ({exc.strerror or exc})") from None
+        finally:
+            os.close(dir_fd)
+        info = os.fstat(fd)
+        why = "is not a regular file" if not stat.S_ISREG(info.st_mode) else ownfiles.distrust(info)
+        if why is not None:
+            os.close(fd)
+            raise RecordProblem(f"{directory_path()}/{name} {why}")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self.fd = fd
+        return True
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)  # closing releases the flock; the file stays
+            self.fd = None
+
+    @property
+    def held(self) -> bool:
+        return self.fd is not None
+
+
+def request_discard(region: Region) -> None:
+    fd = ownfiles.open_dir(DIRECTORY, create=True)
+    assert fd is not None
+    try:
+        name = _file(region, ".discard")
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def discard_requested(region: Region) -> bool:
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is None:
+            return False
+        try:
+            os.stat(_file(region, ".discard"), dir_fd=fd, follow_symlinks=False)
+            return True
+        except OSError:
+            return False
+
+
+def clear_discard(region: Region) -> None:
+    """The discard request was honoured (or is stale for a new attempt that holds the lease)."""
+    with ownfiles.existing_dir(DIRECTORY) as fd:
+        if fd is not None:
+            ownfiles.unlink(fd, _file(region, ".discard"))
+
+
+def abandon(region: Region, wait: float = 0.0) -> None:
+    """`login --new`, `n` on Home: discard the region's attempt, whoever polls it; with `wait`,
+    give its poller that many seconds to let go of the lease (it stops within one interval)."""
+    lease = Lease(region)
+    if lease.try_take():
+        lease.release()
+        remove(region)
+        return
+    request_discard(region)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if lease.try_take():
+            break
+        time.sleep(0.2)
+    lease.release()
+
+
+# -- joining an attempt: one atomic step -------------------------------------------------------------
+
+class Role(enum.Enum):
+    LEAD = "lead"  # we hold the lease and nothing live is recorded: request a new code
+    TAKE_OVER = "take over"  # we hold the lease and a live attempt is recorded: poll it ourselves
+    FOLLOW = "follow"  # another process holds the lease: follow its record
+    ALONE = "alone"  # the records cannot be trusted or used: a new attempt nobody can follow
+
+
+@dataclass(frozen=True)
+class Joined:
+    role: Role
+    record: Record | None = None  # the live attempt to take over or follow, when there is one
+    problem: str | None = None  # for ALONE: why the records were not used
+    at: float = 0.0  # wall clock, when we joined
+
+
+def join(lease: Lease, now: float | None = None) -> Joined:
+    """Take the region's lease or follow its holder: the lease alone decides, so two terminals
+    can never both lead. A leader writes its `REQUESTING` record at once (`begin`)."""
+    at = time.time() if now is None else now
+    try:
+        taken = lease.try_take()
+        record = load(lease.region, at)
+    except RecordProblem as exc:
+        lease.release()
+        return Joined(Role.ALONE, problem=str(exc), at=at)
+    if not taken:
+        return Joined(Role.FOLLOW, record if record is not None and record.state != ENDED else None, at=at)
+    if is_pending(record, at):
+        return Joined(Role.TAKE_OVER, record, at=at)
+    clear_discard(lease.region)  # a request for an earlier attempt, now ended
+    return Joined(Role.LEAD, at=at)
+
+
+def begin(region: Region, now: float | None = None) -> Record:
+    """The leader's first record: an attempt is on its way (no code yet), for followers."""
+    record = Record(REQUESTING, region, time.time() if now is None else now, secrets.token_hex(8),
+                    poller_pid=os.getpid())
+    with contextlib.suppress(OSError, RecordProblem):
+        write(record)
+    return record
+
+
+class Watch(enum.Enum):
+    WAIT = "wait"  # the lease holder requests or polls: look again soon
+    TAKE_OVER = "take over"  # the lease is ours now and the attempt is live: poll it
+    ENDED = "ended"  # the attempt we joined ended: say how
+    START = "start"  # the lease is ours and nothing is left to follow: start a new attempt
+
+
+def watch_step(lease_ours: bool, record: Record | None, joined: Joined, following: str) -> Watch:
+    """A follower's next move (pure): `following` is the id of the attempt it has seen, "" when
+    it has seen none yet (the leader was still taking the lease)."""
+    if record is not None and record.state == ENDED:
+        ours = record.attempt == following if following else record.started_at >= joined.at - JOIN_SLACK
+        if ours:
+            return Watch.ENDED
+    if not lease_ours:
+        return Watch.WAIT
+    if is_pending(record):
+        return Watch.TAKE_OVER
+    return Watch.START
+

@@ -1,0 +1,1 @@
+"""The local authorization server the `demo` command runs (product: `assistant-auth demo`)."""
