@@ -26,14 +26,14 @@ def run(ns) -> int:
 
 
 
-def _the_other_region() -> str | None:
+def _the_other_region() -> Region | None:
     """Without --region: the other region than the one in use, when it is signed in; else ask
     on a terminal (None, after saying why, without one or when declined)."""
     current = managed_region()
     view = overview()
-    usable = [r.value for r in Region if view.region_slot(r).usable]
+    usable = [r for r in Region if view.region_slot(r).usable]
     if current is not None:
-        others = [r for r in usable if r != current.value]
+        others = [r for r in usable if r is not current]
         if len(others) == 1:
             return others[0]
         if not others:
@@ -49,4 +49,4 @@ def _the_other_region() -> str | None:
     if answer not in ("cn", "global"):
         err("Cancelled: nothing was switched.")
         return None
-    return answer
+    return Region(answer)  # the person's text, parsed once here

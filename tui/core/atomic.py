@@ -32,37 +32,72 @@ def resolve_link(path: pathlib.Path) -> pathlib.Path:
     return pathlib.Path(os.path.realpath(path))
 
 
-def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace `path` with `data` so that readers see the old or the new content, never a mix.
+class Reserved:
+    """Room for a file's next content, proved before it is needed: a temporary file beside the
+    file, created with `mode` from the start (O_CREAT|O_EXCL: no window in which others can read
+    it, whatever the umask), filled with `size` bytes and flushed. When the disk is full or a
+    file-size limit is in force, making it fails (OSError) and nothing else has happened yet.
 
-    The temporary file is created with `mode` from the start (O_CREAT|O_EXCL), so there is no
-    window in which it is readable by others, whatever the umask; it then gets exactly `mode`
-    (the umask cannot narrow or widen it). When `path` is a symbolic link (a dotfile manager's,
-    or a file shared with another tool), the link's target is replaced and the link is kept:
-    replacing the link would leave the other reader with the old, already-rotated tokens.
-    """
-    path = resolve_link(path)
-    directory = path.parent
-    tmp = directory / f".{path.name}.{os.urandom(6).hex()}.tmp"  # not `secrets`: hmac on the token path
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
-    try:
+    `commit(data)` writes `data` over the reserved bytes (blocks already allocated: a full disk
+    or a size limit cannot fail it when `data` fits), cuts the file to its length, flushes it and
+    renames it over the file: readers see the old content or the new, never a mix. `discard()`
+    removes it. When the file is a symbolic link (a dotfile manager's, or a file shared with
+    another tool), the link's target is replaced and the link kept: replacing the link would
+    leave the other reader with the old, already-rotated tokens."""
+
+    def __init__(self, path: pathlib.Path, size: int = 0, mode: int = 0o600) -> None:
+        self.path = resolve_link(path)
+        self.size = size
+        self.tmp = self.path.parent / f".{self.path.name}.{os.urandom(6).hex()}.tmp"  # not `secrets`: hmac on the token path
+        self.fd: int | None = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
         try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            os.fchmod(self.fd, mode)
+            if size:
+                _write_all(self.fd, bytes(size))
+                os.fsync(self.fd)
+        except BaseException:
+            self.discard()
+            raise
+
+    def commit(self, data: bytes) -> None:
+        fd = self.fd
+        if fd is None:
+            raise ValueError("this reservation was already used")
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
             os.fsync(fd)
-        finally:
             os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
+            self.fd = None
+            os.replace(self.tmp, self.path)
+        except BaseException:
+            self.discard()
+            raise
+        _remove_stale_temps(self.path)
+        _fsync_dir(self.path.parent)
+
+    def discard(self) -> None:
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
         try:
-            os.unlink(tmp)
+            os.unlink(self.tmp)
         except OSError:
             pass
-        raise
-    _remove_stale_temps(path)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(directory: pathlib.Path) -> None:
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -73,6 +108,12 @@ def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
         pass
     finally:
         os.close(dir_fd)
+
+
+def atomic_write(path: pathlib.Path, data: bytes, mode: int = 0o600) -> None:
+    """Replace `path` with `data` so that readers see the old or the new content, never a mix
+    (a `Reserved` file of no size, committed at once)."""
+    Reserved(path, 0, mode).commit(data)
 
 
 def _remove_stale_temps(path: pathlib.Path) -> None:

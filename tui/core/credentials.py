@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on 
 if TYPE_CHECKING:  # pragma: no cover
     import pathlib
 
+    from tui.core.atomic import Reserved
+
 
 def _log():
     import logging
@@ -155,14 +157,36 @@ def dump(data: object) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_credentials(storage_name: str, data: object) -> pathlib.Path:
-    """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created)."""
+def write_credentials(storage_name: str, data: object, reserved: Reserved | None = None) -> pathlib.Path:
+    """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created),
+    into room `reserve_room` proved beforehand when there is some."""
     from tui.core.atomic import atomic_write, ensure_private_dir
 
     path = paths.credentials_path(storage_name)
+    if reserved is not None:
+        reserved.commit(dump(data))
+        return path
     ensure_private_dir(path.parent)
     atomic_write(path, dump(data), mode=0o600)
     return path
+
+
+ROOM = 16384  # bytes proved writable beyond the slot's current size before a refresh is sent
+
+
+def reserve_room(storage_name: str) -> Reserved:
+    """Prove, before a refresh is sent, that its answer can be stored: a temporary file beside
+    the slot, as large as the slot can become (twice its size, and 16 KiB more), flushed. OSError
+    (a full disk, a file-size limit) when it cannot be."""
+    from tui.core.atomic import Reserved, ensure_private_dir
+
+    path = paths.credentials_path(storage_name)
+    ensure_private_dir(path.parent)
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    return Reserved(path, 2 * size + ROOM)
 
 
 def corrupt_name(path: pathlib.Path, now: float | None = None) -> pathlib.Path:
@@ -183,7 +207,8 @@ def move_aside(path: pathlib.Path) -> pathlib.Path:
     return target
 
 
-def write_merged(storage_name: str, response: Mapping, now: float | None = None) -> pathlib.Path:
+def write_merged(storage_name: str, response: Mapping, now: float | None = None,
+                 reserved: Reserved | None = None) -> pathlib.Path:
     """Read the current file, merge the token response (4.6) and write it back.
 
     Beyond the specification: a current file that does not parse to an object would be
@@ -205,7 +230,7 @@ def write_merged(storage_name: str, response: Mapping, now: float | None = None)
     if current.strip() and (not isinstance(merged, dict) or not _parses_to_object(current)):
         move_aside(path)
         merged = merge_token_response("", response, now)
-    return write_credentials(storage_name, merged)
+    return write_credentials(storage_name, merged, reserved)
 
 
 def _parses_to_object(text: str) -> bool:

@@ -184,8 +184,7 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
     _refuse_before_waiting(creds, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
     # the file now, which is the adopted one when another tool rotated it.
-    from tui.core.oauth import oauth_error_code, parse_token_response
-    from tui.core.redact import excerpt, register_token_fields
+    from tui.core.redact import register_token_fields
     from tui.core.settings import client_id
 
     register_token_fields(creds)
@@ -193,6 +192,35 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
     if not isinstance(refresh_token, str) or not refresh_token:
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else "")
     form = {"grant_type": "refresh_token", "client_id": client_id(), "refresh_token": refresh_token}
+    reserved = _room_for_the_answer(storage_name)  # before sending: a refresh is spent only when its answer can be kept
+    try:
+        return (yield from _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_ttl, reserved))
+    finally:
+        reserved.discard()  # unused (an adopted rotation, an error): nothing is left behind
+
+
+def _room_for_the_answer(storage_name: str):
+    from tui.core.credentials import reserve_room
+    from tui.core.paths import credentials_path
+
+    try:
+        return reserve_room(storage_name)
+    except OSError as exc:
+        raise AuthError(
+            f"could not write {credentials_path(storage_name)} ({exc.strerror or exc}); nothing was sent, your sign-in is kept",
+            "Free some disk space (or lift the file-size limit), then try again.",
+            transient=True,
+        ) from None
+
+
+WRITE_TRIES = 5  # attempts to store an answer the server already gave, within the critical section
+
+
+def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_ttl, reserved):
+    """Send the refresh and keep its answer (spec 4.3, 4.6), as steps of `_refresh_steps`."""
+    from tui.core.oauth import oauth_error_code, parse_token_response
+    from tui.core.redact import excerpt
+
     response = yield SEND, endpoint, form
     if not response.ok:
         rejected = response.status in REJECTED_STATUSES and (
@@ -209,11 +237,10 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
             _remember_rejection(storage_name, refresh_token, response.status)
         from tui.core.hints import sign_in_again
 
-        raise AuthError(
-            f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}; {SIGN_IN_AGAIN}",
-            SERVER_TROUBLE if response.trouble else sign_in_again(storage_name),
-            transient=response.trouble,
-        )
+        failed = f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}"
+        if response.trouble:  # the server's trouble, not the sign-in's: never "sign in again" (README)
+            raise AuthError(failed, SERVER_TROUBLE, transient=True)
+        raise AuthError(f"{failed}; {SIGN_IN_AGAIN}", sign_in_again(storage_name))
     try:
         tokens = parse_token_response(response.strict_text())
     except ValueError as exc:
@@ -222,14 +249,33 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
     if latest is not None and lives_at_least(latest, ttl) and latest["access_token"] != creds["access_token"]:
         _log().info("another process refreshed %s meanwhile; using its token", storage_name)
         return latest["access_token"]
-    try:
-        write_merged(storage_name, tokens)
-    except OSError as exc:
-        _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
+    yield from _store_answer(storage_name, tokens, reserved)
     lifetime = tokens.get("expires_in")
     if min_ttl is not None and isinstance(lifetime, int) and lifetime < ttl:
         raise LifetimeTooShort(lifetime, ttl)  # stored first: the rotated token is never lost
     return tokens["access_token"]
+
+
+def _store_answer(storage_name: str, tokens: dict, reserved):
+    """The answer into the room proved before sending; should that still fail, a few more tries
+    (the disk may be freed meanwhile), then never success: what was lost, and what to do."""
+    from tui.core.paths import credentials_path
+
+    problem: OSError | None = None
+    for attempt in range(WRITE_TRIES):
+        try:
+            write_merged(storage_name, tokens, reserved=reserved if attempt == 0 else None)
+            return
+        except OSError as exc:
+            problem = exc
+            _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
+            yield PAUSE, 0.2 * (attempt + 1)
+    assert problem is not None
+    raise AuthError(
+        f"the server rotated the tokens of {storage_name} but {credentials_path(storage_name)} could not be written "
+        f"({problem.strerror or problem}): the new tokens are lost and the stored refresh token is spent",
+        "Free some disk space, then sign in again: assistant-auth login",
+    )
 
 
 def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> None:

@@ -77,6 +77,7 @@ class Fault:
     mode: str = "respond"
     delay: float = 0.0
     times: int = 1
+    gate: threading.Event | None = None  # "respond" waits for it (a test says when), at most 60 s
 
 
 @dataclass
@@ -118,6 +119,7 @@ class AuthServer:
         # rotate as the request arrives, then wait `refresh_delay` before answering: the old refresh
         # token is spent even if the client never reads the answer (interrupt tests)
         self.rotate_on_receipt = False
+        self.expire_codes = True  # False: keep answering authorization_pending past a code's lifetime
         self.subject = "user-1"  # who a device sign-in signs in as (the `sub` claim of its token)
         # reuse of a rotated refresh token revokes every token of its family (as strict servers do)
         self.revoke_family_on_reuse = False
@@ -302,7 +304,7 @@ class AuthServer:
             grant.polls += 1
             too_fast = grant.last_poll is not None and now - grant.last_poll < grant.interval - self.slow_down_tolerance
             grant.last_poll = now
-            if now >= grant.expires_at:
+            if now >= grant.expires_at and self.expire_codes:
                 return 400, {"error": "expired_token"}
             if grant.state == "denied":
                 return 400, {"error": "access_denied"}
@@ -384,6 +386,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault.delay and fault.mode == "respond":
             time.sleep(fault.delay)
+        if fault.gate is not None and fault.mode == "respond":
+            fault.gate.wait(timeout=60)
         if fault.mode == "trickle":
             head = (
                 f"HTTP/1.1 {fault.status} X\r\nContent-Type: {fault.content_type}\r\n"

@@ -324,6 +324,8 @@ class SignIn:
             if result.tokens is not None:
                 await self._save(result.tokens)
         except AuthError as exc:
+            if exc.transient and self.detached and self.seconds_left() <= self.interval:
+                return self._finish(outcome_for(self.ends_as))  # nobody to ask, no time for another poll
             return self._finish(outcome_for("error", exc.describe(), exc.transient))
         except _Discarded:
             return self._finish(outcome_for("discarded"))
@@ -543,7 +545,7 @@ class SignIn:
         if self._on_idle is not None:  # nothing is in flight any more
             callback, self._on_idle = self._on_idle, None
             callback()
-        if record_it and self.lease.held and not (outcome.kind == "error" and self.can_keep_polling and not self.detached):
+        if record_it and self.lease.held and not self.can_keep_polling:  # else the same code may still be polled
             self._end_record(outcome)
         if notify:
             self._changed("finished")
