@@ -75,13 +75,19 @@ def parse_flags(
     return values, extra, [], selector_problem(values)
 
 
+MAX_MIN_TTL = 366 * 24 * 3600  # seconds: no access token lives a year; more is a typo
+
+
 def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
-    """--min-ttl SECONDS: a non-negative whole number (values below the spec's 30 s mean 30)."""
+    """--min-ttl SECONDS: a whole number from 0 to a year (values below the spec's 30 s mean 30).
+    Any other text, however long, is a usage error quoting at most its first 20 characters."""
     if text is None:
         return None, None
-    if not (text.isascii() and text.isdigit()):
-        return None, f"--min-ttl takes a whole number of seconds, 0 or more (not {text!r})"
-    return int(text), None
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit()) or len(digits) > len(str(MAX_MIN_TTL)) or int(digits) > MAX_MIN_TTL:
+        shown = text if len(text) <= 20 else text[:20] + "…"
+        return None, f"--min-ttl takes a whole number of seconds from 0 to {MAX_MIN_TTL} (not {shown!r})"
+    return int(digits), None
 
 
 def complete_regions(prefix: str, **_) -> list[str]:

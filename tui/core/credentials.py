@@ -37,6 +37,19 @@ def lives_at_least(creds: Mapping, seconds: float, now: float | None = None) -> 
     return current < expires_at - seconds
 
 
+def usable_token(value: object) -> bool:
+    """The one definition of an access token that can be used, for every face and both grants:
+    a non-empty string of printable ASCII without spaces. Anything else (a newline that would
+    split `$(assistant-auth token)`, terminal escape sequences) is never handed out or stored."""
+    return isinstance(value, str) and bool(value) and all("!" <= ch <= "~" for ch in value)
+
+
+def fresh(creds: Mapping, seconds: float, now: float | None = None) -> bool:
+    """The stored access token can be used for more than `seconds`; anything less (expiring, or
+    unusable) needs a refresh."""
+    return usable_token(creds.get("access_token")) and lives_at_least(creds, seconds, now)
+
+
 def is_expired(creds: Mapping, now: float | None = None) -> bool:
     """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
     return not lives_at_least(creds, EXPIRY_LEEWAY, now)

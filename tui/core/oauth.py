@@ -7,6 +7,7 @@ from the other. On the `token` refresh path: plain `json` work, nothing else.
 from __future__ import annotations
 
 from tui.core import jsonutil
+from tui.core.credentials import usable_token
 from tui.core.redact import register_token_fields
 
 
@@ -23,6 +24,8 @@ def parse_token_response(text: str) -> dict:
         )
     if not data["access_token"]:
         raise ValueError("field `access_token` is empty")
+    if not usable_token(data["access_token"]):  # stored, it would refuse every later use
+        raise ValueError("field `access_token` is not printable ASCII (spaces, control or escape characters)")
     for field in ("refresh_token", "scope", "token_type"):
         if data.get(field) is not None and not isinstance(data[field], str):
             raise ValueError(f"field `{field}` is not a string")

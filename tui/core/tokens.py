@@ -20,9 +20,10 @@ from _collections_abc import Mapping  # not collections.abc: one module less on 
 
 from tui.core.credentials import EXPIRY_LEEWAY as LEEWAY
 from tui.core.credentials import (
+    fresh,
     is_tombstone,
-    lives_at_least,
     load_credentials,
+    usable_token,
     try_load,
     write_merged,
 )
@@ -66,7 +67,7 @@ def required_ttl(min_ttl: float | None) -> float:
 def printable(token: str) -> str:
     """Safety: an access token is printable ASCII without spaces. Anything else (a newline that
     would split `$(assistant-auth token)`, terminal escape sequences) is refused, never shown."""
-    if not token or not all("!" <= ch <= "~" for ch in token):
+    if not usable_token(token):
         raise AuthError(
             "The stored access token is not printable ASCII (it holds spaces, control or escape "
             "characters): refusing to use it",
@@ -89,7 +90,7 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: flo
     """
     storage_name, _endpoint = _target(ref, base_url)
     creds = load_credentials(storage_name)
-    if lives_at_least(creds, required_ttl(min_ttl)):
+    if fresh(creds, required_ttl(min_ttl)):
         return printable(creds["access_token"])
     return None
 
@@ -105,7 +106,7 @@ async def get_access_token(
     storage_name, endpoint = _target(ref, base_url)
     ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
-    if lives_at_least(creds, ttl):
+    if fresh(creds, ttl):
         return printable(creds["access_token"])
     return printable(await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client, refuse))
 
@@ -132,7 +133,7 @@ def get_access_token_sync(
     storage_name, endpoint = _target(ref, base_url)
     ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
-    if not force and lives_at_least(creds, ttl):
+    if not force and fresh(creds, ttl):
         return printable(creds["access_token"])
     _refuse_before_waiting(creds, ttl, min_ttl, refuse)
     from tui.core.locks import hold_slot_sync
@@ -179,7 +180,7 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
     _refuse_revoked(creds)
     rotated = creds.get("refresh_token") != seen.get("refresh_token")
     changed = rotated or creds["access_token"] != seen["access_token"]
-    if lives_at_least(creds, ttl) and (not force or changed):
+    if fresh(creds, ttl) and (not force or changed):
         return creds["access_token"]  # spec 4.3 step 5, or what another tool rotated meanwhile
     _refuse_before_waiting(creds, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
@@ -246,7 +247,7 @@ def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_
     except ValueError as exc:
         raise AuthError(f"Failed to parse token refresh response: {excerpt(str(exc))}") from None
     latest = try_load(storage_name)
-    if latest is not None and lives_at_least(latest, ttl) and latest["access_token"] != creds["access_token"]:
+    if latest is not None and fresh(latest, ttl) and latest["access_token"] != creds["access_token"]:
         _log().info("another process refreshed %s meanwhile; using its token", storage_name)
         return latest["access_token"]
     yield from _store_answer(storage_name, tokens, reserved)
@@ -290,7 +291,7 @@ def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> N
 
 def _adoptable(latest: dict | None, used_refresh_token: str, ttl: float) -> bool:
     """The file now holds another tool's rotation: a different refresh token, a live access token."""
-    if latest is None or not lives_at_least(latest, ttl) or not latest.get("access_token"):
+    if latest is None or not fresh(latest, ttl) or not latest.get("access_token"):
         return False
     refresh = latest.get("refresh_token")
     return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
