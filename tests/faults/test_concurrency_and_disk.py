@@ -86,17 +86,17 @@ async def test_sign_in_into_unwritable_credentials_dir(home, server):
     assert tokens["access_token"] not in message and tokens["refresh_token"] not in message
 
 
-async def test_refresh_into_unwritable_dir_still_returns_token(home, server, caplog):
-    """Spec 4.3 step 5: a write failure is only logged (the lock file exists from earlier)."""
+async def test_refresh_into_unwritable_dir_is_never_sent(home, server):
+    """(Was spec 4.3 step 5's letter: a write failure only logged, the rotated token lost. Safety
+    wins, as the README says: the answer's room is proved first, and nothing is sent.)"""
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     (home / "credentials" / "assistant-code.lock").touch(mode=0o600)
     before = path.read_bytes()
-    with unwritable(home / "credentials"), caplog.at_level("WARNING"):
-        token = await get_access_token(None, endpoints("cn").base_url)
-    assert token == server.issued[-1][0]
-    assert path.read_bytes() == before
-    assert "could not write refreshed credentials" in caplog.text
-    assert token not in caplog.text and server.issued[-1][1] not in caplog.text
+    with unwritable(home / "credentials"):
+        with pytest.raises(AuthError, match="nothing was sent, your sign-in is kept") as info:
+            await get_access_token(None, endpoints("cn").base_url)
+    assert info.value.transient
+    assert path.read_bytes() == before and server.count(TOKEN_PATH) == 0
 
 
 async def test_refresh_without_a_lock_file_fails_closed(home, server):
@@ -148,14 +148,17 @@ def test_disk_full_sign_in_reports_and_keeps_old_file(home, server):
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_disk_full_refresh_returns_token_and_logs(home, server):
+def test_disk_full_refresh_is_never_sent(home, server):
+    """(Was: the token was printed although the rotation could not be stored, and the next call
+    spent the old refresh token. Hardening round 4: room for the answer is proved first.)"""
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     before = path.read_bytes()
+    issued = len(server.issued)
     result = subprocess.run(
         [sys.executable, "-c", DISK_FULL, "refresh", endpoints("cn").base_url], capture_output=True, text=True, env=os.environ.copy()
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == server.issued[-1][0]
-    assert "could not write refreshed credentials" in result.stderr and "File too large" in result.stderr
-    assert server.issued[-1][0] not in result.stderr
+    assert result.returncode != 0 and "nothing was sent, your sign-in is kept" in result.stderr
+    assert "File too large" in result.stderr
+    assert len(server.issued) == issued and server.count(TOKEN_PATH) == 0
     assert path.read_bytes() == before
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
