@@ -8,7 +8,7 @@ import pytest
 import respx
 
 from tests.conftest import CN_HOST
-from tests.core.test_device_flow import DEVICE_URL, TOKEN_URL, TOKENS, FakeTime, err
+from tests.core.signin.test_protocol import DEVICE_URL, TOKEN_URL, TOKENS, FakeTime, err
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.attempt import TRANSITIONS, InvalidTransition, Phase, SignIn

@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from tui.core.regions import Region
 from tui.core.signin import follow
-from tui.core.signin.follow import JOIN_SLACK, Joined, Lease, Record, Role, Watch, watch_step
+from tui.core.signin.follow import (
+    JOIN_SLACK,
+    Joined,
+    Lease,
+    Record,
+    Role,
+    Watch,
+    watch_step,
+)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),

@@ -29,138 +29,54 @@ from __future__ import annotations
 import contextlib
 import enum
 import fcntl
-import math
 import os
 import secrets
 import stat
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tui.core import ownfiles
 from tui.core.regions import Region
+from tui.core.signin.record import ENDED, OUTCOMES, PENDING, REQUESTING, STATES, Record
 
 DIRECTORY = "signin"
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
-REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
-STATES = (REQUESTING, PENDING, ENDED)
-OUTCOMES = ("success", "access_denied", "expired", "timeout", "error", "discarded")
 JOIN_SLACK = 1.0  # seconds: an attempt ended this long before we joined may still be the one we joined
 _NOFOLLOW, _CLOEXEC = ownfiles.NOFOLLOW, ownfiles.CLOEXEC
 RecordProblem = ownfiles.RecordProblem
-
-
-# -- the record ------------------------------------------------------------------------------------
-
-def _text(value: object, default: str | None = None) -> str | None:
-    return value if isinstance(value, str) else default
-
-
-def _number(value: object, default: float | None = None) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return default
-    number = float(value)
-    return number if math.isfinite(number) else default
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else 0
-
-
-@dataclass(frozen=True)
-class Record:
-    """One region's attempt as written on disk, read through one typed reader (`parse`): a field
-    of the wrong type is dropped (its default is used), a record without a state, a region or a
-    start it can be dated by is no record at all."""
-
-    state: str
-    region: Region
-    started_at: float
-    attempt: str = ""  # random id of the attempt: a follower knows the one it joined
-    deadline: float = 0.0  # wall clock: when waiting for approval ends
-    ends_as: str = "timeout"  # what the deadline means: "expired" (the code's life) or "timeout"
-    device_code: str = field(default="", repr=False)  # a bearer secret until it expires
-    user_code: str = ""
-    verification_uri: str | None = None
-    verification_uri_complete: str | None = None
-    interval: int | None = None
-    last_poll: float | None = None  # wall clock
-    polls: int = 0
-    slow_downs: int = 0
-    poller_pid: int | None = None
-    detached: bool = False
-    outcome: str | None = None
-    identity: str | None = None
-    detail: str | None = None
-    seen: bool = False
-    ended_at: float | None = None
-
-    @classmethod
-    def parse(cls, data: object) -> Record | None:
-        if not isinstance(data, Mapping):
-            return None
-        state, region, started = data.get("state"), data.get("region"), _number(data.get("started_at"))
-        if state not in STATES or region not in ("cn", "global") or started is None:
-            return None
-        interval = data.get("interval")
-        record = cls(
-            state=str(state),
-            region=Region(region),
-            started_at=started,
-            attempt=_text(data.get("attempt"), "") or "",
-            deadline=_number(data.get("deadline"), 0.0) or 0.0,
-            ends_as="expired" if data.get("ends_as") == "expired" else "timeout",
-            device_code=_text(data.get("device_code"), "") or "",
-            user_code=_text(data.get("user_code"), "") or "",
-            verification_uri=_text(data.get("verification_uri")),
-            verification_uri_complete=_text(data.get("verification_uri_complete")),
-            interval=interval if isinstance(interval, int) and not isinstance(interval, bool) and 0 < interval < 3600 else None,
-            last_poll=_number(data.get("last_poll")),
-            polls=_count(data.get("polls")),
-            slow_downs=_count(data.get("slow_downs")),
-            poller_pid=_count(data.get("poller_pid")) or None,
-            detached=data.get("detached") is True,
-            outcome=(data.get("outcome") if data.get("outcome") in OUTCOMES else "error") if state == ENDED else None,
-            identity=_text(data.get("identity")),
-            detail=_text(data.get("detail")),
-            seen=data.get("seen") is True,
-            ended_at=_number(data.get("ended_at")),
-        )
-        if state == PENDING and not (record.device_code and record.user_code):
-            return None  # nothing that could be polled or shown: not a pending attempt
-        return record
-
-    def to_json(self) -> dict:
-        """What is written: an ended record keeps no code, no address, no poller."""
-        head = {"version": 2, "state": self.state, "region": self.region.value, "attempt": self.attempt,
-                "started_at": self.started_at}
-        if self.state == ENDED:
-            return {**head, "ended_at": self.ended_at, "outcome": self.outcome, "identity": self.identity,
-                    "detail": self.detail, "seen": self.seen}
-        if self.state == REQUESTING:
-            return {**head, "poller_pid": self.poller_pid}
-        return {**head, "deadline": self.deadline, "ends_as": self.ends_as, "device_code": self.device_code,
-                "user_code": self.user_code, "verification_uri": self.verification_uri,
-                "verification_uri_complete": self.verification_uri_complete, "interval": self.interval,
-                "last_poll": self.last_poll, "polls": self.polls, "slow_downs": self.slow_downs,
-                "poller_pid": self.poller_pid, "detached": self.detached}
-
-    def is_live(self, now: float | None = None) -> bool:
-        """An attempt that can still be approved: pending, before its deadline."""
-        return self.state == PENDING and self.deadline > (time.time() if now is None else now)
-
-    def ended(self, outcome: str, identity: str | None, seen: bool, detail: str | None = None) -> Record:
-        """This attempt reduced to how it ended."""
-        return Record(ENDED, self.region, self.started_at, self.attempt, outcome=outcome if outcome in OUTCOMES else "error",
-                      identity=identity, detail=detail, seen=seen, ended_at=float(int(time.time())))
-
-    def summary(self) -> dict:
-        """For `status --json`: how an attempt without a terminal ended."""
-        return {"started_at": self.started_at, "region": self.region.value, "outcome": self.outcome,
-                "identity": self.identity}
-
-    def started_clock(self) -> str:
-        return time.strftime("%H:%M", time.localtime(self.started_at))
+__all__ = [
+    "DIRECTORY",
+    "ENDED",
+    "JOIN_SLACK",
+    "Joined",
+    "KEEP",
+    "Lease",
+    "OUTCOMES",
+    "PENDING",
+    "REQUESTING",
+    "Record",
+    "RecordProblem",
+    "Role",
+    "STATES",
+    "Watch",
+    "abandon",
+    "away",
+    "begin",
+    "clear_discard",
+    "directory_path",
+    "discard_requested",
+    "is_pending",
+    "join",
+    "load",
+    "mark_seen",
+    "problem",
+    "read",
+    "remove",
+    "request_discard",
+    "waiting",
+    "watch_step",
+    "write",
+]
 
 
 # -- reading and writing ---------------------------------------------------------------------------

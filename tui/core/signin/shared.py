@@ -1,0 +1,117 @@
+"""The small interface between one attempt and the other terminals: what it publishes (the
+record, under the region's lease) and what it learns of another terminal's attempt. The attempt
+(`tui.core.signin.attempt`) calls only this; the files are `tui.core.signin.follow`'s."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from tui.core.regions import Region
+from tui.core.signin import follow
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the attempt publishes at every change while it leads (clock values already wall time)."""
+
+    device_code: str
+    user_code: str
+    verification_uri: str | None
+    verification_uri_complete: str | None
+    deadline: float
+    ends_as: str
+    interval: int
+    last_poll: float | None
+    polls: int
+    slow_downs: int
+    detached: bool
+
+
+class Shared:
+    """One region's attempt as the other terminals see it: the lease, the record, and why there
+    is none when the files cannot be trusted."""
+
+    def __init__(self, region: Region) -> None:
+        self.region = region
+        self.lease = follow.Lease(region)
+        self.record: follow.Record | None = None  # ours while we lead; the leader's while we follow
+        self.problem: str | None = None  # why this attempt cannot be followed from another terminal
+        self.joined = follow.Joined(follow.Role.LEAD)
+        self.following = ""  # the id of the leader's attempt a follower has seen
+
+    @property
+    def leads(self) -> bool:
+        """This process polls the attempt (it holds the lease, or no lease could be used)."""
+        return self.lease.held or self.problem is not None
+
+    def join(self) -> follow.Joined:
+        """The one atomic step: lead (a new attempt, recorded at once), take over, or follow."""
+        self.joined = joined = follow.join(self.lease)
+        if joined.role is follow.Role.ALONE:
+            self.problem = joined.problem
+        elif joined.role is follow.Role.LEAD:
+            self.record = follow.begin(self.region, joined.at)
+        else:
+            self.record = joined.record
+            self.following = joined.record.attempt if joined.record else ""
+        return joined
+
+    def look(self) -> tuple[follow.Watch, follow.Record | None]:
+        """A follower's next move, from the lease and the record as they are now."""
+        taken = self.lease.try_take()
+        record = follow.read(self.region)
+        step = follow.watch_step(taken, record, self.joined, self.following)
+        if step is follow.Watch.ENDED:
+            self.lease.release()
+        elif step is follow.Watch.START:
+            follow.clear_discard(self.region)
+            self.record = follow.begin(self.region)
+        elif record is not None and record.state != follow.ENDED:
+            self.following = record.attempt or self.following
+            self.record = record
+        return step, record
+
+    def publish(self, progress: Progress) -> None:
+        """The pending attempt on disk, for a second terminal and for a lost one."""
+        if not self.lease.held:
+            return
+        now = time.time()
+        base = self.record or follow.begin(self.region, now)
+        self.record = follow.Record(
+            follow.PENDING, self.region, base.started_at, base.attempt, deadline=progress.deadline,
+            ends_as=progress.ends_as, device_code=progress.device_code, user_code=progress.user_code,
+            verification_uri=progress.verification_uri, verification_uri_complete=progress.verification_uri_complete,
+            interval=progress.interval, last_poll=progress.last_poll, polls=progress.polls,
+            slow_downs=progress.slow_downs, poller_pid=os.getpid(), detached=progress.detached,
+        )
+        try:
+            follow.write(self.record)
+        except (OSError, follow.RecordProblem):
+            pass  # the attempt goes on; only following it from another terminal is lost
+
+    def end(self, kind: str, identity: str | None, seen: bool, detail: str | None) -> None:
+        """How it ended, without the device code; then the lease goes."""
+        try:
+            if self.record is not None:
+                follow.write(self.record.ended(kind, identity, seen, detail))
+        except (OSError, follow.RecordProblem):
+            pass
+        finally:
+            follow.clear_discard(self.region)
+            self.lease.release()
+
+    def discard_requested(self) -> bool:
+        return follow.discard_requested(self.region)
+
+    def stop_watching(self) -> bool:
+        """A follower cancels: only when the leader has lost its terminal is the attempt
+        discarded (nobody else could). True when a discard was asked for."""
+        if self.record is not None and self.record.detached:
+            follow.request_discard(self.region)
+            return True
+        return False
+
+    def started_clock(self) -> str:
+        return self.record.started_clock() if self.record else time.strftime("%H:%M")

@@ -1,0 +1,68 @@
+"""The sign-in attempt's state as data: its phases, every allowed move between them, and the
+outcomes it can end with. `tui.core.signin.attempt.SignIn` moves through them; faces read them."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from tui.core.signin.protocol import POLL_BUDGET
+
+EVENTS = ("following", "code", "poll", "slow_down", "saving", "finished")
+MINUTES = POLL_BUDGET // 60
+
+
+class Phase(enum.Enum):
+    NEW = "new"  # nothing done yet
+    REQUESTING = "requesting"  # we hold the lease; the device authorization is in flight
+    WAITING = "waiting"  # the code is shown; no request in flight (between polls)
+    POLLING = "polling"  # a token poll is in flight
+    SAVING = "saving"  # approved: the tokens are being saved (perhaps waiting for the slot's locks)
+    WATCHING = "watching"  # another process holds the lease: its record is followed
+    ENDED = "ended"  # `outcome` says how
+
+
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.NEW: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.WATCHING}),
+    Phase.REQUESTING: frozenset({Phase.WAITING, Phase.ENDED}),
+    Phase.WAITING: frozenset({Phase.POLLING, Phase.ENDED}),
+    Phase.POLLING: frozenset({Phase.WAITING, Phase.SAVING, Phase.ENDED}),
+    Phase.SAVING: frozenset({Phase.ENDED}),
+    Phase.WATCHING: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.ENDED}),
+    Phase.ENDED: frozenset({Phase.WAITING}),  # keep polling the same code after network trouble
+}
+
+
+class InvalidTransition(RuntimeError):
+    """A move `TRANSITIONS` does not allow: a bug, never a person's doing."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How an attempt ended: `kind` is a terminal poll status, "error" or "discarded"."""
+
+    kind: str
+    title: str
+    text: str
+    error: str | None = None  # AuthError.describe() when kind == "error"
+    transient: bool = False  # the error was network or server trouble: the same code may still work
+
+    @property
+    def success(self) -> bool:
+        return self.kind == "success"
+
+
+_OUTCOMES = {
+    "success": ("Signed in", "The sign-in was approved and saved."),
+    "expired": ("The code expired", "The code was not approved in time; a new sign-in gets a new code."),
+    "timeout": ("Gave up waiting", f"No approval within {MINUTES} minutes; a new sign-in gets a new code."),
+    "access_denied": ("Access denied", "The request was denied in the browser. Try again if that was a mistake."),
+    "error": ("Sign-in failed", "The sign-in stopped with this error:"),
+    "discarded": ("Sign-in discarded", "The sign-in was discarded in another terminal; nothing was saved."),
+}
+
+
+def outcome_for(kind: str, error: str | None = None, transient: bool = False) -> Outcome:
+    kind = kind if kind in _OUTCOMES else "error"
+    title, text = _OUTCOMES[kind]
+    return Outcome(kind, title, text, error, transient)

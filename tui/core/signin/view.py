@@ -1,0 +1,61 @@
+"""What the faces show of an attempt, derived from its data: the code and its addresses, what is
+left of its one deadline, its polling figures. `SignIn` is one; nothing here does I/O."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from tui.core.humantime import clock, plural
+from tui.core.regions import Region
+from tui.core.signin.protocol import DeviceAuthorization
+
+
+class AttemptView:
+    def __init__(self, region: Region, clock: Callable[[], float] = time.monotonic) -> None:
+        self.region = region
+        self.clock = clock
+        self.auth: DeviceAuthorization | None = None
+        self.deadline = 0.0  # on `clock`: when waiting ends (the code's lifetime, within the spec's budget)
+        self.ends_as = "timeout"  # what reaching the deadline means: "expired" when the code's lifetime set it
+        self.interval = 0
+        self.polls = 0
+        self.slow_downs = 0
+        self.last_poll: float | None = None  # on `clock`, when the server last answered a poll
+
+    @property
+    def user_code(self) -> str | None:
+        return self.auth.user_code if self.auth else None
+
+    @property
+    def address(self) -> str | None:
+        """The address to type the code at (shown as text): the plain one, else the complete one."""
+        if self.auth is None:
+            return None
+        return self.auth.verification_uri or self.auth.verification_uri_complete
+
+    @property
+    def complete_address(self) -> str | None:
+        """The address with the code filled in, when the server sent one."""
+        return self.auth.verification_uri_complete if self.auth else None
+
+    @property
+    def open_target(self) -> str | None:
+        """What a browser (or a QR code) gets: the complete address when there is one."""
+        return self.complete_address or self.address
+
+    def seconds_left(self) -> float:
+        return max(self.deadline - self.clock(), 0.0) if self.auth else 0.0
+
+    def countdown(self) -> str:
+        return clock(self.seconds_left())
+
+    def stats(self) -> str:
+        return (
+            f"polling every {self.interval} s · {plural(self.polls, 'poll')} answered · "
+            f"{plural(self.slow_downs, 'slow-down')}"
+        )
+
+    def wall(self, on_clock: float) -> float:
+        """A time on `clock` as wall-clock seconds (what records keep)."""
+        return time.time() + (on_clock - self.clock())
