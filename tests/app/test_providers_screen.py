@@ -1,8 +1,7 @@
 """Provider config viewer/editor: round-trip saves, diffs, lost-update and corrupt-file safety."""
 
-import tomllib
-
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
+from tests.toml import tomllib
 from tui.app import AssistantAuthApp
 
 SIZE = (100, 34)

@@ -1,11 +1,10 @@
 """The wizard driven by real keys (Pilot) against the local authorization server."""
 
-import tomllib
-
 import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import read_json, write_creds
+from tests.toml import tomllib
 from tui.app import AssistantAuthApp
 from tui.core import MANAGED_PROVIDER
 from tui.demo.server import TOKEN_PATH, Fault

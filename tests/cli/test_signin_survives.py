@@ -158,8 +158,8 @@ def test_the_wizard_follows_a_dropped_sign_in(terminal, home, server):
     wizard = terminal("--no-browser")
     wizard.wait_for("sign-in waits for approval")
     wizard.keys("Enter")
-    screen = wizard.wait_for("Enter this code there")
-    assert " ".join(code) in screen
+    screen = wizard.wait_until(lambda s: "Enter this code there" in s and "Waiting for you" in s, "the followed code")
+    assert " ".join(code) in screen  # the code arrives with the waiting state: never a new code
     server.approve(code)
     wizard.wait_for("Signed in as user-1", timeout=20)
     assert server.count(DEVICE_PATH) == 1

@@ -6,11 +6,11 @@ import subprocess
 import sys
 import textwrap
 import time
-import tomllib
 
 import pytest
 
 from tests.conftest import read_json, write_creds
+from tests.toml import tomllib
 from tui.core import (
     MANAGED_PROVIDER,
     AuthError,

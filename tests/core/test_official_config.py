@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 
 from tests.conftest import CN_HOST, GLOBAL_BASE, GLOBAL_HOST, write_creds
 from tests.core.test_selection import tomllib_answer
+from tests.toml import tomllib
 from tui.core import (
     MANAGED_PROVIDER,
     Region,

@@ -2,11 +2,11 @@
 
 import os
 import stat
-import tomllib
 
 import pytest
 
 from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST, read_json
+from tests.toml import tomllib
 from tui.core import (
     MANAGED_PROVIDER,
     AuthError,

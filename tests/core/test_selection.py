@@ -1,10 +1,9 @@
 """Which slot a command means; the token path's fast config scan agrees with tomllib."""
 
-import tomllib
-
 import pytest
 
 from tests.conftest import CN_BASE, GLOBAL_BASE, GLOBAL_HOST
+from tests.toml import tomllib
 from tui.core import MANAGED_PROVIDER, Region
 from tui.core.config.provider import apply_managed_provider
 from tui.core.config.read import scan_managed_provider

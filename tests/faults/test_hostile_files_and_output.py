@@ -8,12 +8,12 @@ import os
 import stat
 import subprocess
 import sys
-import tomllib
 
 import pytest
 
 from tests.app.helpers import screen_text, wait_for
 from tests.conftest import default_signals, write_creds
+from tests.toml import tomllib
 from tui.app import AssistantAuthApp
 from tui.core import (
     MANAGED_PROVIDER,

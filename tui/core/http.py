@@ -148,23 +148,24 @@ async def post_form(
 
     check_secure(url)
     _log_request(url, form)
-    try:
-        async with asyncio.timeout(REQUEST_TIMEOUT):
-            async with client.stream(  # type: ignore[attr-defined]
-                "POST", url, data=dict(form), headers=dict(headers or {})
-            ) as response:
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in response.aiter_bytes():
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size >= MAX_BODY:
-                        break
-    except TimeoutError:
+    async def exchange() -> tuple[int, list[bytes]]:
+        async with client.stream("POST", url, data=dict(form), headers=dict(headers or {})) as response:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= MAX_BODY:
+                    break
+            return response.status_code, chunks
+
+    try:  # wait_for, not asyncio.timeout: Python 3.10 has no asyncio.timeout
+        status, chunks = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT)
+    except (TimeoutError, asyncio.TimeoutError):  # one class since 3.11, two before
         raise _timed_out(failure, url) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
         raise _transport_failed(failure, url, exc) from None
-    return _response(response.status_code, chunks, url)
+    return _response(status, chunks, url)
 
 
 class _Deadline(BaseException):

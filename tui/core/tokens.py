@@ -307,7 +307,7 @@ def _drive(steps) -> str:
     from tui.core.signals import storing_answer
 
     result = None
-    with contextlib.ExitStack() as critical:
+    with contextlib.closing(steps), contextlib.ExitStack() as critical:  # closed: the steps' own cleanup runs now
         while True:
             try:
                 step = steps.send(result)
@@ -326,17 +326,19 @@ async def _drive_async(steps, client) -> str:
     of its own that a cancellation of the caller does not abandon: the caller waits for the
     answer to be stored, then is cancelled."""
     import asyncio
+    import contextlib
 
     result = None
-    while True:
-        try:
-            step = steps.send(result)
-        except StopIteration as done:
-            return done.value
-        if step[0] == SEND:
-            return await _to_the_end(_send_and_store(steps, step, client))
-        await asyncio.sleep(step[1])
-        result = None
+    with contextlib.closing(steps):  # closed on every exit: the steps' own cleanup runs now
+        while True:
+            try:
+                step = steps.send(result)
+            except StopIteration as done:
+                return done.value
+            if step[0] == SEND:
+                return await _to_the_end(_send_and_store(steps, step, client))
+            await asyncio.sleep(step[1])
+            result = None
 
 
 async def _send_and_store(steps, step, client) -> str:

@@ -127,7 +127,10 @@ def parse_config(text: str) -> Any:
 
 def parse_config_readonly(text: str) -> dict:
     """A plain dict (tomllib): for listings and slot selection, never for writing."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI
+        import tomli as tomllib  # type: ignore[no-redef]  # one name for both parsers
 
     try:
         return tomllib.loads(text.removeprefix(BOM))
