@@ -12,18 +12,15 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 
 from tui.app.screens.confirm import ConfirmScreen
-from tui.app.screens.credentials import CredentialsScreen
-from tui.app.screens.doctor import DoctorScreen
-from tui.app.screens.done import DoneScreen
-from tui.app.screens.help import HelpScreen
 from tui.app.screens.home import HomeScreen
-from tui.app.screens.outcome import OutcomeScreen
-from tui.app.screens.providers import ProvidersScreen
-from tui.app.screens.sign_in import SignInScreen
 from tui.core.errors import AuthError
 from tui.core.regions import Region
 from tui.core.slots.switch import switch_region
 from tui.terminal.browser import open_url
+
+# Only Home (the first screen) and the quit question load with the app: every other screen is
+# imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual
+# can (docs/performance.md, `make bench`).
 
 
 class AssistantAuthApp(App):
@@ -61,7 +58,8 @@ class AssistantAuthApp(App):
         """Textual's input reader dies of EIO when the terminal hangs up: during a sign-in that
         has shown its code, that is a lost terminal, and the sign-in carries on."""
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, SignInScreen) and screen.carry_on_without_terminal():
+            carry_on = getattr(screen, "carry_on_without_terminal", None)  # the code screen's
+            if carry_on is not None and carry_on():
                 return
         super().panic(*renderables)
 
@@ -95,12 +93,21 @@ class AssistantAuthApp(App):
     # -- actions reachable from every screen and the command palette --------------------------
     def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:
         """A new sign-in in `region` (default: the app's), over the current screen or instead of it."""
+        from tui.app.screens.sign_in import (
+            SignInScreen,  # loaded when first opened (cold start)
+        )
+
         screen = SignInScreen(Region(region) if region else self.region)
         self.switch_screen(screen) if replace else self.push_screen(screen)
 
     def show_outcome(self, attempt) -> None:
         """A finished sign-in replaces its screen: Done on success, else what happened. A dialog,
         the help or the QR code open above it is closed first: it was about the sign-in."""
+        from tui.app.screens.done import (
+            DoneScreen,  # loaded when first opened (cold start)
+        )
+        from tui.app.screens.outcome import OutcomeScreen
+
         while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
             self.pop_screen()
         if attempt.outcome.success:
@@ -110,17 +117,33 @@ class AssistantAuthApp(App):
 
     def keep_polling(self, attempt) -> None:
         """Back to the code screen, polling again with the same device code within its deadline."""
+        from tui.app.screens.sign_in import (
+            SignInScreen,  # loaded when first opened (cold start)
+        )
+
         self.switch_screen(SignInScreen(attempt.region, attempt))
 
     def action_inspect(self) -> None:
+        from tui.app.screens.credentials import (
+            CredentialsScreen,  # loaded when first opened (cold start)
+        )
+
         if not isinstance(self.screen, CredentialsScreen):
             self.push_screen(CredentialsScreen())
 
     def action_doctor(self) -> None:
+        from tui.app.screens.doctor import (
+            DoctorScreen,  # loaded when first opened (cold start)
+        )
+
         if not isinstance(self.screen, DoctorScreen):
             self.push_screen(DoctorScreen())
 
     def action_providers(self) -> None:
+        from tui.app.screens.providers import (
+            ProvidersScreen,  # loaded when first opened (cold start)
+        )
+
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
 
@@ -136,6 +159,10 @@ class AssistantAuthApp(App):
         return True, message
 
     def action_help(self) -> None:
+        from tui.app.screens.help import (
+            HelpScreen,  # loaded when first opened (cold start)
+        )
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 

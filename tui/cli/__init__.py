@@ -9,6 +9,7 @@ Exit codes: 0 success; 1 sign in again (not signed in, denied, expired, refresh 
 
 from __future__ import annotations
 
+import os
 import sys
 
 USAGE = """\
@@ -111,6 +112,11 @@ def _main(argv: list[str] | None = None) -> int:
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE)
         return 0
+    if not args and "_ARGCOMPLETE" not in os.environ:  # the wizard, at once: no parser to build
+        from tui.cli.home import run_app
+
+        _setup_logging(verbose)
+        return run_app()
     from tui.cli.completion import complete
     from tui.cli.parser import build, handler
 

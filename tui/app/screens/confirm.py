@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -13,6 +15,7 @@ from tui.core.untrusted import clean
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import time
 
 from textual import work
@@ -136,6 +137,7 @@ ACTION_APPLIES = {
 
 
 class CredentialsScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("d", "logout", "Log out"),

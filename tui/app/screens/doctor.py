@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +21,7 @@ from tui.terminal.text import tilde
 
 
 class DoctorScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("f", "fix", "Repair"),

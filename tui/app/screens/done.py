@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, VerticalScroll
@@ -57,6 +59,7 @@ def next_steps(demo: object | None) -> str:
 
 
 class DoneScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("done.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "home", "Home"),  # first: the footer keeps it at any width
         Binding("i", "app.inspect", "Credentials"),

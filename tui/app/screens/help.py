@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -41,6 +43,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("help.tcss"))  # loaded when first opened
     BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", "Close")]
 
     def __init__(self, screen: Screen) -> None:

@@ -12,7 +12,6 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.screens.confirm import ConfirmScreen
-from tui.app.screens.sign_in import SignInScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core.hints import placeholders
@@ -179,7 +178,7 @@ class HomeScreen(Screen):
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
         region = self.selected_region
         if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
-            self.app.push_screen(SignInScreen(region))
+            self.app.action_sign_in(region.value)
             return
         status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:

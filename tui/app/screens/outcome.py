@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,6 +17,7 @@ from tui.core.signin.attempt import Outcome
 
 
 class OutcomeScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("outcome.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("enter", "retry", "Start again"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -94,6 +96,7 @@ class ProviderForm(VerticalScroll, can_focus=False):
 
 
 class ProvidersScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
         Binding("ctrl+s", "save", "Save", priority=True),

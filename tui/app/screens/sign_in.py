@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 import signal
 import threading
 
@@ -54,6 +55,7 @@ QR_ALONE_ABOVE = 1  # the caption below it (that screen has no header or footer)
 class QRScreen(ModalScreen[None]):
     """The QR code alone, for a terminal too small to show it beside the code: the address it
     encodes has the code filled in. The sign-in goes on underneath; r or Esc brings it back."""
+    CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
 
     BINDINGS = [Binding("escape,r", "close", "Back to the code")]
 
@@ -87,6 +89,7 @@ def carry_on_then_exit(attempt: SignIn) -> None:
 
 
 class SignInScreen(Screen):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),  # first: the footer keeps it at any width
         Binding("a", "demo_approve", "Approve (demo)"),  # early: in a demo the key that matters
