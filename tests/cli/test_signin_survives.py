@@ -123,7 +123,7 @@ def test_expired_after_the_terminal_closed(terminal, home, server):
 
 def poll_gaps(server) -> list[float]:
     times = [r.time for r in server.requests(TOKEN_PATH) if r.form.get("grant_type", "").endswith("device_code")]
-    return [b - a for a, b in zip(times, times[1:])]
+    return [b - a for a, b in zip(times, times[1:], strict=False)]
 
 
 def test_a_new_terminal_picks_up_a_dropped_sign_in(terminal, home, server):

@@ -132,7 +132,7 @@ async def test_editor_with_duplicate_keys_shows_the_message(home, text):
 async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
     path = home / "credentials" / "assistant-code.json"
     path.parent.mkdir(parents=True)
-    path.write_text('{"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": %s}' % value)
+    path.write_text(f'{{"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": {value}}}')
     with pytest.raises(AuthError, match="^Failed to parse OAuth credentials: "):
         load_credentials("assistant-code")
     done = cli("status")
@@ -292,7 +292,7 @@ async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, ser
     stored = {**server.issue_tokens(), "expires_at": 1}
     write_creds(home, stored)
     echoed = json.dumps(stored["refresh_token"]).replace("_", "\\u005f")
-    server.inject(TOKEN_PATH, status=400, body='{"error": "invalid_grant", "token": %s}' % echoed)
+    server.inject(TOKEN_PATH, status=400, body=f'{{"error": "invalid_grant", "token": {echoed}}}')
     with pytest.raises(AuthError) as info:
         await get_access_token(None, endpoints("cn").base_url)
     assert stored["refresh_token"] not in str(info.value) and stored["refresh_token"][3:15] not in str(info.value)

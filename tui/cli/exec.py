@@ -71,7 +71,7 @@ def replace_process(program: list[str], env: dict[str, str]) -> int:
             pass
     try:
         with shell_dispositions():  # if the exec fails we are still us: back to what Python expects
-            os.execvpe(program[0], program, env)
+            os.execvpe(program[0], program, env)  # noqa: S606 - running the person's PROGRAM is this command's job
     except FileNotFoundError:
         code, why = NOT_FOUND, "command not found"
     except PermissionError:
@@ -87,7 +87,7 @@ def run_child(program: list[str], env: dict[str, str]) -> int:
     console delivers it to both; we ignore ours), SIGTERM is forwarded, and its exit code is ours
     (128+N when it died of signal N)."""
     try:
-        child = subprocess.Popen(program, env=env)
+        child = subprocess.Popen(program, env=env)  # noqa: S603 - the person's PROGRAM, as they typed it, no shell
     except FileNotFoundError:
         _say(f"{program[0]}: command not found")
         return NOT_FOUND

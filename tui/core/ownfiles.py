@@ -60,6 +60,14 @@ def open_dir(name: str, create: bool) -> int | None:
     return fd
 
 
+def created_dir(name: str) -> int:
+    """A descriptor of `<config_dir>/<name>/`, created 0700 if need be (`open_dir` with create)."""
+    fd = open_dir(name, create=True)
+    if fd is None:  # pragma: no cover - removed between mkdir and open: as if it were a link
+        raise RecordProblem(f"{directory_path(name)} vanished while it was being created")
+    return fd
+
+
 @contextlib.contextmanager
 def existing_dir(name: str):
     """For reading or removing: a descriptor of `<config_dir>/<name>/` while the block runs, or

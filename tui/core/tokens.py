@@ -23,8 +23,8 @@ from tui.core.credentials import (
     fresh,
     is_tombstone,
     load_credentials,
-    usable_token,
     try_load,
+    usable_token,
     write_merged,
 )
 from tui.core.errors import AuthError
@@ -41,7 +41,7 @@ def _log():
     return logging.getLogger("tui.core.tokens")
 
 
-NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"
+NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"  # noqa: S105 - a message
 SIGN_IN_AGAIN = "sign in again with `assistant-auth login`"
 REVOKED_HINT = "The session was revoked (signed out): sign in again with `assistant-auth login`."
 SERVER_TROUBLE = (
@@ -262,7 +262,7 @@ def _store_answer(storage_name: str, tokens: dict, reserved):
     (the disk may be freed meanwhile), then never success: what was lost, and what to do."""
     from tui.core.paths import credentials_path
 
-    problem: OSError | None = None
+    problem = OSError("not written")
     for attempt in range(WRITE_TRIES):
         try:
             write_merged(storage_name, tokens, reserved=reserved if attempt == 0 else None)
@@ -271,7 +271,6 @@ def _store_answer(storage_name: str, tokens: dict, reserved):
             problem = exc
             _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
             yield PAUSE, 0.2 * (attempt + 1)
-    assert problem is not None
     raise AuthError(
         f"the server rotated the tokens of {storage_name} but {credentials_path(storage_name)} could not be written "
         f"({problem.strerror or problem}): the new tokens are lost and the stored refresh token is spent",

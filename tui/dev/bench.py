@@ -139,7 +139,7 @@ def bench_token(server, home: pathlib.Path) -> None:
         for name in commands:
             if name == "assistant-auth token":
                 continue
-            ratio = statistics.median(a / b for a, b in zip(ours_times, samples[name]))
+            ratio = statistics.median(a / b for a, b in zip(ours_times, samples[name], strict=True))
             print(f"     {'ratio to ' + name:<36} {ratio:7.2f}x")
     if not gh_dir:
         print("   gh auth token: skipped (gh is not installed; `apt-get install gh` to compare)")
@@ -226,9 +226,9 @@ def bench_refresh(server, home: pathlib.Path) -> None:
     for name, values in samples.items():
         print(f"     {shown.get(name, name):<36} {statistics.median(values) * 1000:7.1f} ms")
     ours_times = samples["assistant-auth token"]
-    ratio = statistics.median(a / b for a, b in zip(ours_times, samples["floor"]))
+    ratio = statistics.median(a / b for a, b in zip(ours_times, samples["floor"], strict=True))
     print(f"     {'ratio to floor':<36} {ratio:7.2f}x")
-    info = statistics.median(a / b for a, b in zip(ours_times, samples["urllib"]))
+    info = statistics.median(a / b for a, b in zip(ours_times, samples["urllib"], strict=True))
     print(f"     {'ratio to urllib (information)':<36} {info:7.2f}x")
 
 
@@ -256,8 +256,7 @@ def bench_single_flight(server, home: pathlib.Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(start), base], env=env) for _ in range(4)]
 
     async def local() -> None:
-        while time.time() < start:
-            await asyncio.sleep(0.002)
+        await asyncio.sleep(max(start - time.time(), 0))  # the processes start at the same instant
         await asyncio.gather(*(get_access_token(None, base) for _ in range(20)))
 
     asyncio.run(local())
@@ -281,7 +280,7 @@ def bench_polling(server, home: pathlib.Path) -> None:
     started, status = asyncio.run(sign_in())
     polls = server.requests(TOKEN_PATH, "urn:ietf:params:oauth:grant-type:device_code")
     times = [r.time for r in polls]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     first = (times[0] - started) * 1000 if times else float("nan")
     print(
         f"3. sign-in with interval 1 s, approval after 5 s: {len(polls)} polls ({status}); first poll "

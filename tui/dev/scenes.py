@@ -241,7 +241,7 @@ def staged(root: pathlib.Path) -> Iterator[pathlib.Path]:
     # FORCE_HYPERLINK: the same link on every machine, whatever TERM says
     os.environ.update({"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC", "FORCE_HYPERLINK": "1"})
     time.tzset()
-    time.time = lambda: float(NOW)  # noqa: the scene's wall clock (expiry texts, written expires_at)
+    time.time = lambda: float(NOW)  # the scene's wall clock (expiry texts, written expires_at)
     try:
         yield home
     finally:

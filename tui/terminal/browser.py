@@ -121,7 +121,7 @@ def open_url(url: str, env: Mapping[str, str] | None = None) -> str:
     problem = ""
     for command in commands:  # as webbrowser does: the next entry when one cannot start
         try:
-            subprocess.Popen(
+            subprocess.Popen(  # noqa: S603 - an argv list, no shell; the address passed the policy above
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

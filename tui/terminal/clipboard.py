@@ -38,7 +38,7 @@ def copy_text(
             local_copy(text)
             osc52(text)  # also tell the terminal: harmless, and helps inside tmux
             return f"Copied the {what} to the clipboard."
-        except Exception:  # pyperclip raises its own exception type when no clipboard exists
+        except Exception:  # noqa: S110 - pyperclip raises its own type when no clipboard exists; OSC 52 below
             pass
     osc52(text)
     return _osc52_message(what, env)

@@ -24,7 +24,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, description) for each action of `screen` and the app, in the footer's order (a
     focused widget's own keys only when it shows them); keys of one action are joined."""
     rows: dict[str, tuple[list[str], str]] = {}
-    for key, active in screen.active_bindings.items():
+    for active in screen.active_bindings.values():
         binding = active.binding
         if not binding.description or binding.system:
             continue

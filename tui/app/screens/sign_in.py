@@ -203,7 +203,7 @@ class SignInScreen(Screen):
             worker.cancel()
 
         async def after_the_worker() -> None:
-            while not all(worker.is_finished for worker in workers):
+            while not all(worker.is_finished for worker in workers):  # noqa: ASYNC110 - Textual workers have no awaitable end
                 await asyncio.sleep(0.01)
             threading.Thread(target=carry_on_then_exit, args=(self.attempt,), name="sign-in carries on",
                              daemon=False).start()

@@ -22,7 +22,7 @@ def qr_lines(data: str) -> list[str]:
         grid.append(blank)
     # light background, dark modules: "█" is light, " " is dark, half blocks mix the two
     chars = {(0, 0): "█", (1, 1): " ", (1, 0): "▄", (0, 1): "▀"}
-    return ["".join(chars[(top, bottom)] for top, bottom in zip(grid[y], grid[y + 1])) for y in range(0, len(grid), 2)]
+    return ["".join(chars[(top, bottom)] for top, bottom in zip(grid[y], grid[y + 1], strict=True)) for y in range(0, len(grid), 2)]
 
 
 def qr_size(data: str) -> tuple[int, int] | None:

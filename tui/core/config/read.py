@@ -7,14 +7,14 @@ document, for edits that keep every comment and byte). Tests check the scanner a
 
 from __future__ import annotations
 
+from tui.core import paths
+from tui.core.errors import AuthError
+from tui.core.keys import MANAGED_PROVIDER
+
 TYPE_CHECKING = False  # no `typing`, no `pathlib`: the token path reads config.toml through here
 if TYPE_CHECKING:
     import pathlib
     from typing import Any
-
-from tui.core import paths
-from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER
 
 CONFIG_LABEL = "assistant"  # "Failed to read assistant config: ..."
 BOM = "\ufeff"

@@ -20,7 +20,6 @@ from tui.core.credentials import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.identity import read_device_id
-from tui.core.regions import Region
 from tui.core.locks import (
     DirLockState,
     age_text,
@@ -28,6 +27,7 @@ from tui.core.locks import (
     flock_holder,
     is_stale,
 )
+from tui.core.regions import Region
 from tui.core.repairs import (
     Repair,
     Seen,

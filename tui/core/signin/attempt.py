@@ -153,14 +153,15 @@ class SignIn(AttemptView):
         self._join()
         if self.phase is not Phase.REQUESTING or not await self._request():
             raise AuthError((self.outcome.error if self.outcome else None) or "A sign-in is already under way in another terminal")
-        assert self.auth is not None
+        if self.auth is None:  # pragma: no cover - a requested code is kept
+            raise RuntimeError("no code after the request")
         return self.auth
 
     def _join(self) -> None:
         joined = self.shared.join()
         if joined.role in (follow.Role.LEAD, follow.Role.ALONE):
             self._to(Phase.REQUESTING)
-        elif joined.role is follow.Role.TAKE_OVER:
+        elif joined.role is follow.Role.TAKE_OVER and joined.record is not None:
             self._to(Phase.WAITING)
             self._take_over(joined.record)
         else:
@@ -272,9 +273,8 @@ class SignIn(AttemptView):
             self._end_record(self.outcome)
 
     # -- following another terminal's attempt -------------------------------------------------
-    def _take_over(self, record: follow.Record | None) -> None:
+    def _take_over(self, record: follow.Record) -> None:
         """The lease is ours and `record` is live: poll its code ourselves, within its deadline."""
-        assert record is not None
         self._changed("following")
         self._absorb(record)
         self._publish()
@@ -307,7 +307,7 @@ class SignIn(AttemptView):
         if step is follow.Watch.ENDED and record is not None:
             self.identity = record.identity
             self._finish(outcome_for(record.outcome or "discarded", record.detail), record_it=False)
-        elif step is follow.Watch.TAKE_OVER:
+        elif step is follow.Watch.TAKE_OVER and record is not None:
             self._to(Phase.WAITING)
             self._take_over(record)
         elif step is follow.Watch.START:
@@ -414,7 +414,8 @@ class SignIn(AttemptView):
         return outcome
 
     def _ended(self) -> Outcome:
-        assert self.outcome is not None
+        if self.outcome is None:  # pragma: no cover - ENDED always has its outcome
+            raise RuntimeError("ended without an outcome")
         return self.outcome
 
     # -- the record ------------------------------------------------------------------------

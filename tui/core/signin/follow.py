@@ -91,8 +91,7 @@ def _file(region: Region, suffix: str) -> str:
 
 def write(record: Record) -> None:
     """Replace the region's record atomically (0600). RecordProblem or OSError when it cannot be."""
-    fd = ownfiles.open_dir(DIRECTORY, create=True)
-    assert fd is not None  # created when asked
+    fd = ownfiles.created_dir(DIRECTORY)
     try:
         ownfiles.write_record(fd, _file(record.region, ".json"), record.to_json())
     finally:
@@ -178,8 +177,7 @@ class Lease:
         directory) is a link, not a regular file, or not the person's own and private."""
         if self.fd is not None:
             return True
-        dir_fd = ownfiles.open_dir(DIRECTORY, create=True)
-        assert dir_fd is not None
+        dir_fd = ownfiles.created_dir(DIRECTORY)
         name = _file(self.region, ".lock")
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
@@ -212,8 +210,7 @@ class Lease:
 
 
 def request_discard(region: Region) -> None:
-    fd = ownfiles.open_dir(DIRECTORY, create=True)
-    assert fd is not None
+    fd = ownfiles.created_dir(DIRECTORY)
     try:
         name = _file(region, ".discard")
         os.close(os.open(name, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd))

@@ -22,7 +22,7 @@ MISSING = "missing"
 UNREADABLE = "unreadable"
 UNPARSABLE = "unparsable"
 NOT_OBJECT = "not_object"
-NO_ACCESS_TOKEN = "no_access_token"
+NO_ACCESS_TOKEN = "no_access_token"  # noqa: S105 - a state name, not a secret
 REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
 REVOKED_DETAIL = "the official client marked this session revoked; sign in again with `assistant-auth login`"
 
