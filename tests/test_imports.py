@@ -66,7 +66,9 @@ HEAVY = {
 
 
 def run(code: str) -> str:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
 
 
 def test_import_core_pulls_no_heavy_module():
@@ -151,8 +153,13 @@ print(json.dumps({'code': code, 'paths': sorted(paths)}))
 
 
 def _loaded_by(args: list[str]) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", LOADED, json.dumps(args), str(ROOT)], capture_output=True,
-                          text=True, cwd=ROOT, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, json.dumps(args), str(ROOT)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=os.environ.copy(),
+    )
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["code"] == 0, done.stderr
     return set(result["paths"])
@@ -242,14 +249,31 @@ def test_declaring_flags_loads_no_handler():
         "print(sorted(m for m in sys.modules if m.startswith('tui.')))"
     )
     loaded = set(eval(run(code)))
-    handlers = {f"tui.cli.{name}" for name in ("login", "status", "refresh", "logout", "switch", "doctor", "home",
-                                               "demo", "completion", "selection", "exec", "token")}
+    handlers = {
+        f"tui.cli.{name}"
+        for name in (
+            "login",
+            "status",
+            "refresh",
+            "logout",
+            "switch",
+            "doctor",
+            "home",
+            "demo",
+            "completion",
+            "selection",
+            "exec",
+            "token",
+        )
+    }
     assert not loaded & handlers
     assert not {m for m in loaded if m.startswith("tui.core.")} - {"tui.core"}
 
 
 def test_time_formats_load_no_sign_in_machinery():
-    code = "import sys, tui.core.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
+    code = (
+        "import sys, tui.core.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
+    )
     assert run(code) == "[]"
 
 
@@ -271,7 +295,20 @@ def test_the_refresh_path_loads_only_what_a_bare_httpx_script_does(home, server)
 
     write_creds(home, {**server.issue_tokens(), "expires_at": 1}, name="floor")
     script = FLOOR_HTTPX + "\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
-    floor = subprocess.run([sys.executable, "-I", "-c", script, str(home / "credentials" / "floor.json"),
-                            endpoints("cn").oauth_host + "/api/oauth/token", client_id()], capture_output=True, text=True)
-    extra = set(json.loads(ours.stderr.strip().splitlines()[-1])) - set(json.loads(floor.stderr.strip().splitlines()[-1]))
+    floor = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            script,
+            str(home / "credentials" / "floor.json"),
+            endpoints("cn").oauth_host + "/api/oauth/token",
+            client_id(),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    extra = set(json.loads(ours.stderr.strip().splitlines()[-1])) - set(
+        json.loads(floor.stderr.strip().splitlines()[-1])
+    )
     assert extra <= {"_contextvars", "contextvars", "fcntl", "signal", "__future__"}, sorted(extra)

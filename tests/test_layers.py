@@ -179,7 +179,13 @@ def test_no_product_module_imports_the_developer_tools():
     assert [n for n in product if any(t.startswith("tui.dev") for t in GRAPH[n])] == []
 
 
-SIGNAL_CALLS = ("signal.signal", "add_signal_handler", "remove_signal_handler", "pthread_sigmask", "signal.raise_signal")
+SIGNAL_CALLS = (
+    "signal.signal",
+    "add_signal_handler",
+    "remove_signal_handler",
+    "pthread_sigmask",
+    "signal.raise_signal",
+)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if not n.startswith("tui.dev")))

@@ -40,7 +40,14 @@ async def test_lists_slots_with_states_and_masks_tokens(home, server):
     async with app.run_test(size=(100, 45)) as pilot:
         await open_inspector(pilot)
         text = screen_text(app)
-        for words in ("assistant-code", "valid", "unparsable", "not an object", "missing access_token", "expired (no refresh"):
+        for words in (
+            "assistant-code",
+            "valid",
+            "unparsable",
+            "not an object",
+            "missing access_token",
+            "expired (no refresh",
+        ):
             assert words in text, text
         assert "Access token claims" in text and "user-1" in text
         assert tokens["access_token"][:4] + "…" + tokens["access_token"][-4:] in text

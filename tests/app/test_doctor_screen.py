@@ -42,7 +42,9 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
         assert "✘ fail  files.slot.assistant-code" in text
         assert "network.cn.host" in text  # the network stages ran too
         # the cursor starts on the first failure: f repairs what the header points at
-        await wait_for(pilot, lambda: "files.slot.assistant-code" in str(app.screen.query_one("#doctor-detail").render()))
+        await wait_for(
+            pilot, lambda: "files.slot.assistant-code" in str(app.screen.query_one("#doctor-detail").render())
+        )
         detail = str(app.screen.query_one("#doctor-detail").render())
         assert "has mode 0644" in detail and "Press f to repair: chmod 0600" in detail
         await pilot.press("f")
@@ -50,8 +52,14 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
         assert "chmod 0600" in screen_text(app)  # exactly what will change
         await pilot.press("y")
         await wait_for(pilot, lambda: path.stat().st_mode & 0o777 == 0o600)
-        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen" and any(
-            c.name == "files.slot.assistant-code" and c.status == "ok" for c in app.screen.checks), timeout=30)
+        await wait_for(
+            pilot,
+            lambda: (
+                screen_name(app) == "DoctorScreen"
+                and any(c.name == "files.slot.assistant-code" and c.status == "ok" for c in app.screen.checks)
+            ),
+            timeout=30,
+        )
 
 
 async def test_doctor_from_the_inspector_and_the_palette(home):

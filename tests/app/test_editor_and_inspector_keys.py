@@ -114,7 +114,11 @@ async def test_raw_view_wraps_long_lines(home):
 
 
 def signed_in(home, name="assistant-code", **extra):
-    return write_creds(home, {"access_token": "AT-1", "refresh_token": "RT-1", "expires_at": int(time.time()) + 600, **extra}, name=name)
+    return write_creds(
+        home,
+        {"access_token": "AT-1", "refresh_token": "RT-1", "expires_at": int(time.time()) + 600, **extra},
+        name=name,
+    )
 
 
 async def test_inspector_columns_fit_their_content_and_stale_messages_go(home):

@@ -24,8 +24,11 @@ def home_line(text: str, region: str) -> str:
 
 def sign_in_both(server, home) -> None:
     for region in Region:
-        write_creds(home, {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
-                    name=region_storage_name(region))
+        write_creds(
+            home,
+            {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
+            name=region_storage_name(region),
+        )
     provision_managed_provider(region_key(Region.CN), Region.CN)
 
 

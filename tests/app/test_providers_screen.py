@@ -90,7 +90,7 @@ async def test_toggle_and_oauth_fields(home):
     entry = tomllib.loads(path.read_text())["providers"]["managed:assistant-code"]
     assert entry["active"] is True
     assert entry["oauth"] == {"storage": "file", "key": "oauth/assistant-code", "oauthHost": "https://auth.global.test"}
-    assert path.read_text().startswith(CONFIG.split("[providers.\"managed")[0])
+    assert path.read_text().startswith(CONFIG.split('[providers."managed')[0])
 
 
 async def test_validation_errors_are_inline_and_block_save(home):
@@ -153,7 +153,9 @@ async def test_external_edit_without_local_changes_reloads(home):
     async with app.run_test(size=SIZE) as pilot:
         await open_providers(pilot)
         path.write_text(CONFIG.replace("https://api.openai.test/v1", "https://changed.test/v1"))
-        await wait_for(pilot, lambda: app.screen.query_one("#field-base_url").value == "https://changed.test/v1", timeout=5)
+        await wait_for(
+            pilot, lambda: app.screen.query_one("#field-base_url").value == "https://changed.test/v1", timeout=5
+        )
 
 
 async def test_corrupt_toml_is_shown_and_never_overwritten(home):

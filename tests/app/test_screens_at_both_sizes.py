@@ -125,8 +125,11 @@ async def test_a_rejected_refresh_says_sign_in_again_and_signing_in_is_the_defau
     now = int(time.time())
     write_creds(home, {"access_token": "AT-1", "refresh_token": "RT-dead", "expires_at": now - 60})
     rejections.remember("assistant-code", "RT-dead", 400)
-    write_creds(home, {"access_token": "AT-2", "refresh_token": "RT-dead", "expires_at": now + 3600},
-                name=region_storage_name(Region.GLOBAL))
+    write_creds(
+        home,
+        {"access_token": "AT-2", "refresh_token": "RT-dead", "expires_at": now + 3600},
+        name=region_storage_name(Region.GLOBAL),
+    )
     rejections.remember(region_storage_name(Region.GLOBAL), "RT-dead", 401)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=size) as pilot:
@@ -161,7 +164,14 @@ async def test_editor_arrows_move_between_fields_and_save_shows_the_first_invali
         app.screen.query_one("#field-base_url").value = "not a url"  # as typed (Input.Changed validates)
         await wait_for(pilot, lambda: app.screen.query_one("#row-base_url").has_class("invalid"))
         app.screen.query_one("#field-base_url").focus()
-        for expected in ("field-enabled", "field-active", "field-oauth_key", "field-oauth_host", "field-api_key", "field-note"):
+        for expected in (
+            "field-enabled",
+            "field-active",
+            "field-oauth_key",
+            "field-oauth_host",
+            "field-api_key",
+            "field-note",
+        ):
             await pilot.press("down")
             await wait_for(pilot, lambda: app.screen.focused.id == expected)
             await wait_for(pilot, lambda: in_view(form, app.screen.focused))  # typing lands in a field in view
@@ -190,7 +200,9 @@ async def test_editor_reload_asks_before_dropping_edits_and_f2_says_it_shows_the
         await wait_for(pilot, lambda: app.screen.query_one("#field-note").value == "")
         await wait_for(pilot, lambda: "File on disk" in footer(app))
         await pilot.press("f2")
-        await wait_for(pilot, lambda: "config.toml on disk, without unsaved edits" in " ".join(screen_text(app).split()))
+        await wait_for(
+            pilot, lambda: "config.toml on disk, without unsaved edits" in " ".join(screen_text(app).split())
+        )
 
 
 @pytest.mark.parametrize("size", SIZES)

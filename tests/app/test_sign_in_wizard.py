@@ -96,7 +96,9 @@ async def test_slow_down_is_shown(server):
         await pilot.press("enter")
         await wait_for(pilot, lambda: "1 slow-down" in screen_text(app) and "polling every 6 s" in screen_text(app))
         text = screen_text(app)
-        assert "polling every 6 s" in text and "1 slow-down" in text and "1 slow-downs" not in text and "slow down" in text
+        assert (
+            "polling every 6 s" in text and "1 slow-down" in text and "1 slow-downs" not in text and "slow down" in text
+        )
         await pilot.press("escape")
 
 
@@ -146,7 +148,7 @@ async def test_markup_and_escapes_from_server_are_inert(server):
 
 
 async def test_error_body_markup_is_inert(server, quick_retry):
-    body = '[@click=app.quit]boom[/] [bold]x[/bold] \x1b[2J\x1b]0;title\x07'
+    body = "[@click=app.quit]boom[/] [bold]x[/bold] \x1b[2J\x1b]0;title\x07"
     server.inject(TOKEN_PATH, Fault(status=500, body=body, content_type="text/plain", times=2))
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -212,13 +214,19 @@ async def test_qr_toggle_and_too_small(server):
         await pilot.resize_terminal(50, 16)  # too small even alone: the size it needs, said once
         await pilot.pause()
         await pilot.press("r")
-        await wait_for(pilot, lambda: "The QR code needs a terminal of at least" in screen_text(app)
-                       or any("The QR code needs" in n.message for n in app._notifications))
+        await wait_for(
+            pilot,
+            lambda: (
+                "The QR code needs a terminal of at least" in screen_text(app)
+                or any("The QR code needs" in n.message for n in app._notifications)
+            ),
+        )
         await pilot.pause()
         inline = "The QR code needs" in str(app.screen.query_one("#notice").render())
         toast = any("The QR code needs" in n.message for n in app._notifications)
-        assert inline != toast and "(this one is 50×16)" in (str(app.screen.query_one("#notice").render()) + " ".join(
-            n.message for n in app._notifications))
+        assert inline != toast and "(this one is 50×16)" in (
+            str(app.screen.query_one("#notice").render()) + " ".join(n.message for n in app._notifications)
+        )
         assert not app.screen.query_one("#qr-pane").display and screen_name(app) == "SignInScreen"
         await pilot.press("escape")
 
@@ -283,7 +291,11 @@ async def test_host_settings_are_shown_as_plain_text(monkeypatch):
 async def test_timeout_offers_new_code(server):
     import json
 
-    server.inject("/api/oauth/device_authorization", status=200, body=json.dumps({"user_code": "LONG-WAIT", "device_code": "dc-t", "interval": 10**6}))
+    server.inject(
+        "/api/oauth/device_authorization",
+        status=200,
+        body=json.dumps({"user_code": "LONG-WAIT", "device_code": "dc-t", "interval": 10**6}),
+    )
     server.inject(TOKEN_PATH, status=400, body='{"error": "authorization_pending"}')
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:

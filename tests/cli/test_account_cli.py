@@ -55,10 +55,14 @@ def test_switch_moves_the_managed_provider_and_says_the_official_client_follows(
     assert managed_region() is Region.GLOBAL
     token = run("token")  # the managed provider now means the global slot
     assert token.returncode == 0
-    assert token.stdout.strip() == json.loads((home / "credentials" / f"{global_slot()}.json").read_text())["access_token"]
+    assert (
+        token.stdout.strip() == json.loads((home / "credentials" / f"{global_slot()}.json").read_text())["access_token"]
+    )
 
 
-@pytest.mark.parametrize("content", [None, {"access_token": "", "refresh_token": "", "expires_at": 0}], ids=["missing", "revoked"])
+@pytest.mark.parametrize(
+    "content", [None, {"access_token": "", "refresh_token": "", "expires_at": 0}], ids=["missing", "revoked"]
+)
 def test_switch_refuses_a_region_without_usable_credentials(home, server, content):
     write_creds(home, valid(server), name=cn_slot())
     provision_managed_provider(region_key(Region.CN), Region.CN)
@@ -123,7 +127,9 @@ def test_completion_scripts(shell):
     assert result.returncode == 0 and "assistant-auth" in result.stdout and "_ARGCOMPLETE" in result.stdout
 
 
-@pytest.mark.parametrize("line, expected", [("assistant-auth sw", "switch"), ("assistant-auth logout --re", "--region")])
+@pytest.mark.parametrize(
+    "line, expected", [("assistant-auth sw", "switch"), ("assistant-auth logout --re", "--region")]
+)
 def test_completion_answers_the_shell(home, line, expected):
     """What a shell does on Tab: run the command with argcomplete's variables, read fd 8."""
     import os
@@ -183,8 +189,15 @@ def test_switch_without_region_when_nothing_says_which_is_a_usage_error(home, se
 def complete(line: str, home) -> list[str]:
     """What the shell's completion gets for `line` (argcomplete's protocol, as bash calls it)."""
     out = home.parent / "completion.out"
-    env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
-           "_ARGCOMPLETE_STDOUT_FILENAME": str(out), "_ARGCOMPLETE_IFS": "\n", "_ARGCOMPLETE_SUPPRESS_SPACE": "1"}
+    env = {
+        **os.environ,
+        "_ARGCOMPLETE": "1",
+        "COMP_LINE": line,
+        "COMP_POINT": str(len(line)),
+        "_ARGCOMPLETE_STDOUT_FILENAME": str(out),
+        "_ARGCOMPLETE_IFS": "\n",
+        "_ARGCOMPLETE_SUPPRESS_SPACE": "1",
+    }
     command = [SCRIPT] if SCRIPT else [sys.executable, "-m", "tui.cli"]
     subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     return sorted(word.strip() for word in out.read_text().split("\n") if word.strip())

@@ -44,6 +44,7 @@ def test_help():
 
 # -- token ------------------------------------------------------------------------------------
 
+
 def test_token_prints_only_the_token(home, server):
     creds = valid(server)
     write_creds(home, creds)
@@ -108,6 +109,7 @@ def test_token_usage_errors(args):
 
 # -- status -------------------------------------------------------------------------------------
 
+
 def test_status_lists_slots_without_tokens(home, server):
     creds = valid(server)
     write_creds(home, creds)
@@ -128,16 +130,28 @@ def test_status_json_schema(home, server):
     assert data["selected"] == "assistant-code" and data["usable"] is True
     slot = data["slots"][0]
     assert set(slot) == {
-        "name", "path", "state", "usable", "refresh_rejected", "has_refresh_token", "expires_at", "scope", "token_type", "mode",
-        "detail", "providers",
-        "identity", "region",
+        "name",
+        "path",
+        "state",
+        "usable",
+        "refresh_rejected",
+        "has_refresh_token",
+        "expires_at",
+        "scope",
+        "token_type",
+        "mode",
+        "detail",
+        "providers",
+        "identity",
+        "region",
     }
     assert slot["state"] == "expired" and slot["mode"] == "0600"
     assert "access_token" not in result.stdout
 
 
 @pytest.mark.parametrize(
-    "content", [None, "{broken", {"access_token": "AT-x", "expires_at": 1}],
+    "content",
+    [None, "{broken", {"access_token": "AT-x", "expires_at": 1}],
 )
 def test_status_exit_1_when_unusable(home, content):
     if content is not None:
@@ -157,6 +171,7 @@ def test_status_for_provider(home, server):
 
 
 # -- refresh / logout -----------------------------------------------------------------------------
+
 
 def test_refresh_prints_expiry_not_token(home, server):
     creds = valid(server)
@@ -188,6 +203,7 @@ def test_logout(home, server):
 
 # -- login --no-tui ---------------------------------------------------------------------------------
 
+
 def test_login_no_tui_success_with_json(home, server):
     server.auto_approve = 1.0
     server.user_code_factory = lambda: "ABCD-EFGH"
@@ -217,7 +233,10 @@ def test_login_no_tui_denied_or_expired(home, server, error, code):
     server.inject(TOKEN_PATH, status=400, body=json.dumps({"error": error}))
     result = run("login", "--no-tui", "--json")
     assert result.returncode == code
-    assert json.loads(result.stdout.splitlines()[-1])["status"] == {"access_denied": "access_denied", "expired_token": "expired"}[error]
+    assert (
+        json.loads(result.stdout.splitlines()[-1])["status"]
+        == {"access_denied": "access_denied", "expired_token": "expired"}[error]
+    )
 
 
 def test_login_no_tui_error_exit_2(home, server):

@@ -40,8 +40,13 @@ def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, end
     for name in list(os.environ):
         if name.startswith("ASSISTANT_"):
             monkeypatch.delenv(name)
-    demo = subprocess.Popen(COMMAND + ["demo", "--no-tui", "--serve", "--approve-after", "0.3"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    demo = subprocess.Popen(
+        COMMAND + ["demo", "--no-tui", "--serve", "--approve-after", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         lines = []
         for line in demo.stdout:  # the exact state asserted: the last line of the instructions

@@ -61,7 +61,8 @@ def test_rejected_refresh_says_sign_in_again_with_the_region(home, server):
     write_creds(home, expired(server, refresh_token="RT-unknown"), name=region_storage_name(Region.GLOBAL))
     result = run("refresh", "--region", "global")
     assert result.stderr.strip().splitlines()[-1] == (
-        "This account is in the global region: `assistant-auth login --region global`.")
+        "This account is in the global region: `assistant-auth login --region global`."
+    )
 
 
 def test_corrupt_credentials_name_the_file_and_inspect(home, server):

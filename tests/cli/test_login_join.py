@@ -24,9 +24,14 @@ class Login:
     def __init__(self, tmp_path, number: int) -> None:
         self.log = tmp_path / f"login-{number}.err"
         with open(self.log, "w") as handle:
-            self.process = subprocess.Popen([SCRIPT, "login", "--no-tui"], stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=handle, env=os.environ.copy(),
-                                            preexec_fn=default_signals)
+            self.process = subprocess.Popen(
+                [SCRIPT, "login", "--no-tui"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=handle,
+                env=os.environ.copy(),
+                preexec_fn=default_signals,
+            )
 
     @property
     def said(self) -> str:

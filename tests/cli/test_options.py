@@ -9,8 +9,21 @@ from hypothesis import strategies as st
 from tests.cli.test_cli import run
 from tui.cli.options import MAX_MIN_TTL, min_ttl_value, parse_flags
 
-FLAGS = st.sampled_from(["--slot", "--region", "--provider", "--base-url", "--key", "--oauth-host", "--min-ttl",
-                         "--json", "--", "--min-ttl=", "-x"])
+FLAGS = st.sampled_from(
+    [
+        "--slot",
+        "--region",
+        "--provider",
+        "--base-url",
+        "--key",
+        "--oauth-host",
+        "--min-ttl",
+        "--json",
+        "--",
+        "--min-ttl=",
+        "-x",
+    ]
+)
 
 
 @given(st.text(max_size=6000) | st.from_regex(r"[0-9]{1,6000}", fullmatch=True))

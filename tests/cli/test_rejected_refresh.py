@@ -23,7 +23,7 @@ def reject(home, server, creds) -> None:
 def test_status_remembers_a_rejected_refresh_until_the_refresh_token_changes(home, server):
     creds = expired(server, refresh_token="RT-revoked-by-the-server")
     reject(home, server, creds)
-    record = (home / "rejected" / "assistant-code.json")
+    record = home / "rejected" / "assistant-code.json"
     assert oct(record.stat().st_mode & 0o777) == "0o600" and oct((home / "rejected").stat().st_mode & 0o777) == "0o700"
     assert "RT-revoked-by-the-server" not in record.read_text()  # a fingerprint, never the token
 

@@ -93,7 +93,10 @@ def test_approved_after_the_terminal_closed(terminal, home, server, face):
     until(lambda: not alive(pid), what="the process ending")
     assert server.count(TOKEN_PATH) > polls_at_drop  # it went on polling without a terminal
     done = status()
-    assert "While you were away, the sign-in started at" in done.stdout and "completed: signed in as user-1 · cn" in done.stdout
+    assert (
+        "While you were away, the sign-in started at" in done.stdout
+        and "completed: signed in as user-1 · cn" in done.stdout
+    )
     away = json.loads(status("--json").stdout)["away"]
     assert away["outcome"] == "success" and away["identity"] == "user-1" and away["region"] == "cn"
     assert "completed" in status().stdout  # a piped status does not swallow it
@@ -214,10 +217,12 @@ def test_doctor_knows_the_records_and_never_shows_a_device_code(terminal, home, 
     term.wait_for("Code:")
     until(lambda: record(home), what="the record")
     os.chmod(home / "signin", 0o755)  # the record itself is rewritten 0600 at every poll
-    report = subprocess.run([SCRIPT, "doctor", "--offline", "--report"], capture_output=True, text=True,
-                            env=os.environ.copy(), timeout=60)
-    text = subprocess.run([SCRIPT, "doctor", "--offline"], capture_output=True, text=True, env=os.environ.copy(),
-                          timeout=60).stdout
+    report = subprocess.run(
+        [SCRIPT, "doctor", "--offline", "--report"], capture_output=True, text=True, env=os.environ.copy(), timeout=60
+    )
+    text = subprocess.run(
+        [SCRIPT, "doctor", "--offline"], capture_output=True, text=True, env=os.environ.copy(), timeout=60
+    ).stdout
     grant = server.grants()[-1]
     for output in (report.stdout, text):
         assert grant.device_code not in output

@@ -22,7 +22,9 @@ SLOT_FILE = pathlib.Path("credentials") / "assistant-code.json"
 
 
 def run(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(), **kwargs)
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(), **kwargs
+    )
 
 
 def session(home, server, left: float, **extra) -> dict:
@@ -32,6 +34,7 @@ def session(home, server, left: float, **extra) -> dict:
 
 
 # -- token --json --------------------------------------------------------------------------------
+
 
 def test_json_matches_the_token_and_the_file(home, server):
     session(home, server, 600)
@@ -44,7 +47,12 @@ def test_json_matches_the_token_and_the_file(home, server):
     assert data["expires_at"] == stored["expires_at"] and isinstance(data["expires_at"], int)
     assert abs(data["expires_in"] - (stored["expires_at"] - time.time())) <= 2  # seconds left now
     assert data["expires_in"] != stored.get("expires_in")  # not the file's field of that name
-    assert (data["region"], data["slot"], data["identity"], data["schema_version"]) == ("cn", "assistant-code", "user-1", 1)
+    assert (data["region"], data["slot"], data["identity"], data["schema_version"]) == (
+        "cn",
+        "assistant-code",
+        "user-1",
+        1,
+    )
     assert set(data) == {"access_token", "expires_at", "expires_in", "region", "slot", "identity", "schema_version"}
 
 
@@ -75,6 +83,7 @@ def test_json_exit_codes_are_tokens(home, server, setup, code):
 
 
 # -- --min-ttl -----------------------------------------------------------------------------------
+
 
 def test_min_ttl_above_what_is_left_refreshes_once(home, server):
     session(home, server, 600)
@@ -129,8 +138,16 @@ def test_twenty_callers_and_the_official_client_one_refresh(home, server):
     server.refresh_delay = 0.5
     session(home, server, 600)
     theirs = competitor(home, server, "refresh", "dir")
-    callers = [subprocess.Popen([*CLI, "token", "--min-ttl", "800"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=os.environ.copy()) for _ in range(20)]
+    callers = [
+        subprocess.Popen(
+            [*CLI, "token", "--min-ttl", "800"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for _ in range(20)
+    ]
     outputs = [caller.communicate(timeout=120) for caller in callers]
     finish(theirs)
     assert all(caller.returncode == 0 for caller in callers), [err for _out, err in outputs]
@@ -142,8 +159,16 @@ def test_twenty_callers_and_the_official_client_one_refresh(home, server):
 
 def test_twenty_callers_above_min_ttl_never_refresh(home, server):
     tokens = session(home, server, 900)
-    callers = [subprocess.Popen([*CLI, "token", "--min-ttl", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=os.environ.copy()) for _ in range(20)]
+    callers = [
+        subprocess.Popen(
+            [*CLI, "token", "--min-ttl", "300"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for _ in range(20)
+    ]
     outputs = {caller.communicate(timeout=120)[0].strip() for caller in callers}
     assert outputs == {tokens["access_token"]} and server.refreshes() == []
 
@@ -183,8 +208,15 @@ def test_exec_refreshes_first_and_says_nothing_of_the_token(home, server):
         assert access not in done.stderr and refresh not in done.stderr
 
 
-@pytest.mark.parametrize("program, code", [(["sh", "-c", "exit 7"], 7), (["sh", "-c", "exit 0"], 0),
-                                           (["/no/such/program"], 127), (["no-such-program-anywhere"], 127)])
+@pytest.mark.parametrize(
+    "program, code",
+    [
+        (["sh", "-c", "exit 7"], 7),
+        (["sh", "-c", "exit 0"], 0),
+        (["/no/such/program"], 127),
+        (["no-such-program-anywhere"], 127),
+    ],
+)
 def test_exec_exit_codes(home, server, program, code):
     session(home, server, 600)
     done = run("exec", "--", *program)
@@ -217,16 +249,24 @@ def test_exec_usage_errors(home, server, bad):
     assert run("exec", *bad).returncode == 2
 
 
-SLEEPER = ("import signal, sys, time\n"
-           "signal.signal(signal.SIGINT, lambda *a: sys.exit(42))\n"
-           "print('ready', flush=True)\ntime.sleep(30)\n")
+SLEEPER = (
+    "import signal, sys, time\n"
+    "signal.signal(signal.SIGINT, lambda *a: sys.exit(42))\n"
+    "print('ready', flush=True)\ntime.sleep(30)\n"
+)
 
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 42)])
 def test_exec_leaves_signals_to_the_program(home, server, signum, code):
     session(home, server, 600)
-    proc = subprocess.Popen([*CLI, "exec", "--", sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy(), preexec_fn=default_signals)
+    proc = subprocess.Popen(
+        [*CLI, "exec", "--", sys.executable, "-c", SLEEPER],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        preexec_fn=default_signals,
+    )
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signum)  # the process is PROGRAM now: the signal is its own
     proc.wait(timeout=15)

@@ -19,8 +19,15 @@ TMUX = shutil.which("tmux")
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
 
-ENV_NAMES = ("ASSISTANT_CODE_HOME", "HOME", "ASSISTANT_OAUTH_HOST_CN", "ASSISTANT_OAUTH_HOST_GLOBAL",
-             "ASSISTANT_BASE_URL_CN", "ASSISTANT_BASE_URL_GLOBAL", "ASSISTANT_CLIENT_ID")
+ENV_NAMES = (
+    "ASSISTANT_CODE_HOME",
+    "HOME",
+    "ASSISTANT_OAUTH_HOST_CN",
+    "ASSISTANT_OAUTH_HOST_GLOBAL",
+    "ASSISTANT_BASE_URL_CN",
+    "ASSISTANT_BASE_URL_GLOBAL",
+    "ASSISTANT_CLIENT_ID",
+)
 
 
 class Terminal:
@@ -33,8 +40,19 @@ class Terminal:
         # COLUMNS/LINES inherited from the test process would override the pane's real size
         command = " ".join(shlex.quote(a) for a in ("env", "-u", "COLUMNS", "-u", "LINES", SCRIPT, *args))
         subprocess.run(
-            [TMUX, "-L", self.socket, "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), *env_flags,
-             f"{command}; echo EXITED=$?; sleep 30"],
+            [
+                TMUX,
+                "-L",
+                self.socket,
+                "new-session",
+                "-d",
+                "-x",
+                str(size[0]),
+                "-y",
+                str(size[1]),
+                *env_flags,
+                f"{command}; echo EXITED=$?; sleep 30",
+            ],
             check=True,
         )
 
@@ -82,8 +100,9 @@ def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
 
 def test_login_region_preselects_global(terminal, server):
     term = terminal("login", "--region", "global", "--no-browser")
-    screen = term.wait_until(lambda s: any("global" in line and "localhost" in line for line in s.splitlines()),
-                             "the global option")
+    screen = term.wait_until(
+        lambda s: any("global" in line and "localhost" in line for line in s.splitlines()), "the global option"
+    )
     global_line = next(line for line in screen.splitlines() if "global" in line and "localhost" in line)
     assert global_line  # listed; the cursor is on it: Enter starts global
     term.keys("Enter")
@@ -126,8 +145,10 @@ def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, 
     term.wait_for("code")  # the toast (OSC 52 copy) is drawn over the screen
     server.approve(code)
     term.wait_for("Signed in as user-1", timeout=20)
-    screen = term.wait_until(lambda s: len(s.splitlines()) > 17 and s.splitlines()[17].startswith("esc Home"),
-                             "the Done footer on the last row")
+    screen = term.wait_until(
+        lambda s: len(s.splitlines()) > 17 and s.splitlines()[17].startswith("esc Home"),
+        "the Done footer on the last row",
+    )
     assert screen.splitlines()[17].startswith("esc Home")  # the footer's first key, on the last row
     term.keys("q")
     term.wait_for("EXITED=0")
@@ -139,8 +160,11 @@ def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
     from tui.core.keys import region_key, region_storage_name
 
     for region in Region:
-        write_creds(home, {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
-                    name=region_storage_name(region))
+        write_creds(
+            home,
+            {**server.issue_tokens(subject=f"user-{region.value}"), "expires_at": int(time.time()) + 600},
+            name=region_storage_name(region),
+        )
     provision_managed_provider(region_key(Region.CN), Region.CN)
     term = terminal()
     term.wait_for("* cn")
@@ -164,7 +188,9 @@ def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
 
 def test_doctor_fix_asks_before_each_change_on_a_terminal(terminal, home):
     kept = write_creds(home, {"access_token": "AT-1", "refresh_token": "RT", "expires_at": int(time.time()) + 600})
-    other = write_creds(home, {"access_token": "AT-2", "refresh_token": "RT", "expires_at": int(time.time()) + 600}, name="other")
+    other = write_creds(
+        home, {"access_token": "AT-2", "refresh_token": "RT", "expires_at": int(time.time()) + 600}, name="other"
+    )
     os.chmod(kept, 0o644)
     os.chmod(other, 0o644)
     os.chmod(home, 0o700)

@@ -109,6 +109,7 @@ def assert_one_rotation(server, path, our_token, theirs: dict) -> None:
 
 # -- races: in every order, both protocols ---------------------------------------------------
 
+
 @pytest.mark.parametrize("protocol", ["dir", "flock"])
 async def test_we_refresh_first_the_official_client_adopts(home, race, protocol):
     path = expired_session(home, race)
@@ -171,6 +172,7 @@ async def test_rotation_seen_while_waiting_is_refreshed_with_the_adopted_token(h
 
 
 # -- the directory lock: stale takeover, bounded wait, reporting, release ---------------------
+
 
 async def test_stale_directory_lock_is_taken_over(home, server):
     expired_session(home, server)
@@ -269,8 +271,9 @@ REFRESHER = textwrap.dedent(
 async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signum):
     expired_session(home, server)
     server.refresh_delay = 3.0
-    proc = subprocess.Popen([sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE,
-                            preexec_fn=default_signals)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE, preexec_fn=default_signals
+    )
     try:
         await until(lambda: os.path.isdir(dir_lock_path(SLOT)), timeout=10)
         proc.send_signal(signum)
@@ -282,6 +285,7 @@ async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signu
 
 
 # -- files: symlinks, the legacy lock file, logout -------------------------------------------
+
 
 async def test_no_lock_is_created_through_a_symlink(home, server, tmp_path):
     path = expired_session(home, server)
@@ -319,6 +323,7 @@ def test_logout_takes_the_locks_and_keeps_the_flock_file(home):
 
 # -- adopt after a rejected refresh ----------------------------------------------------------
 
+
 def write_in_place_later(path: pathlib.Path, data: dict, delay: float) -> threading.Thread:
     """A tool that ignores locks (the official client on Windows) writes while we refresh."""
 
@@ -332,11 +337,14 @@ def write_in_place_later(path: pathlib.Path, data: dict, delay: float) -> thread
     return thread
 
 
-@pytest.mark.parametrize("status,body", [
-    (400, '{"error": "invalid_grant"}'),
-    (401, '{"error": "invalid_client"}'),
-    (403, "forbidden"),
-])
+@pytest.mark.parametrize(
+    "status,body",
+    [
+        (400, '{"error": "invalid_grant"}'),
+        (401, '{"error": "invalid_client"}'),
+        (403, "forbidden"),
+    ],
+)
 async def test_rejected_refresh_adopts_the_other_tools_rotation(home, server, status, body):
     path = expired_session(home, server)
     server.inject(TOKEN_PATH, status=status, body=body, delay=0.5)
@@ -347,11 +355,14 @@ async def test_rejected_refresh_adopts_the_other_tools_rotation(home, server, st
     assert token == theirs["access_token"] and read_json(path) == theirs
 
 
-@pytest.mark.parametrize("theirs", [
-    None,  # nobody wrote: the spec's failure
-    "same-refresh-token",  # a different access token but our refresh token: not a rotation
-    "expired",  # a rotation whose access token is already expired
-])
+@pytest.mark.parametrize(
+    "theirs",
+    [
+        None,  # nobody wrote: the spec's failure
+        "same-refresh-token",  # a different access token but our refresh token: not a rotation
+        "expired",  # a rotation whose access token is already expired
+    ],
+)
 async def test_rejected_refresh_without_a_live_rotation_fails_with_the_spec_text(home, server, theirs):
     mine = {**server.issue_tokens(), "expires_at": 1}
     path = write_creds(home, mine)
@@ -370,6 +381,7 @@ async def test_rejected_refresh_without_a_live_rotation_fails_with_the_spec_text
 
 
 # -- the tombstone ---------------------------------------------------------------------------
+
 
 async def test_official_tombstone_is_shown_never_refreshed_and_replaced_by_sign_in(home, server):
     spent = server.issue_tokens()

@@ -47,17 +47,25 @@ def test_merge_keeps_old_refresh_token_and_unknown_fields():
 
 
 def test_merge_overwrites_present_fields():
-    current = json.dumps({"access_token": "old", "refresh_token": "R1", "scope": "a", "token_type": "x", "expires_at": 1})
+    current = json.dumps(
+        {"access_token": "old", "refresh_token": "R1", "scope": "a", "token_type": "x", "expires_at": 1}
+    )
     response = {"access_token": "new", "refresh_token": "R2", "scope": "b", "token_type": "Bearer", "expires_in": 60}
     merged = merge_token_response(current, response, now=NOW)
     assert merged == {
-        "access_token": "new", "refresh_token": "R2", "scope": "b", "token_type": "Bearer",
-        "expires_at": NOW + 60, "expires_in": 60,
+        "access_token": "new",
+        "refresh_token": "R2",
+        "scope": "b",
+        "token_type": "Bearer",
+        "expires_at": NOW + 60,
+        "expires_in": 60,
     }
 
 
 def test_merge_without_expires_in_keeps_old_expiry():
-    merged = merge_token_response(json.dumps({"access_token": "a", "expires_at": 5, "expires_in": 9}), {"access_token": "b"}, now=NOW)
+    merged = merge_token_response(
+        json.dumps({"access_token": "a", "expires_at": 5, "expires_in": 9}), {"access_token": "b"}, now=NOW
+    )
     assert merged["expires_at"] == 5 and merged["expires_in"] == 9
 
 
@@ -132,7 +140,13 @@ def test_write_replaces_inode(home):
 def test_write_merged_keeps_unknown_fields(home):
     path = write_creds(home, {"access_token": "old", "refresh_token": "r", "device": "laptop"})
     write_merged("assistant-code", {"access_token": "new", "expires_in": 10}, now=NOW)
-    assert read_json(path) == {"access_token": "new", "refresh_token": "r", "device": "laptop", "expires_in": 10, "expires_at": NOW + 10}
+    assert read_json(path) == {
+        "access_token": "new",
+        "refresh_token": "r",
+        "device": "laptop",
+        "expires_in": 10,
+        "expires_at": NOW + 10,
+    }
 
 
 @pytest.mark.parametrize("content", ["{corrupt", "[1]"])

@@ -64,8 +64,18 @@ def tls_server(ca, monkeypatch):
         "ASSISTANT_BASE_URL_GLOBAL": f"https://localhost:{port}/global/coding/v1",
     }.items():
         monkeypatch.setenv(name, value)
-    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-                 "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+    for name in (
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
     try:
         yield server
@@ -79,9 +89,25 @@ def proxy_process(tmp_path):
     port = free_port()
     log = tmp_path / "proxy.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "--hostname", "127.0.0.1", "--port", str(port), "--num-workers", "1",
-         "--num-acceptors", "1", "--log-file", str(log), "--log-level", "INFO"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "proxy",
+            "--hostname",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num-workers",
+            "1",
+            "--num-acceptors",
+            "1",
+            "--log-file",
+            str(log),
+            "--log-level",
+            "INFO",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -102,6 +128,7 @@ def proxy_process(tmp_path):
 
 # -- TLS with a custom CA -------------------------------------------------------------------------
 
+
 def test_untrusted_certificate_is_reported_as_possible_tls_inspection(tls_server, home):
     code, report = doctor()
     checks = by_name(report)
@@ -114,7 +141,9 @@ def test_untrusted_certificate_is_reported_as_possible_tls_inspection(tls_server
     assert "network.cn.http" not in checks  # nothing is sent over an untrusted connection
 
 
-def test_ssl_cert_file_with_the_ca_passes_and_sign_in_and_refresh_work_through_it(tls_server, home, ca_file, monkeypatch):
+def test_ssl_cert_file_with_the_ca_passes_and_sign_in_and_refresh_work_through_it(
+    tls_server, home, ca_file, monkeypatch
+):
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
     code, report = doctor()
     checks = by_name(report)
@@ -137,7 +166,10 @@ def test_ssl_cert_file_with_the_ca_passes_and_sign_in_and_refresh_work_through_i
 
 # -- a real proxy process -----------------------------------------------------------------------
 
-def test_sign_in_and_refresh_through_https_proxy_and_doctor_names_it(tls_server, home, ca_file, proxy_process, monkeypatch):
+
+def test_sign_in_and_refresh_through_https_proxy_and_doctor_names_it(
+    tls_server, home, ca_file, proxy_process, monkeypatch
+):
     proxy, log = proxy_process
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
     monkeypatch.setenv("HTTPS_PROXY", proxy)
@@ -176,6 +208,7 @@ def test_no_proxy_is_honoured_as_httpx_does(tls_server, home, monkeypatch):
 
 # -- the clock ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("offset, status", [(0, "ok"), (90, "warn"), (-400, "fail")])
 def test_clock_skew_from_the_date_header(home, monkeypatch, offset, status):
     from tui.demo.env import server_env
@@ -202,6 +235,7 @@ def test_placeholder_hosts_are_reported_as_such_not_as_dns_failures(home, monkey
 
 # -- no credential leaves without --probe ---------------------------------------------------------
 
+
 def test_no_credential_or_identity_header_is_sent_unless_probe(server, home):
     tokens = {**server.issue_tokens(subject="user-1"), "expires_at": int(time.time()) + 600}
     write_creds(home, tokens)
@@ -224,6 +258,7 @@ def test_no_credential_or_identity_header_is_sent_unless_probe(server, home):
 
 # -- files, config and credentials: every defect, repaired and checked again ----------------------
 
+
 def test_file_defects_are_found_repaired_and_rechecked(home, monkeypatch):
     from tui.core import Region
 
@@ -245,18 +280,24 @@ def test_file_defects_are_found_repaired_and_rechecked(home, monkeypatch):
     os.utime(stale, (time.time() - 60, time.time() - 60))
     # an official-client rewrite dropped oauthHost from the global provider entry
     global_key = region_key(Region.GLOBAL)
-    write_creds(home, {"access_token": "AT-g", "refresh_token": "RT-g", "expires_at": int(time.time()) + 600},
-                name=region_storage_name(Region.GLOBAL))
+    write_creds(
+        home,
+        {"access_token": "AT-g", "refresh_token": "RT-g", "expires_at": int(time.time()) + 600},
+        name=region_storage_name(Region.GLOBAL),
+    )
     (home / "config.toml").write_text(
-        "# mine\n[providers.\"managed:assistant-code\"]\ntype = \"assistant\"\n"
-        f"base_url = \"{os.environ['ASSISTANT_BASE_URL_GLOBAL']}\"\nmanaged = true\n"
-        f"oauth = {{ storage = \"file\", key = \"{global_key}\" }}\n"
+        '# mine\n[providers."managed:assistant-code"]\ntype = "assistant"\n'
+        f'base_url = "{os.environ["ASSISTANT_BASE_URL_GLOBAL"]}"\nmanaged = true\n'
+        f'oauth = {{ storage = "file", key = "{global_key}" }}\n'
     )
 
     code, report = doctor("--offline")
     checks = by_name(report)
     assert code == 1
-    assert checks["files.slot.assistant-code"]["status"] == "fail" and "0644" in checks["files.slot.assistant-code"]["finding"]
+    assert (
+        checks["files.slot.assistant-code"]["status"] == "fail"
+        and "0644" in checks["files.slot.assistant-code"]["finding"]
+    )
     assert checks["files.config_dir"]["status"] == "warn"
     assert checks["files.slot.old-session"]["status"] == "fail"
     assert checks[f"files.temp.{temp.name}"]["repair"].startswith("remove the temp file")
@@ -296,8 +337,15 @@ def test_report_has_no_secret_and_nothing_personal(server, home):
     result = run("doctor", "--report", timeout=90)
     text = result.stdout
     assert json.loads(text)["schema_version"] == 1
-    for secret in (tokens["access_token"], tokens["refresh_token"], "jane.doe@example.org", "assistant-auth-device-777",
-                   socket.gethostname(), str(home), os.path.expanduser("~")):
+    for secret in (
+        tokens["access_token"],
+        tokens["refresh_token"],
+        "jane.doe@example.org",
+        "assistant-auth-device-777",
+        socket.gethostname(),
+        str(home),
+        os.path.expanduser("~"),
+    ):
         assert secret not in text, secret
     assert "127.0.0.1" in text  # authorization hosts are kept
     plain = run("doctor", "--json", timeout=90).stdout

@@ -65,9 +65,26 @@ def test_resolve_storage_name(key, name):
 @pytest.mark.parametrize(
     "key",
     [
-        "oauth/", ".hidden", "a/b", "oauth/a/b", "oauth/.hidden", "oauth/..", "..", "../etc/passwd",
-        "oauth/../../x", "a\\b", "nul\x00byte", "x" * 300, "ключ", "", " ", "a b", "oauth//x",
-        "emoji\U0001f600", "bidi\u202eevil", "new\nline",
+        "oauth/",
+        ".hidden",
+        "a/b",
+        "oauth/a/b",
+        "oauth/.hidden",
+        "oauth/..",
+        "..",
+        "../etc/passwd",
+        "oauth/../../x",
+        "a\\b",
+        "nul\x00byte",
+        "x" * 300,
+        "ключ",
+        "",
+        " ",
+        "a b",
+        "oauth//x",
+        "emoji\U0001f600",
+        "bidi\u202eevil",
+        "new\nline",
     ],
 )
 def test_invalid_keys_are_rejected_with_the_spec_message(key):
@@ -77,7 +94,9 @@ def test_invalid_keys_are_rejected_with_the_spec_message(key):
 
 
 def test_oauth_ref_from_mapping_is_lenient():
-    assert OAuthRef.from_mapping({"key": "k", "oauthHost": "https://h", "storage": "keyring"}) == OAuthRef("k", "https://h")
+    assert OAuthRef.from_mapping({"key": "k", "oauthHost": "https://h", "storage": "keyring"}) == OAuthRef(
+        "k", "https://h"
+    )
     assert OAuthRef.from_mapping({"key": 3, "oauthHost": ["x"]}) == OAuthRef(None, None)
     assert OAuthRef.from_mapping({}) == OAuthRef()
     assert OAuthRef.from_mapping("nope") is None

@@ -85,7 +85,10 @@ async def test_slow_down_from_server_is_honoured(server):
     status = await poll_device_token(auth.device_code, 1, "cn", on_status=seen.append)
     await task
     assert status.status == "success"
-    assert [s.to_dict() for s in seen[:2]] == [{"status": "pending", "interval": 1}, {"status": "slow_down", "interval": 6}]
+    assert [s.to_dict() for s in seen[:2]] == [
+        {"status": "pending", "interval": 1},
+        {"status": "slow_down", "interval": 6},
+    ]
 
 
 async def test_refresh_rotates_and_old_token_is_rejected(server, home):
@@ -131,7 +134,12 @@ async def test_four_processes_and_twenty_tasks_one_refresh_request(server, home)
     base = endpoints("cn").base_url
     start = time.time() + 1.5
     procs = [
-        subprocess.Popen([sys.executable, "-c", CHILD, str(start), base], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy())
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(start), base],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ.copy(),
+        )
         for _ in range(4)
     ]
     local = await asyncio.gather(*(get_access_token(None, base) for _ in range(20)))

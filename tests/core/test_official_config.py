@@ -59,7 +59,9 @@ def shapes() -> dict[str, str]:
     return {
         "snake": official(f'storage = "file"\nkey = "{key}"\noauth_host = "{GLOBAL_HOST}"\n'),
         "camel": official(f'storage = "file"\nkey = "{key}"\noauthHost = "{GLOBAL_HOST}"\n'),
-        "both": official(f'storage = "file"\nkey = "{key}"\noauthHost = "{GLOBAL_HOST}"\noauth_host = "{GLOBAL_HOST}"\n'),
+        "both": official(
+            f'storage = "file"\nkey = "{key}"\noauthHost = "{GLOBAL_HOST}"\noauth_host = "{GLOBAL_HOST}"\n'
+        ),
         "no-host": official(f'storage = "file"\nkey = "{key}"\n'),
         "cn": official('storage = "file"\nkey = "oauth/assistant-code"\n', endpoints(Region.CN).base_url),
     }
@@ -72,14 +74,21 @@ def test_fast_scanner_reads_official_shapes_and_agrees_with_tomllib(shape):
     assert scan_managed_provider(text) == tomllib_answer(text)
 
 
-@pytest.mark.parametrize("text", [
-    official('key = "k"\n[providers."managed:assistant-code".oauth]\nkey = "x"\n'),  # oauth twice
-    official('key = "k"\n').replace('api_key = ""', 'api_key = ""\noauth = { key = "y" }'),  # inline and sub-table
-    official('key = "k"\n').replace('[providers."managed:assistant-code".env]', '[providers."managed:assistant-code".oauth.x]'),
-    official('key = 1\n'),
-    official('key = "k" # c\noauth_host = \'https://literal\'\n'),
-    official('key = "k"\n').replace('provider = "managed:assistant-code"', 'providers = { "managed:assistant-code" = {} }'),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        official('key = "k"\n[providers."managed:assistant-code".oauth]\nkey = "x"\n'),  # oauth twice
+        official('key = "k"\n').replace('api_key = ""', 'api_key = ""\noauth = { key = "y" }'),  # inline and sub-table
+        official('key = "k"\n').replace(
+            '[providers."managed:assistant-code".env]', '[providers."managed:assistant-code".oauth.x]'
+        ),
+        official("key = 1\n"),
+        official("key = \"k\" # c\noauth_host = 'https://literal'\n"),
+        official('key = "k"\n').replace(
+            'provider = "managed:assistant-code"', 'providers = { "managed:assistant-code" = {} }'
+        ),
+    ],
+)
 def test_fast_scanner_declines_or_agrees_on_odd_official_shapes(text):
     answer = scan_managed_provider(text)
     if answer is not None:
@@ -123,17 +132,22 @@ def test_status_reports_the_missing_host(home, server):
     import sys
 
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.toml").write_text(official(f'storage = "file"\nkey = "{global_key()}"\n', endpoints(Region.GLOBAL).base_url))
+    (home / "config.toml").write_text(
+        official(f'storage = "file"\nkey = "{global_key()}"\n', endpoints(Region.GLOBAL).base_url)
+    )
     done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
     assert "names no oauth host in config.toml; its key was made for http://localhost:" in done.stdout
 
 
-@pytest.mark.parametrize("shape,expected", [
-    ("snake", {"oauth_host": GLOBAL_HOST}),
-    ("camel", {"oauthHost": GLOBAL_HOST}),
-    ("both", {"oauthHost": GLOBAL_HOST, "oauth_host": GLOBAL_HOST}),
-    ("no-host", {"oauthHost": GLOBAL_HOST}),
-])
+@pytest.mark.parametrize(
+    "shape,expected",
+    [
+        ("snake", {"oauth_host": GLOBAL_HOST}),
+        ("camel", {"oauthHost": GLOBAL_HOST}),
+        ("both", {"oauthHost": GLOBAL_HOST, "oauth_host": GLOBAL_HOST}),
+        ("no-host", {"oauthHost": GLOBAL_HOST}),
+    ],
+)
 def test_edit_keeps_the_official_shape_and_spelling(shape, expected):
     text = shapes()[shape].replace(GLOBAL_HOST, "https://old.example")
     after = apply_managed_provider(text, global_key(), Region.GLOBAL)

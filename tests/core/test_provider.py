@@ -40,10 +40,19 @@ def test_new_entry_has_all_fields(home):
     provision_managed_provider("oauth/assistant-code", Region.CN)
     entry = load(home)["providers"][MANAGED_PROVIDER]
     assert entry == {
-        "name": MANAGED_PROVIDER, "type": "assistant", "base_url": CN_BASE, "api_key": "",
-        "enabled": True, "active": False, "managed": True, "note": "", "icon": "",
+        "name": MANAGED_PROVIDER,
+        "type": "assistant",
+        "base_url": CN_BASE,
+        "api_key": "",
+        "enabled": True,
+        "active": False,
+        "managed": True,
+        "note": "",
+        "icon": "",
         "oauth": {"storage": "file", "key": "oauth/assistant-code"},
-        "env": {}, "settings": {}, "usage": {},
+        "env": {},
+        "settings": {},
+        "usage": {},
     }
     assert stat.S_IMODE((home / "config.toml").stat().st_mode) == 0o600
 
@@ -57,7 +66,9 @@ def test_global_entry_has_oauth_host(home):
 
 def test_existing_entry_keeps_other_fields_and_user_file_survives(home):
     home.mkdir(parents=True)
-    text = USER_CONFIG + f"""
+    text = (
+        USER_CONFIG
+        + f"""
 [providers."{MANAGED_PROVIDER}"]
 name = "my name"
 icon = "star"   # custom icon
@@ -65,6 +76,7 @@ active = true
 type = "old"
 oauth = {{ storage = "keyring", key = "x", oauthHost = "{GLOBAL_HOST}", extra = 1 }}
 """
+    )
     (home / "config.toml").write_text(text)
     provision_managed_provider("oauth/assistant-code", Region.CN)
     after = (home / "config.toml").read_text()

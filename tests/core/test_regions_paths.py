@@ -48,7 +48,12 @@ def test_endpoints_read_env_at_call_time(monkeypatch):
 
 
 def test_placeholder_defaults_end_in_coding_v1(monkeypatch):
-    for name in ("ASSISTANT_OAUTH_HOST_CN", "ASSISTANT_BASE_URL_CN", "ASSISTANT_BASE_URL_GLOBAL", "ASSISTANT_CLIENT_ID"):
+    for name in (
+        "ASSISTANT_OAUTH_HOST_CN",
+        "ASSISTANT_BASE_URL_CN",
+        "ASSISTANT_BASE_URL_GLOBAL",
+        "ASSISTANT_CLIENT_ID",
+    ):
         monkeypatch.delenv(name)
     assert endpoints(Region.CN).base_url.endswith("/coding/v1")
     assert endpoints(Region.GLOBAL).base_url.endswith("/coding/v1")

@@ -42,7 +42,7 @@ def test_scan_simple_variants_match_tomllib(text):
     "text",
     [
         f'[providers."{MANAGED_PROVIDER}"]\nbase_url = "https://a.test/\\u0041"\n',  # escape
-        f'[providers."{MANAGED_PROVIDER}"]\nbase_url = \'https://a.test\'\n',  # literal string
+        f"[providers.\"{MANAGED_PROVIDER}\"]\nbase_url = 'https://a.test'\n",  # literal string
         f'[providers."{MANAGED_PROVIDER}"]\nbase_url = "https://a.test"\noauth.key = "k"\n',  # dotted key
         f'[providers."{MANAGED_PROVIDER}"]\nbase_url = "https://a.test"\n[providers."{MANAGED_PROVIDER}".oauth]\nkey = "k"\n',
         f'[providers]\n"{MANAGED_PROVIDER}" = {{ base_url = "https://a.test" }}\n',
@@ -74,7 +74,9 @@ def test_select_without_config_is_default_slot(home):
 
 def test_select_falls_back_to_tomllib(home):
     home.mkdir(parents=True)
-    (home / "config.toml").write_text(f'[providers]\n"{MANAGED_PROVIDER}" = {{ base_url = "https://a.test", oauth = {{ key = "oauth/x" }} }}\n')
+    (home / "config.toml").write_text(
+        f'[providers]\n"{MANAGED_PROVIDER}" = {{ base_url = "https://a.test", oauth = {{ key = "oauth/x" }} }}\n'
+    )
     chosen = select()
     assert chosen.ref == {"key": "oauth/x", "oauthHost": None} and chosen.base_url == "https://a.test"
 

@@ -61,7 +61,9 @@ async def test_expired_token_is_refreshed_and_merged(home):
     assert await get_access_token(None, CN_BASE) == "AT-new"
     request = route.calls.last.request
     assert dict(httpx.QueryParams(request.content.decode())) == {
-        "grant_type": "refresh_token", "client_id": "test-client", "refresh_token": "RT-old",
+        "grant_type": "refresh_token",
+        "client_id": "test-client",
+        "refresh_token": "RT-old",
     }
     assert not any(h.lower().startswith("x-vendor-") for h in request.headers)  # no identity headers on refresh
     saved = read_json(path)
@@ -91,7 +93,9 @@ async def test_no_refresh_token(home, creds):
     write_creds(home, creds)
     with pytest.raises(AuthError) as info:
         await get_access_token(None, CN_BASE)
-    assert str(info.value) == NO_REFRESH_TOKEN == "Kimi-style session has no refresh token; run the official login command"
+    assert (
+        str(info.value) == NO_REFRESH_TOKEN == "Kimi-style session has no refresh token; run the official login command"
+    )
 
 
 @respx.mock

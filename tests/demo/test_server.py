@@ -12,7 +12,11 @@ def device(server):
 def poll(server, device_code):
     return httpx.post(
         server.url + TOKEN_PATH,
-        data={"client_id": "test-client", "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device_code},
+        data={
+            "client_id": "test-client",
+            "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+            "device_code": device_code,
+        },
     )
 
 

@@ -16,7 +16,9 @@ def snapshot(home: pathlib.Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(home)): p.read_bytes()
         for p in sorted(home.rglob("*"))
-        if p.is_file() and not p.name.endswith(".lock") and p.name != "device_id"
+        if p.is_file()
+        and not p.name.endswith(".lock")
+        and p.name != "device_id"
         and p.relative_to(home).parts[0] not in ("oauth", "signin")
     }
 

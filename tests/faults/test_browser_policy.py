@@ -72,19 +72,25 @@ def launch_and_wait(url: str, browser: str, out: str, timeout: float = 5.0) -> s
     return message
 
 
-@pytest.mark.parametrize("url", [
-    "https://auth.example.com/device?x=1&touch=PWNED|touch%20PWNED",
-    "https://auth.example.com/(touch)PWNED;touch;PWNED",
-    "https://auth.example.com/device?a=*&b=~&c=<PWNED>",
-    "https://auth.example.com/device?a=1;touch${IFS}PWNED",  # `$`: never handed to a shell
-    "https://auth.example.com/device?q=`touch PWNED`".replace(" ", "${IFS}"),
-    "https://auth.example.com/device?q='x';touch PWNED".replace(" ", ""),
-])
-@pytest.mark.parametrize("browser", [
-    "sh -c 'echo %s > OUT'",
-    "sh -c \"echo '%s' > OUT\"",  # the user quoted %s themselves
-    "bash -c 'echo \"%s\" > OUT'",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://auth.example.com/device?x=1&touch=PWNED|touch%20PWNED",
+        "https://auth.example.com/(touch)PWNED;touch;PWNED",
+        "https://auth.example.com/device?a=*&b=~&c=<PWNED>",
+        "https://auth.example.com/device?a=1;touch${IFS}PWNED",  # `$`: never handed to a shell
+        "https://auth.example.com/device?q=`touch PWNED`".replace(" ", "${IFS}"),
+        "https://auth.example.com/device?q='x';touch PWNED".replace(" ", ""),
+    ],
+)
+@pytest.mark.parametrize(
+    "browser",
+    [
+        "sh -c 'echo %s > OUT'",
+        "sh -c \"echo '%s' > OUT\"",  # the user quoted %s themselves
+        "bash -c 'echo \"%s\" > OUT'",
+    ],
+)
 def test_shell_browser_entry_gets_the_address_quoted(tmp_path, monkeypatch, url, browser):
     monkeypatch.chdir(tmp_path)
     refused = any(ch in url for ch in "$'\"`\\")
@@ -110,11 +116,14 @@ def test_no_usable_entry_says_so():
     assert message.startswith("Could not start the browser (")
 
 
-@pytest.mark.parametrize("uri", [
-    "--gpu-launcher=touch PWNED",
-    "javascript:alert(1)",
-    "file:///etc/passwd",
-])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "--gpu-launcher=touch PWNED",
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+    ],
+)
 async def test_wizard_shows_a_refused_address_inert_without_open_or_qr(server, uri, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISPLAY", ":0")

@@ -104,7 +104,9 @@ async def test_refresh_without_a_lock_file_fails_closed(home, server):
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     before = path.read_bytes()
     with unwritable(home / "credentials"):
-        with pytest.raises(AuthError, match="^Cannot create the lock file .*assistant-code.lock: .*; nothing was sent$"):
+        with pytest.raises(
+            AuthError, match="^Cannot create the lock file .*assistant-code.lock: .*; nothing was sent$"
+        ):
             await get_access_token(None, endpoints("cn").base_url)
     assert path.read_bytes() == before and server.count(TOKEN_PATH) == 0
 
@@ -141,7 +143,10 @@ def test_disk_full_sign_in_reports_and_keeps_old_file(home, server):
     before = path.read_bytes()
     tokens = server.issue_tokens()
     result = subprocess.run(
-        [sys.executable, "-c", DISK_FULL, "sign-in", json.dumps(tokens)], capture_output=True, text=True, env=os.environ.copy()
+        [sys.executable, "-c", DISK_FULL, "sign-in", json.dumps(tokens)],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
     )
     assert result.stdout.strip() == "Failed to write credentials: File too large"
     assert path.read_bytes() == before
@@ -155,7 +160,10 @@ def test_disk_full_refresh_is_never_sent(home, server):
     before = path.read_bytes()
     issued = len(server.issued)
     result = subprocess.run(
-        [sys.executable, "-c", DISK_FULL, "refresh", endpoints("cn").base_url], capture_output=True, text=True, env=os.environ.copy()
+        [sys.executable, "-c", DISK_FULL, "refresh", endpoints("cn").base_url],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
     )
     assert result.returncode != 0 and "nothing was sent, your sign-in is kept" in result.stderr
     assert "File too large" in result.stderr

@@ -20,8 +20,9 @@ from tui.core.keys import region_key, region_storage_name
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout,
-                          env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy()
+    )
 
 
 def global_session(home, server, expired: bool = True) -> None:
@@ -78,7 +79,9 @@ def test_a_host_not_from_the_file_is_not_refused(home, server):
 def test_doctor_fails_and_repairs_an_open_config_holding_an_api_key(home, server):
     global_session(home, server)
     config = home / "config.toml"
-    config.write_text(config.read_text() + '\n[providers.other]\nbase_url = "https://o.example/v1"\napi_key = "sk-live-123456"\n')
+    config.write_text(
+        config.read_text() + '\n[providers.other]\nbase_url = "https://o.example/v1"\napi_key = "sk-live-123456"\n'
+    )
     os.chmod(config, 0o666)
     check = {c.name: c for c in local_checks()}["config.mode"]
     assert check.status == "fail" and check.repair is not None

@@ -25,6 +25,7 @@ from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 # -- class 2: a fallen-back slot's refresh token never goes to a foreign host ------------------
 
+
 @pytest.mark.parametrize("key", ["oauth/", ".hidden", "a/b", "oauth/../x", "oauth/a b"])
 @pytest.mark.parametrize("call", ["get", "refresh", "read"])
 async def test_invalid_key_with_a_foreign_host_is_refused_before_any_request(home, server, key, call):
@@ -68,6 +69,7 @@ def test_cli_names_the_provider_whose_key_is_invalid(home, server):
 
 # -- class 3: symlinked files are written through, links kept ----------------------------------
 
+
 async def test_refresh_writes_through_a_symlinked_credential_file(home, server, tmp_path):
     shared = tmp_path / "dotfiles" / "assistant-code.json"
     shared.parent.mkdir()
@@ -102,6 +104,7 @@ async def test_sign_in_writes_through_symlinked_credentials_and_config(home, ser
 
 # -- class 5: the device id -----------------------------------------------------------------
 
+
 def device_header(server) -> str | None:
     return server.requests(DEVICE_PATH)[-1].headers.get("X-Vendor-Device-Id")
 
@@ -110,12 +113,15 @@ async def sign_in_request(server) -> None:
     await start_device_authorization("cn")
 
 
-@pytest.mark.parametrize("content", [
-    b"x" * 200_000,  # would make every sign-in fail with HTTP 431
-    b"line one\nline two\n",
-    b"\x1b[2Jbinary\x00\xff",
-    b"y" * 129,
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"x" * 200_000,  # would make every sign-in fail with HTTP 431
+        b"line one\nline two\n",
+        b"\x1b[2Jbinary\x00\xff",
+        b"y" * 129,
+    ],
+)
 async def test_unusable_device_id_file_is_ignored_not_sent_not_rewritten(home, server, content):
     home.mkdir(parents=True)
     (home / "device_id").write_bytes(content)
@@ -163,6 +169,7 @@ async def test_device_id_is_created_private_and_reported_when_unusable(home, ser
 
 
 # -- class 6: an empty refresh_token in an answer keeps the stored one --------------------------
+
 
 @pytest.mark.parametrize("answer", [{"refresh_token": ""}, {"refresh_token": None}, {}])
 async def test_empty_refresh_token_in_answer_keeps_the_stored_one(home, server, answer):

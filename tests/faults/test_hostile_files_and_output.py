@@ -63,7 +63,7 @@ api_key = "sk-array-SECRET-8"
 def test_raw_view_masks_every_spelling():
     shown = mask_secrets(SECRET_CONFIG)
     assert "SECRET" not in shown
-    assert "[providers.b]" in shown and "oauth = { key = \"k\"" in shown  # the rest is untouched
+    assert "[providers.b]" in shown and 'oauth = { key = "k"' in shown  # the rest is untouched
 
 
 def test_save_diff_masks_every_spelling_on_both_sides():
@@ -128,6 +128,7 @@ async def test_editor_with_duplicate_keys_shows_the_message(home, text):
 
 # -- class 10: non-finite numbers are invalid values ------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
 async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
     path = home / "credentials" / "assistant-code.json"
@@ -149,6 +150,7 @@ async def test_non_finite_expiry_is_an_invalid_file_everywhere(home, value):
 
 # -- class 11: closed or full outputs, odd host settings ---------------------------------------
 
+
 @pytest.fixture
 def valid_token(home):
     write_creds(home, {"access_token": "AT-valid-0123456789", "refresh_token": "RT-x", "expires_at": 4102444800})
@@ -169,7 +171,9 @@ def test_odd_host_settings_give_a_message(home, host):
     for command in (["token"], ["refresh"], ["login", "--no-tui"]):
         done = subprocess.run(
             [sys.executable, "-m", "tui.cli", *command],
-            capture_output=True, timeout=20, env={k: v.encode("utf-8", "surrogateescape") for k, v in env.items()},
+            capture_output=True,
+            timeout=20,
+            env={k: v.encode("utf-8", "surrogateescape") for k, v in env.items()},
         )
         stderr = done.stderr.decode("utf-8", "replace")
         assert b"Traceback" not in done.stderr, stderr
@@ -204,6 +208,7 @@ def test_an_unprintable_stored_token_is_refreshed_not_printed(home, server, toke
 
 # -- class 13: FIFOs never hang ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("where", ["credentials/assistant-code.json", "credentials/other.json", "config.toml"])
 def test_fifos_do_not_hang_status_or_token(home, where):
     (home / "credentials").mkdir(parents=True)
@@ -218,6 +223,7 @@ def test_fifos_do_not_hang_status_or_token(home, where):
 
 # -- class 14: a huge config.toml is refused quickly -------------------------------------------
 
+
 def test_huge_config_is_refused_with_the_size(home, server):
     home.mkdir(parents=True)
     (home / "config.toml").write_text("# filler\n" * (300_000))  # ~2.7 MB
@@ -230,7 +236,10 @@ def test_huge_config_is_refused_with_the_size(home, server):
 
 # -- class 15: unknown regions on the command line ---------------------------------------------
 
-@pytest.mark.parametrize("args", [["login", "--region", "globl"], ["--region", "eu"], ["login", "--no-tui", "--region", ""]])
+
+@pytest.mark.parametrize(
+    "args", [["login", "--region", "globl"], ["--region", "eu"], ["login", "--no-tui", "--region", ""]]
+)
 def test_unknown_region_is_rejected(home, args):
     done = cli(*args)
     assert done.returncode == 2 and "unknown region" in done.stderr
@@ -239,11 +248,12 @@ def test_unknown_region_is_rejected(home, args):
 
 # -- class 17: line endings and byte-order marks are kept --------------------------------------
 
+
 @pytest.mark.parametrize("prefix", ["", "\ufeff"])
 @pytest.mark.parametrize("region", ["cn", "global"])
 def test_crlf_and_bom_survive_provisioning(home, prefix, region):
     home.mkdir(parents=True)
-    original = prefix + "# mine\r\n[general]\r\ntheme = \"dark\"\r\n"
+    original = prefix + '# mine\r\n[general]\r\ntheme = "dark"\r\n'
     (home / "config.toml").write_bytes(original.encode("utf-8"))
     provision_managed_provider("oauth/assistant-code", region)
     provision_managed_provider("oauth/assistant-code", "cn")  # edit in place too
@@ -255,12 +265,13 @@ def test_crlf_and_bom_survive_provisioning(home, prefix, region):
 
 def test_bom_config_is_read(home):
     home.mkdir(parents=True)
-    (home / "config.toml").write_bytes("\ufeff[providers.x]\nbase_url = \"https://x.test\"\n".encode())
+    (home / "config.toml").write_bytes('\ufeff[providers.x]\nbase_url = "https://x.test"\n'.encode())
     assert cli("status", "--provider", "x").returncode in (0, 1)
     assert "Empty key" not in cli("status", "--provider", "x").stderr
 
 
 # -- class 19: config.toml's mode is kept exactly, whatever the umask --------------------------
+
 
 @pytest.mark.parametrize("mode", [0o666, 0o640, 0o600])
 def test_config_mode_kept_on_rewrite(home, mode):
@@ -277,6 +288,7 @@ def test_config_mode_kept_on_rewrite(home, mode):
 
 
 # -- class 20: redaction on the parsed form ----------------------------------------------------
+
 
 def test_json_escaped_secrets_are_redacted():
     register_secret("rt/escaped-secret-value")
@@ -299,6 +311,7 @@ async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, ser
 
 
 # -- class 7: approved tokens waiting for the locks are never dropped without asking -------------
+
 
 async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
     from tests.app.helpers import screen_name
@@ -324,12 +337,18 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
 
 # -- class 16: a non-positive expires_in does not show 0:00 while polling goes on --------------
 
+
 @pytest.mark.parametrize("expires_in", [0, -30])
 async def test_nonsense_lifetime_counts_down_the_poll_budget(server, expires_in):
     from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
-    body = {"user_code": "WDJB-MJHT", "device_code": "dc-x", "verification_uri": server.verification_uri(),
-            "expires_in": expires_in, "interval": 1}
+    body = {
+        "user_code": "WDJB-MJHT",
+        "device_code": "dc-x",
+        "verification_uri": server.verification_uri(),
+        "expires_in": expires_in,
+        "interval": 1,
+    }
     server.inject(DEVICE_PATH, status=200, body=json.dumps(body))
     server.inject(TOKEN_PATH, status=400, body='{"error": "authorization_pending"}', times=50)
     app = AssistantAuthApp(no_browser=True)
@@ -342,6 +361,7 @@ async def test_nonsense_lifetime_counts_down_the_poll_budget(server, expires_in)
 
 # -- class 18: TERM=dumb gets plain lines, no escape sequences ---------------------------------
 
+
 @pytest.mark.parametrize("term,escapes", [("dumb", False), ("xterm-256color", True)])
 def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
     import pty
@@ -349,8 +369,13 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
     server.auto_approve = 1.5
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": term}
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "login", "--no-tui"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "login", "--no-tui"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env=env,
+    )
     os.close(slave)
     out = b""
     while True:
@@ -368,6 +393,7 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
 
 
 # -- class 19: world-open directories are warned about and repaired ----------------------------
+
 
 @pytest.mark.parametrize("which", ["config", "credentials"])
 async def test_open_directories_are_warned_about_and_fixed(home, which):
@@ -398,8 +424,14 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
     server.auto_approve = 0.0
     holder = competitor(home, None, action="hold", protocol="dir", seconds=3.0)
     wait_locked(holder)
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "login", "--no-tui"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "login", "--no-tui"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    )
     deadline = clock.monotonic() + 10
     lines = []
     while clock.monotonic() < deadline:

@@ -38,9 +38,30 @@ HOSTILE_STRINGS = [
 ]
 
 HOSTILE_KEYS = [
-    "..", "../x", "oauth/../../etc/passwd", "a/b", "oauth/a/b", "a\\b", "oauth/a\\b", ".hidden", "oauth/.hidden",
-    "nul\x00", "oauth/nul\x00", "x" * 129, "oauth/" + "y" * 129, "ключ", "oauth/ключ", "emoji\U0001f511",
-    "bidi\u202e", "tab\tkey", "new\nline", "", " ", "oauth/", "-", "oauth/-rf",
+    "..",
+    "../x",
+    "oauth/../../etc/passwd",
+    "a/b",
+    "oauth/a/b",
+    "a\\b",
+    "oauth/a\\b",
+    ".hidden",
+    "oauth/.hidden",
+    "nul\x00",
+    "oauth/nul\x00",
+    "x" * 129,
+    "oauth/" + "y" * 129,
+    "ключ",
+    "oauth/ключ",
+    "emoji\U0001f511",
+    "bidi\u202e",
+    "tab\tkey",
+    "new\nline",
+    "",
+    " ",
+    "oauth/",
+    "-",
+    "oauth/-rf",
 ]
 
 
@@ -67,7 +88,14 @@ def test_hostile_storage_keys_are_rejected(key, home):
 
 @pytest.mark.parametrize(
     "host",
-    ["http://auth.evil.test", "http://10.0.0.5", "http://[2001:db8::1]", "ftp://auth.test", "file:///etc/passwd", "auth.test"],
+    [
+        "http://auth.evil.test",
+        "http://10.0.0.5",
+        "http://[2001:db8::1]",
+        "ftp://auth.test",
+        "file:///etc/passwd",
+        "auth.test",
+    ],
 )
 async def test_refresh_token_never_sent_over_plain_http(home, server, host):
     write_creds(home, {**server.issue_tokens(), "expires_at": 1})
@@ -79,16 +107,25 @@ async def test_refresh_token_never_sent_over_plain_http(home, server, host):
 
 async def test_sign_in_refuses_plain_http_host(monkeypatch):
     monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", "http://auth.evil.test")
-    with pytest.raises(AuthError, match="^Refusing to send credentials to http://auth.evil.test/api/oauth/device_authorization"):
+    with pytest.raises(
+        AuthError, match="^Refusing to send credentials to http://auth.evil.test/api/oauth/device_authorization"
+    ):
         await start_device_authorization("cn")
 
 
 @pytest.mark.parametrize("hostile", HOSTILE_STRINGS)
 def test_cli_output_is_inert(home, server, hostile):
-    server.inject(DEVICE_PATH, status=200, body=json.dumps({"user_code": hostile, "device_code": "dc", "verification_uri": hostile}))
+    server.inject(
+        DEVICE_PATH,
+        status=200,
+        body=json.dumps({"user_code": hostile, "device_code": "dc", "verification_uri": hostile}),
+    )
     server.inject("/api/oauth/token", status=400, body=json.dumps({"error": "access_denied"}))
     result = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "login", "--no-tui", "--json"], capture_output=True, text=True, env=os.environ.copy()
+        [sys.executable, "-m", "tui.cli", "login", "--no-tui", "--json"],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
     )
     assert result.returncode == 1
     for stream in (result.stdout, result.stderr):
@@ -99,7 +136,9 @@ def test_cli_output_is_inert(home, server, hostile):
 def test_cli_status_with_hostile_file_names_and_fields(home):
     write_creds(home, {"access_token": "AT-x", "\x1b[31mkey": "\x1b]0;title\x07"}, name="ok-name")
     (home / "credentials" / "\x1b[2Jevil.json").write_text("{bad")
-    result = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True, env=os.environ.copy())
+    result = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True, env=os.environ.copy()
+    )
     assert "\x1b" not in result.stdout + result.stderr
     assert "evil" in result.stdout
 
@@ -107,13 +146,20 @@ def test_cli_status_with_hostile_file_names_and_fields(home):
 def test_cli_provider_name_is_only_a_lookup(home):
     for name in ("../../etc/passwd", "\x1b[2J", "[@click=app.quit]"):
         result = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "token", "--provider", name], capture_output=True, text=True, env=os.environ.copy()
+            [sys.executable, "-m", "tui.cli", "token", "--provider", name],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
         )
         assert result.returncode == 1 and "No provider named" in result.stderr and "\x1b" not in result.stderr
 
 
 async def test_inspector_shows_hostile_file_content_inert(home):
-    fields = {"access_token": "AT-x", "[@click=app.quit]k[/]": "[link=https://evil.test]v[/link]", "esc": "\x1b[2J\u202eevil"}
+    fields = {
+        "access_token": "AT-x",
+        "[@click=app.quit]k[/]": "[link=https://evil.test]v[/link]",
+        "esc": "\x1b[2J\u202eevil",
+    }
     write_creds(home, fields)
     (home / "credentials" / "[@click=app.quit]x.json").write_text("{bad")
     app = AssistantAuthApp(no_browser=True)
@@ -121,13 +167,13 @@ async def test_inspector_shows_hostile_file_content_inert(home):
         await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         text = screen_text(app)
-        assert '[@click=app.quit]k' in text and '"[link=https://evil.test]v[/link]"' in text
+        assert "[@click=app.quit]k" in text and '"[link=https://evil.test]v[/link]"' in text
         assert "\x1b" not in text and "\u202e" not in text
         for _ in range(3):
             await pilot.click("#details")
             await pilot.click("#slots")
         # still the inspector, showing the same inert text: a live [@click=app.quit] would have quit
-        assert screen_name(app) == "CredentialsScreen" and '[@click=app.quit]k' in screen_text(app)
+        assert screen_name(app) == "CredentialsScreen" and "[@click=app.quit]k" in screen_text(app)
 
 
 async def test_provider_editor_shows_hostile_config_inert(home):

@@ -31,12 +31,20 @@ FAULTS = {
     "empty_500": (500, "", "text/plain"),
     "one_megabyte_200": (200, "x" * MB, "text/plain"),
     "one_megabyte_500": (500, "y" * MB, "text/plain"),
-    "invalid_utf8_200": (200, b'{"access_token": "\xff\xfe", "user_code": "\xff", "device_code": "\xfe"}', "application/json"),
+    "invalid_utf8_200": (
+        200,
+        b'{"access_token": "\xff\xfe", "user_code": "\xff", "device_code": "\xfe"}',
+        "application/json",
+    ),
     "invalid_utf8_500": (500, b"\xff\xfe\xfd broken", "text/plain"),
     "json_list": (200, "[1, 2, 3]", "application/json"),
     "json_string": (200, '"just a string"', "application/json"),
     "json_null": (200, "null", "application/json"),
-    "wrong_types": (200, '{"access_token": 123, "user_code": 5, "device_code": [], "expires_in": "soon"}', "application/json"),
+    "wrong_types": (
+        200,
+        '{"access_token": 123, "user_code": 5, "device_code": [], "expires_in": "soon"}',
+        "application/json",
+    ),
     "missing_fields": (200, '{"token_type": "Bearer"}', "application/json"),
     "error_not_string": (400, '{"error": 42}', "application/json"),
     "error_unknown": (400, '{"error": "server_on_fire", "error_description": "boom"}', "application/json"),
@@ -102,7 +110,9 @@ async def test_fault_gives_spec_message_and_touches_nothing(server, home, endpoi
     [(10**12, 1), (2**63, 1), (0, None), (-50, None)],
 )
 async def test_absurd_intervals(server, home, interval, polls_before_timeout):
-    server.inject(DEVICE_PATH, status=200, body=json.dumps({"user_code": "U", "device_code": "dc-x", "interval": interval}))
+    server.inject(
+        DEVICE_PATH, status=200, body=json.dumps({"user_code": "U", "device_code": "dc-x", "interval": interval})
+    )
     auth = await start_device_authorization("cn")
     assert auth.interval == interval
     if polls_before_timeout is not None:
@@ -140,7 +150,11 @@ async def test_connection_reset(server, home, endpoint):
     server.inject(PATHS[endpoint], Fault(mode="reset"))
     with pytest.raises(AuthError) as info:
         await call(endpoint, server, home)
-    prefix = {"device": "Device authorization request failed: ", "poll": "Token polling request failed: ", "refresh": "Token refresh request failed: "}
+    prefix = {
+        "device": "Device authorization request failed: ",
+        "poll": "Token polling request failed: ",
+        "refresh": "Token refresh request failed: ",
+    }
     assert str(info.value).startswith(prefix[endpoint])
     assert snapshot(home) == before
 

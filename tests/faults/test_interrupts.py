@@ -36,8 +36,14 @@ def slow_rotation(server, home):
 
 
 def spawn(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tui.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=os.environ.copy(), preexec_fn=default_signals)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        preexec_fn=default_signals,
+    )
 
 
 def wait_for_rotation(server, before: int, timeout: float = 20) -> None:
@@ -68,8 +74,9 @@ def test_a_signal_during_the_refresh_waits_for_the_answer_to_be_stored(home, slo
     if signum == signal.SIGINT:
         assert FINISHING in err
     assert_rotation_kept(home, server)
-    again = subprocess.run([sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True,
-                           env=os.environ.copy(), timeout=30)
+    again = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=30
+    )
     assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0]  # still signed in
     assert len(server.refreshes()) == 1
 
@@ -139,8 +146,11 @@ async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, s
         await wait_for(pilot, lambda: len(server.issued) > before)
         await pilot.press("escape")  # the screen goes, its worker is cancelled mid-request
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
-        await wait_for(pilot, lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"]
-                       == server.issued[-1][0], timeout=15)
+        await wait_for(
+            pilot,
+            lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0],
+            timeout=15,
+        )
     assert_rotation_kept(home, server)
 
 
@@ -149,9 +159,14 @@ def test_an_ignored_signal_stays_ignored(home, slow_rotation):
     refresh is not announced as interrupted and the token is printed."""
     server = slow_rotation
     before = len(server.issued)
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=os.environ.copy(),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "token"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     wait_for_rotation(server, before)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

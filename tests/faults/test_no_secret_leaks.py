@@ -19,7 +19,9 @@ from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, env=os.environ.copy()
+    )
 
 
 def secrets_of(server) -> set[str]:
@@ -50,10 +52,16 @@ async def test_no_secret_in_any_output(home, server, caplog):
     assert token_run.returncode == 0
     collected.append(token_run.stderr)
     tokens = server.issue_tokens()
-    write_creds(home, {"access_token": tokens["access_token"], "refresh_token": tokens["refresh_token"], "expires_at": 1})
+    write_creds(
+        home, {"access_token": tokens["access_token"], "refresh_token": tokens["refresh_token"], "expires_at": 1}
+    )
     for fault in (
         Fault(status=400, body=json.dumps({"error": "invalid_grant", "echo": tokens["refresh_token"]})),
-        Fault(status=500, body=f"internal error for {tokens['access_token']} / {tokens['refresh_token']}", content_type="text/plain"),
+        Fault(
+            status=500,
+            body=f"internal error for {tokens['access_token']} / {tokens['refresh_token']}",
+            content_type="text/plain",
+        ),
         Fault(status=200, body=json.dumps({"refresh_token": tokens["refresh_token"]})),
         Fault(mode="reset"),
     ):

@@ -19,8 +19,13 @@ YEAR = 365 * 86400
 
 
 def run(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **env},
+    )
 
 
 def lock_path(home):

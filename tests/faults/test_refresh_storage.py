@@ -29,8 +29,9 @@ def limited() -> None:
 
 
 def token_under_a_size_limit() -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60,
-                          preexec_fn=limited)
+    return subprocess.run(
+        [SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60, preexec_fn=limited
+    )
 
 
 def refreshes(server) -> int:
@@ -64,7 +65,9 @@ def test_the_reservation_itself_fails_under_the_limit_and_leaves_nothing(tmp_pat
     )
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, preexec_fn=default_signals)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, preexec_fn=default_signals
+    )
     assert out.stdout.strip() == str(errno.EFBIG)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slot.json"]
 

@@ -55,6 +55,7 @@ def shared(tmp_path):
 
 # -- links are never acted through ----------------------------------------------------------
 
+
 def test_a_linked_credentials_dir_is_never_chmodded(home, shared):
     home.mkdir(parents=True)
     os.chmod(home, 0o700)
@@ -73,8 +74,12 @@ def test_doctor_fix_leaves_a_linked_credentials_dir_alone(home, shared):
     home.mkdir(parents=True)
     os.chmod(home, 0o700)
     (home / "credentials").symlink_to(shared)
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "doctor", "--fix", "--yes", "--offline"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "doctor", "--fix", "--yes", "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "Traceback" not in done.stderr
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
 
@@ -107,6 +112,7 @@ def test_a_path_outside_the_config_dir_is_refused(home, tmp_path):
 
 
 # -- the world changes between the check and the answer -------------------------------------
+
 
 def test_a_checked_file_replaced_by_a_link_keeps_its_target_untouched(home, tmp_path):
     path = write_creds(home, VALID)
@@ -217,6 +223,7 @@ def test_move_aside_refuses_a_link(home, tmp_path):
 
 # -- the faces: doctor's prompt on a terminal, the inspector's dialogs -----------------------
 
+
 def _read_until(master: int, needle: bytes, timeout: float = 30) -> bytes:
     seen_bytes = b""
     deadline = time.monotonic() + timeout
@@ -241,8 +248,13 @@ def test_doctor_prompt_answered_after_the_official_client_signed_in(home):
     path = write_creds(home, "{not json")
     os.chmod(home, 0o700)
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "doctor", "--fix", "--offline"],
-                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "doctor", "--fix", "--offline"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
     os.close(slave)
     try:
         _read_until(master, b"Repair: rename")

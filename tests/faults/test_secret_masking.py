@@ -18,7 +18,9 @@ SHAPES = ("table", "inline", "dotted", "quoted", "array-of-tables")
 
 
 def literal(value: str, form: str) -> str:
-    item = tomlkit.string(value, literal=form in ("literal", "multiline-literal"), multiline=form.startswith("multiline"))
+    item = tomlkit.string(
+        value, literal=form in ("literal", "multiline-literal"), multiline=form.startswith("multiline")
+    )
     return item.as_string()
 
 

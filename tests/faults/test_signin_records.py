@@ -21,9 +21,21 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a file of anot
 def planted(home, **changes) -> dict:
     """A pending record holding someone else's device code."""
     now = time.time()
-    record = {"version": 2, "state": "pending", "region": "cn", "attempt": "p1", "started_at": now, "deadline": now + 600,
-              "device_code": "planted-device-code", "user_code": "PLAN-TED1", "interval": 1, "polls": 0,
-              "slow_downs": 0, "detached": True, **changes}
+    record = {
+        "version": 2,
+        "state": "pending",
+        "region": "cn",
+        "attempt": "p1",
+        "started_at": now,
+        "deadline": now + 600,
+        "device_code": "planted-device-code",
+        "user_code": "PLAN-TED1",
+        "interval": 1,
+        "polls": 0,
+        "slow_downs": 0,
+        "detached": True,
+        **changes,
+    }
     directory = home / "signin"
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     (directory / "cn.json").write_text(json.dumps(record))

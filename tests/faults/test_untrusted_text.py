@@ -25,7 +25,17 @@ from tui.cli import main
 from tui.core.untrusted import LIMIT, MARK, clean, is_one_printable_line, one_line
 
 FORGED = "ada\n* other-slot: valid, expires in 999 days"
-NASTY = [FORGED, "a\u2028b\u2029c", "\x1b[2J\x1b]52;c;ZXZpbA==\x07", "\u202eevil", "x\ry", "\x85next", "\x9b31m", "\t", ""]
+NASTY = [
+    FORGED,
+    "a\u2028b\u2029c",
+    "\x1b[2J\x1b]52;c;ZXZpbA==\x07",
+    "\u202eevil",
+    "x\ry",
+    "\x85next",
+    "\x9b31m",
+    "\t",
+    "",
+]
 text = st.text(max_size=60)
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SLOW = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -51,6 +61,7 @@ def run_cli(*args: str) -> tuple[int, str, str]:
 
 # -- the function itself ------------------------------------------------------------------------
 
+
 @given(st.text(), st.integers(min_value=1, max_value=400))
 @example(FORGED, 80)
 def test_one_line_is_one_printable_line_within_its_width(value, width):
@@ -73,6 +84,7 @@ def test_harmless_text_is_left_as_it_is(value):
 
 # -- the command line ------------------------------------------------------------------------------
 
+
 def signed_in(home, identity: str, name: str = "assistant-code") -> None:
     write_creds(home, {"access_token": jwt(name=identity), "refresh_token": "RT", "expires_at": 4102444800}, name=name)
 
@@ -93,7 +105,11 @@ def test_status_shows_an_identity_as_one_line(home, identity):
 
 
 @FAST
-@given(name=st.text(alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]), min_size=1, max_size=30))
+@given(
+    name=st.text(
+        alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]), min_size=1, max_size=30
+    )
+)
 @example(name="x\n* forged: valid")
 def test_status_and_doctor_show_a_file_name_as_one_line(home, name):
     if name.startswith(".") or name in (".", ".."):
@@ -165,12 +181,16 @@ def test_login_shows_a_server_message_as_one_line(home, server, error):
         return err
 
     benign = fail_with("weird_error")
-    hostile = fail_with(error if error not in ("authorization_pending", "slow_down", "expired_token", "access_denied")
-                        else "weird_error")
+    hostile = fail_with(
+        error
+        if error not in ("authorization_pending", "slow_down", "expired_token", "access_denied")
+        else "weird_error"
+    )
     assert len(hostile.splitlines()) == len(benign.splitlines()) and lines_ok(hostile)
 
 
 # -- the screens ---------------------------------------------------------------------------------
+
 
 def row_of(screen: str, marker: str) -> int:
     return next(i for i, line in enumerate(screen.splitlines()) if marker in line)

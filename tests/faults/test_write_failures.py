@@ -16,10 +16,24 @@ from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key
 
 PRINTING = [
-    ["--version"], ["--help"], ["-h"], ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"],
-    ["status"], ["status", "--json"], ["token"], ["token", "--json"], ["token", "--help"],
-    ["doctor", "--offline"], ["doctor", "--offline", "--json"], ["doctor", "--offline", "--report"],
-    ["switch", "--region", "cn"], ["refresh"], ["refresh", "--json"], ["exec", "--help"],
+    ["--version"],
+    ["--help"],
+    ["-h"],
+    ["completion", "bash"],
+    ["completion", "zsh"],
+    ["completion", "fish"],
+    ["status"],
+    ["status", "--json"],
+    ["token"],
+    ["token", "--json"],
+    ["token", "--help"],
+    ["doctor", "--offline"],
+    ["doctor", "--offline", "--json"],
+    ["doctor", "--offline", "--report"],
+    ["switch", "--region", "cn"],
+    ["refresh"],
+    ["refresh", "--json"],
+    ["exec", "--help"],
 ] + [[command, "--help"] for command in COMMANDS]
 
 
@@ -37,8 +51,14 @@ def test_output_that_cannot_be_written_is_an_error(home, server, args, sink):
     target = open(os.devnull if sink == "closed-pipe" else "/dev/full", "wb")  # noqa: SIM115
     stdout = closed_pipe() if sink == "closed-pipe" else target.fileno()
     try:
-        done = subprocess.run([sys.executable, "-m", "tui.cli", *args], stdout=stdout, stderr=subprocess.PIPE,
-                              text=True, timeout=60, env=os.environ.copy())
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", *args],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            env=os.environ.copy(),
+        )
     finally:
         target.close()
         if sink == "closed-pipe":
@@ -50,7 +70,13 @@ def test_output_that_cannot_be_written_is_an_error(home, server, args, sink):
 def test_login_json_lines_into_a_full_device(home, server):
     server.auto_approve = 0
     with open("/dev/full", "wb") as full:
-        done = subprocess.run([sys.executable, "-m", "tui.cli", "login", "--no-tui", "--json"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=60, env=os.environ.copy())
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "login", "--no-tui", "--json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            env=os.environ.copy(),
+        )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "cannot write output" in done.stderr

@@ -68,7 +68,7 @@ class AssistantAuthApp(App):
         self.set_class(event.size.height < 24, "-short")
 
     def format_title(self, title: str, sub_title: str) -> Content:
-        """"assistant-auth · sign in · cn": a separator that survives every terminal and font."""
+        """ "assistant-auth · sign in · cn": a separator that survives every terminal and font."""
         if not sub_title:
             return Content(title)
         # no-break spaces: a plain space beside a style change is dropped by some renderers (SVG)
@@ -191,7 +191,9 @@ class AssistantAuthApp(App):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key of this screen", self.action_help)
-        yield SystemCommand("Sign in (cn)", "Start a device sign-in in the cn region", lambda: self.action_sign_in("cn"))
+        yield SystemCommand(
+            "Sign in (cn)", "Start a device sign-in in the cn region", lambda: self.action_sign_in("cn")
+        )
         yield SystemCommand(
             "Sign in (global)", "Start a device sign-in in the global region", lambda: self.action_sign_in("global")
         )

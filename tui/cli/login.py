@@ -90,7 +90,9 @@ def _may_replace(region: Region) -> bool:
     return False
 
 
-async def plain_login(region: Region, *, no_browser: bool = False, as_json: bool = False, detachable: bool = True) -> int:
+async def plain_login(
+    region: Region, *, no_browser: bool = False, as_json: bool = False, detachable: bool = True
+) -> int:
     """A sign-in in plain text: the code and address once, then the live line (a terminal) or
     one line per change of state (a log), then the outcome. Into a region where another terminal
     already signs in, it follows that attempt to its end instead of starting a second one."""
@@ -149,12 +151,16 @@ class PlainSignIn:
             err(f"The server asked to slow down: polling every {attempt.interval} s now.")
         elif event == "saving":  # the approved tokens wait for the slot: a first Ctrl+C only asks
             task = asyncio.current_task()  # the sign-in's own task: told on its event loop
-            confirm_interrupts(lambda: self._discard_approved(task), lambda: err(
-                "Press Ctrl+C again within 5 s to discard the approved sign-in, or wait."))
+            confirm_interrupts(
+                lambda: self._discard_approved(task),
+                lambda: err("Press Ctrl+C again within 5 s to discard the approved sign-in, or wait."),
+            )
             self.line.done()
             err(one_line(attempt.lock_wait or "", 1000))
-            err("The sign-in is approved and will be saved as soon as the lock is free; "
-                "press Ctrl+C twice to discard it.")
+            err(
+                "The sign-in is approved and will be saved as soon as the lock is free; "
+                "press Ctrl+C twice to discard it."
+            )
 
     def _discard_approved(self, task: asyncio.Task | None) -> None:
         err("Discarding the approved sign-in.")
@@ -168,8 +174,13 @@ class PlainSignIn:
             return
         region = attempt.region
         if attempt.record_problem:
-            err(one_line(f"This sign-in cannot be followed from another terminal: {attempt.record_problem} "
-                         "(remove it; `assistant-auth doctor` shows how).", 1000))
+            err(
+                one_line(
+                    f"This sign-in cannot be followed from another terminal: {attempt.record_problem} "
+                    "(remove it; `assistant-auth doctor` shows how).",
+                    1000,
+                )
+            )
         err(f"Region {region.value}: authorization host {one_line(attempt.host)}")
         err(f"Open:  {one_line(attempt.address or '(no address sent by the server)', ADDRESS_WIDTH)}")
         err(f"Code:  {one_line(auth.user_code)}")

@@ -52,7 +52,7 @@ def parse_flags(
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            return values, extra, args[i + 1:], selector_problem(values)
+            return values, extra, args[i + 1 :], selector_problem(values)
         flag, eq, inline = arg.partition("=")
         if flag in switches and not eq:
             extra[flag] = True
@@ -122,12 +122,16 @@ def complete_providers(prefix: str, **_) -> list[str]:
 
 def add_selector(parser, region: bool = True) -> None:
     group = parser.add_argument_group("slot selection (default: the slot of the provider managed:assistant-code)")
-    group.add_argument("--slot", metavar="NAME", help="a credential slot by the name `status` lists").completer = complete_slots
+    group.add_argument(
+        "--slot", metavar="NAME", help="a credential slot by the name `status` lists"
+    ).completer = complete_slots
     if region:
-        group.add_argument("--region", type=region_arg, metavar="{cn,global}",
-                           help="the slot a sign-in in that region writes").completer = complete_regions
-    group.add_argument("--provider", metavar="NAME",
-                       help="the slot a provider of config.toml uses").completer = complete_providers
+        group.add_argument(
+            "--region", type=region_arg, metavar="{cn,global}", help="the slot a sign-in in that region writes"
+        ).completer = complete_regions
+    group.add_argument(
+        "--provider", metavar="NAME", help="the slot a provider of config.toml uses"
+    ).completer = complete_providers
     group.add_argument("--base-url", metavar="URL", help="an API base (alone, or with --key/--oauth-host)")
     group.add_argument("--key", metavar="KEY", help="an OAuth storage key such as oauth/assistant-code")
     group.add_argument("--oauth-host", metavar="HOST", help="the authorization host that refreshes it")

@@ -46,11 +46,12 @@ def _login(sub) -> None:
     p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
     p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
     p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
+    p.add_argument("--force", action="store_true", help="sign in again even when the region's session is still usable")
     p.add_argument(
-        "--force", action="store_true", help="sign in again even when the region's session is still usable"
+        "--new",
+        action="store_true",
+        help="abandon a sign-in still waiting for approval (from another or a lost terminal) and start fresh",
     )
-    p.add_argument("--new", action="store_true",
-                   help="abandon a sign-in still waiting for approval (from another or a lost terminal) and start fresh")
 
 
 def _status(sub) -> None:
@@ -61,21 +62,27 @@ def _status(sub) -> None:
         "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
         "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error.",
     )
-    p.add_argument("--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {STATUS_SCHEMA})")
+    p.add_argument(
+        "--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {STATUS_SCHEMA})"
+    )
     add_selector(p)
 
 
 def _token(sub) -> None:
     description = TOKEN_HELP.split("\n\n")[1]
     p = sub.add_parser("token", help="print a valid access token", description=description)
-    p.add_argument("--json", action="store_true", help="one JSON object with the token, its expiry, slot, region and identity")
+    p.add_argument(
+        "--json", action="store_true", help="one JSON object with the token, its expiry, slot, region and identity"
+    )
     p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
     add_selector(p)
 
 
 def _exec(sub) -> None:
     description = EXEC_HELP.split("\n\n")[1]
-    p = sub.add_parser("exec", help="run a program with a valid access token in its environment", description=description)
+    p = sub.add_parser(
+        "exec", help="run a program with a valid access token in its environment", description=description
+    )
     p.add_argument("--env", metavar="NAME", help="the variable that carries the token (default ASSISTANT_ACCESS_TOKEN)")
     p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
     add_selector(p)
@@ -111,8 +118,12 @@ def _switch(sub) -> None:
         "holds usable credentials (valid, or expired with a refresh token), without signing in "
         "again. config.toml is shared: the official client follows the switch too.",
     )
-    p.add_argument("--region", type=region_arg, metavar="{cn,global}",
-                   help="the region to switch to (default: the other region, when it is signed in)").completer = complete_regions
+    p.add_argument(
+        "--region",
+        type=region_arg,
+        metavar="{cn,global}",
+        help="the region to switch to (default: the other region, when it is signed in)",
+    ).completer = complete_regions
 
 
 def _doctor(sub) -> None:
@@ -125,14 +136,20 @@ def _doctor(sub) -> None:
         "fails (or a repair failed or was declined), 2 on a usage error.",
     )
     p.add_argument("--fix", action="store_true", help="offer each safe repair (asks before each one on a terminal)")
-    p.add_argument("--yes", action="store_true", help="with --fix: apply every repair without asking (required without a terminal)")
+    p.add_argument(
+        "--yes", action="store_true", help="with --fix: apply every repair without asking (required without a terminal)"
+    )
     p.add_argument("--offline", action="store_true", help="skip every network check")
-    p.add_argument("--probe", action="store_true",
-                   help="also refresh the managed provider's slot (the only check that spends a refresh token)")
+    p.add_argument(
+        "--probe",
+        action="store_true",
+        help="also refresh the managed provider's slot (the only check that spends a refresh token)",
+    )
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON object on stdout (schema_version 1)")
-    output.add_argument("--report", action="store_true",
-                        help="the whole result as JSON for a bug report: no secret, no personal data")
+    output.add_argument(
+        "--report", action="store_true", help="the whole result as JSON for a bug report: no secret, no personal data"
+    )
 
 
 def _inspect_and_config(sub) -> None:
@@ -168,8 +185,8 @@ def _completion(sub) -> None:
     p = sub.add_parser(
         "completion",
         help="print a shell completion script",
-        description="Print the completion script for a shell. bash: add `eval \"$(assistant-auth completion "
-        "bash)\"` to ~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: `assistant-auth completion fish > "
+        description='Print the completion script for a shell. bash: add `eval "$(assistant-auth completion '
+        'bash)"` to ~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: `assistant-auth completion fish > '
         "~/.config/fish/completions/assistant-auth.fish`.",
     )
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")

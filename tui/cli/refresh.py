@@ -26,14 +26,23 @@ def run(ns) -> int:
     chosen = None
     try:
         chosen = selection(ns)
-        get_access_token_sync(chosen.ref, chosen.base_url, force=True, refuse=chosen.refusal)  # as `token`: no event loop
+        get_access_token_sync(
+            chosen.ref, chosen.base_url, force=True, refuse=chosen.refusal
+        )  # as `token`: no event loop
     except AuthError as exc:
         fail(explain_for(exc, chosen))
         return EXIT_TRANSIENT if exc.transient else EXIT_FAIL
     status = slot_status(storage_name_of(chosen))
     if ns.json:
-        out_json({"slot": status.name, "state": status.state, "expires_at": status.expires_at,
-                  "identity": status.identity, "region": status.region})
+        out_json(
+            {
+                "slot": status.name,
+                "state": status.state,
+                "expires_at": status.expires_at,
+                "identity": status.identity,
+                "region": status.region,
+            }
+        )
     else:
         out(f"Refreshed {one_line(status.name, 200)}: access token expires {expiry(status.expires_at)}")
         out(signed_in_as(status))

@@ -24,8 +24,6 @@ def run(ns) -> int:
     return EXIT_OK
 
 
-
-
 def _the_other_region() -> Region | None:
     """Without --region: the other region than the one in use, when it is signed in; else ask
     on a terminal (None, after saying why, without one or when declined)."""
@@ -37,8 +35,10 @@ def _the_other_region() -> Region | None:
         if len(others) == 1:
             return others[0]
         if not others:
-            err(f"The managed provider uses {current.value}, and the other region is not signed in: "
-                "`assistant-auth login --region " + ("global" if current is Region.CN else "cn") + "` first.")
+            err(
+                f"The managed provider uses {current.value}, and the other region is not signed in: "
+                "`assistant-auth login --region " + ("global" if current is Region.CN else "cn") + "` first."
+            )
             return None
     if not sys.stdin.isatty():
         err("assistant-auth switch: say which region: --region cn or --region global")

@@ -48,8 +48,12 @@ class Reserved:
     def __init__(self, path: pathlib.Path, size: int = 0, mode: int = 0o600) -> None:
         self.path = resolve_link(path)
         self.size = size
-        self.tmp = self.path.parent / f".{self.path.name}.{os.urandom(6).hex()}.tmp"  # not `secrets`: hmac on the token path
-        self.fd: int | None = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+        self.tmp = (
+            self.path.parent / f".{self.path.name}.{os.urandom(6).hex()}.tmp"
+        )  # not `secrets`: hmac on the token path
+        self.fd: int | None = os.open(
+            self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode
+        )
         try:
             os.fchmod(self.fd, mode)
             if size:

@@ -106,9 +106,7 @@ def parse_credentials(text: str) -> dict:
     except ValueError as exc:
         raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
     if not isinstance(data, dict):
-        raise AuthError(
-            f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}"
-        )
+        raise AuthError(f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}")
     if not isinstance(data.get("access_token"), str):
         problem = "missing" if "access_token" not in data else "not a string:"
         raise AuthError(f"Failed to parse OAuth credentials: field `access_token` {problem}".rstrip(":"))
@@ -220,8 +218,9 @@ def move_aside(path: pathlib.Path) -> pathlib.Path:
     return target
 
 
-def write_merged(storage_name: str, response: Mapping, now: float | None = None,
-                 reserved: Reserved | None = None) -> pathlib.Path:
+def write_merged(
+    storage_name: str, response: Mapping, now: float | None = None, reserved: Reserved | None = None
+) -> pathlib.Path:
     """Read the current file, merge the token response (4.6) and write it back.
 
     Beyond the specification: a current file that does not parse to an object would be

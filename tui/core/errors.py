@@ -1,6 +1,5 @@
 """The one exception type of the core: its text is the specification's message."""
 
-
 MESSAGE_WIDTH = 1000  # characters of one message line: the spec's excerpts are 200, paths can be long
 
 

@@ -41,7 +41,9 @@ def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool =
     return read_regular_stat(path, limit, follow_symlinks=follow_symlinks)[0]
 
 
-def read_regular_stat(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True) -> tuple[bytes, os.stat_result]:
+def read_regular_stat(
+    path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True
+) -> tuple[bytes, os.stat_result]:
     """`read_regular`, and the `fstat` of the file it read (its owner and mode, at no extra cost)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:

@@ -30,10 +30,7 @@ def unreachable(url: str) -> str:
     host, name, placeholder = found
     if placeholder:
         return f"{host} is a placeholder: set {name} to your service's authorization host."
-    return (
-        f"Check the network path to {host} (set by {name}; a proxy: HTTPS_PROXY); "
-        "`assistant-auth doctor` tests it."
-    )
+    return f"Check the network path to {host} (set by {name}; a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
 
 
 def _where(url: str) -> str:

@@ -148,6 +148,7 @@ async def post_form(
 
     check_secure(url)
     _log_request(url, form)
+
     async def exchange() -> tuple[int, list[bytes]]:
         async with client.stream("POST", url, data=dict(form), headers=dict(headers or {})) as response:
             chunks: list[bytes] = []

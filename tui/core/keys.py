@@ -65,19 +65,14 @@ def region_of_slot(storage_name: str) -> Region | None:
 
 
 def _valid_name(name: str) -> bool:
-    return (
-        0 < len(name) <= 128
-        and name[0] in _NAME_FIRST
-        and all(ch in _NAME_REST for ch in name)
-        and ".." not in name
-    )
+    return 0 < len(name) <= 128 and name[0] in _NAME_FIRST and all(ch in _NAME_REST for ch in name) and ".." not in name
 
 
 def resolve_storage_name(key: str) -> str:
     if key in (DEFAULT_STORAGE_NAME, DEFAULT_KEY):
         return DEFAULT_STORAGE_NAME
     if key.startswith(_OAUTH_PREFIX):
-        rest = key[len(_OAUTH_PREFIX):]
+        rest = key[len(_OAUTH_PREFIX) :]
         if rest and _valid_name(rest):
             return rest
     elif _valid_name(key):

@@ -85,8 +85,10 @@ def _redact_parsed(text: str, known: list[str]) -> str:
             return {k: walk(v, k) for k, v in node.items()}
         if isinstance(node, list):
             return [walk(v, key) for v in node]
-        if isinstance(node, str) and node != REDACTED and (
-            (key is not None and is_secret_name(key)) or node in secrets or _JWT_RE.search(node)
+        if (
+            isinstance(node, str)
+            and node != REDACTED
+            and ((key is not None and is_secret_name(key)) or node in secrets or _JWT_RE.search(node))
         ):
             found = True
             return REDACTED

@@ -31,8 +31,11 @@ def _file(storage_name: str) -> str:
 
 def remember(storage_name: str, refresh_token: str, status: int, now: float | None = None) -> None:
     """Record that `refresh_token` (the one just sent for `storage_name`) was rejected."""
-    record = {"refresh_token_sha256": fingerprint(refresh_token), "rejected_at": now or time.time(),
-              "http_status": status}
+    record = {
+        "refresh_token_sha256": fingerprint(refresh_token),
+        "rejected_at": now or time.time(),
+        "http_status": status,
+    }
     fd = ownfiles.open_dir(DIRECTORY, create=True)
     try:
         ownfiles.write_record(fd, _file(storage_name), record)

@@ -101,6 +101,7 @@ class Repair:
 
 # -- opening below the config directory, never through a link ------------------------------------
 
+
 def _parts(path: str) -> list[str]:
     """The components of `path` below the config directory ([] for the config directory itself);
     NotDone for a path outside it: repairs never reach outside."""
@@ -110,7 +111,7 @@ def _parts(path: str) -> list[str]:
         return []
     if not target.startswith(root + os.sep):
         raise NotDone(f"{path} is outside {root}; nothing done")
-    return target[len(root) + 1:].split(os.sep)
+    return target[len(root) + 1 :].split(os.sep)
 
 
 def _refuse_link(path: str) -> None:
@@ -175,6 +176,7 @@ def _verify(what: Seen, info: os.stat_result | None) -> os.stat_result:
 
 # -- the repairs ---------------------------------------------------------------------------------
 
+
 def fix_mode(what: Seen, mode: int) -> str:
     """chmod the object seen to `mode`, if it is still that object with the mode seen."""
     if what.is_link:
@@ -183,7 +185,9 @@ def fix_mode(what: Seen, mode: int) -> str:
     if parts:
         with _parent_and_name(what.path) as (dir_fd, name):
             try:
-                fd = os.open(name, getattr(os, "O_PATH", os.O_RDONLY) | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+                fd = os.open(
+                    name, getattr(os, "O_PATH", os.O_RDONLY) | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd
+                )
             except FileNotFoundError:
                 raise NotDone(f"{what.path} is gone: {CHANGED}") from None
     else:
@@ -191,7 +195,9 @@ def fix_mode(what: Seen, mode: int) -> str:
     try:
         info = _verify(what, os.fstat(fd))
         if stat.S_IMODE(info.st_mode) != what.permissions:
-            raise NotDone(f"{what.path} has mode {stat.S_IMODE(info.st_mode):04o} now, not {what.permissions:04o}: {CHANGED}")
+            raise NotDone(
+                f"{what.path} has mode {stat.S_IMODE(info.st_mode):04o} now, not {what.permissions:04o}: {CHANGED}"
+            )
         _fchmod(fd, mode)
     finally:
         os.close(fd)
@@ -295,6 +301,7 @@ def unheld(path: str) -> Callable[[os.stat_result], bool]:
 
 
 # -- the permission plan of one slot (the inspector's `m`) ---------------------------------------
+
 
 @dataclass(frozen=True)
 class ModeChange:

@@ -214,6 +214,7 @@ def forwarding_to(send: Callable[[int], object]) -> Iterator[None]:
 
 # -- the demo server --------------------------------------------------------------------------------
 
+
 def until_stopped() -> None:
     """Block until Ctrl+C, SIGTERM or a closed terminal (SIGHUP)."""
     import time
@@ -232,6 +233,7 @@ def until_stopped() -> None:
 
 
 # -- a synchronous exchange's whole budget -------------------------------------------------------------
+
 
 @contextlib.contextmanager
 def alarm(seconds: float, expired: Callable[[], None]) -> Iterator[bool]:

@@ -96,7 +96,11 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: flo
 
 
 async def get_access_token(
-    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, min_ttl: float | None = None,
+    ref: OAuthRef | Mapping | None,
+    base_url: str,
+    *,
+    client=None,
+    min_ttl: float | None = None,
     refuse: AuthError | None = None,
 ) -> str:
     """Spec 4.3: the stored token, or a refresh under the single-flight locks. `min_ttl`: seconds
@@ -125,7 +129,11 @@ async def refresh_access_token(
 
 
 def get_access_token_sync(
-    ref: OAuthRef | Mapping | None, base_url: str, *, min_ttl: float | None = None, force: bool = False,
+    ref: OAuthRef | Mapping | None,
+    base_url: str,
+    *,
+    min_ttl: float | None = None,
+    force: bool = False,
     refuse: AuthError | None = None,
 ) -> str:
     """`get_access_token` (or, with `force`, `refresh_access_token`) without an event loop: the
@@ -142,8 +150,16 @@ def get_access_token_sync(
         return printable(_drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
 
 
-async def _refresh_async(storage_name: str, endpoint: str, seen: dict, force: bool, ttl: float,
-                         min_ttl: float | None, client, refuse: AuthError | None) -> str:
+async def _refresh_async(
+    storage_name: str,
+    endpoint: str,
+    seen: dict,
+    force: bool,
+    ttl: float,
+    min_ttl: float | None,
+    client,
+    refuse: AuthError | None,
+) -> str:
     from tui.core.locks import hold_slot
 
     _refuse_before_waiting(seen, ttl, min_ttl, refuse)

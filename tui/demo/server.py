@@ -225,7 +225,10 @@ class AuthServer:
         access = self._jwt(subject, scope, self.access_ttl)
         with self.lock:
             self.state.refresh_tokens[refresh] = {
-                "sub": subject, "scope": scope, "used": False, "family": family or secrets.token_hex(6),
+                "sub": subject,
+                "scope": scope,
+                "used": False,
+                "family": family or secrets.token_hex(6),
             }
             self.issued.append((access, refresh))
         return {

@@ -93,8 +93,9 @@ def _token_scenarios(server, home: pathlib.Path) -> dict[str, tuple[dict[str, st
         place = home / region
         env = _env_for(server, place)
         os.environ.update(env)
-        creds = _write_creds(place, {**server.issue_tokens(), "expires_at": int(time.time()) + 3600},
-                             region_storage_name(region))
+        creds = _write_creds(
+            place, {**server.issue_tokens(), "expires_at": int(time.time()) + 3600}, region_storage_name(region)
+        )
         if region == "cn":
             provision_managed_provider(region_key(region), region)  # as after a real sign-in
         else:
@@ -161,8 +162,9 @@ _STORE_ANSWER = textwrap.dedent(
     print(answer["access_token"])
     """
 )
-FLOOR_HTTPX = textwrap.dedent(
-    """
+FLOOR_HTTPX = (
+    textwrap.dedent(
+        """
     import json, os, sys, time, httpx
     path, url, client_id = sys.argv[1:4]
     with open(path) as handle:
@@ -171,9 +173,12 @@ FLOOR_HTTPX = textwrap.dedent(
     with httpx.Client(timeout=10) as client:
         answer = client.post(url, data=form).json()
     """
-) + _STORE_ANSWER
-FLOOR_URLLIB = textwrap.dedent(
-    """
+    )
+    + _STORE_ANSWER
+)
+FLOOR_URLLIB = (
+    textwrap.dedent(
+        """
     import json, os, sys, time, urllib.parse, urllib.request
     path, url, client_id = sys.argv[1:4]
     with open(path) as handle:
@@ -182,7 +187,9 @@ FLOOR_URLLIB = textwrap.dedent(
     with urllib.request.urlopen(url, data=urllib.parse.urlencode(form).encode(), timeout=10) as response:
         answer = json.load(response)
     """
-) + _STORE_ANSWER
+    )
+    + _STORE_ANSWER
+)
 
 
 def bench_refresh(server, home: pathlib.Path) -> None:
@@ -220,8 +227,10 @@ def bench_refresh(server, home: pathlib.Path) -> None:
         for name, command in commands.items():
             expired()
             samples[name].append(_time(command, env))
-    print(f"5. token with an expired access token (one refresh): median of {RUNS} alternating runs each "
-          "(target: at most 1.15x the floor)")
+    print(
+        f"5. token with an expired access token (one refresh): median of {RUNS} alternating runs each "
+        "(target: at most 1.15x the floor)"
+    )
     shown = {"floor": "floor: python -I with httpx (sync)", "urllib": "python -I with urllib"}
     for name, values in samples.items():
         print(f"     {shown.get(name, name):<36} {statistics.median(values) * 1000:7.1f} ms")
@@ -323,8 +332,10 @@ def bench_tui(server, home: pathlib.Path) -> None:
     _time(ours, env), _time(floor, env)  # warm the page cache for both
     pairs = [(_time(ours, env), _time(floor, env)) for _ in range(COLD_PAIRS)]
     ratio = statistics.median(a / b for a, b in pairs)
-    print(f"4. TUI cold start (new process) to first screen ready: median of {COLD_PAIRS} alternating runs each "
-          f"(target: at most {COLD_TARGET}x the floor)")
+    print(
+        f"4. TUI cold start (new process) to first screen ready: median of {COLD_PAIRS} alternating runs each "
+        f"(target: at most {COLD_TARGET}x the floor)"
+    )
     print(f"     {'assistant-auth':<36} {statistics.median(a for a, _ in pairs) * 1000:6.0f} ms")
     print(f"     {'floor: minimal Textual app':<36} {statistics.median(b for _, b in pairs) * 1000:6.0f} ms")
     print(f"     {'ratio to floor':<36} {ratio:7.2f}x")

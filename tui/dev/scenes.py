@@ -74,26 +74,32 @@ def authorization_server(poll_answer: str = "pending"):
     def handle(request: httpx.Request) -> httpx.Response:
         host = f"{request.url.scheme}://{request.url.host}"
         if request.url.path == "/api/oauth/device_authorization":
-            return httpx.Response(200, json={
-                "user_code": CODE,
-                "device_code": "scene-device-code",
-                "verification_uri": f"{host}/device",
-                "verification_uri_complete": f"{host}/device?user_code={CODE}",
-                "expires_in": 900,
-                "interval": 5,
-            })
+            return httpx.Response(
+                200,
+                json={
+                    "user_code": CODE,
+                    "device_code": "scene-device-code",
+                    "verification_uri": f"{host}/device",
+                    "verification_uri_complete": f"{host}/device?user_code={CODE}",
+                    "expires_in": 900,
+                    "interval": 5,
+                },
+            )
         if poll_answer == "approve":
             return httpx.Response(200, json=tokens())
         if poll_answer == "deny":
             return httpx.Response(400, json={"error": "access_denied"})
         if poll_answer == "502":
-            return httpx.Response(502, text="<html><h1>502 Bad Gateway</h1></html>", headers={"content-type": "text/html"})
+            return httpx.Response(
+                502, text="<html><h1>502 Bad Gateway</h1></html>", headers={"content-type": "text/html"}
+            )
         return httpx.Response(400, json={"error": "authorization_pending"})
 
     return httpx.AsyncClient(transport=httpx.MockTransport(handle))
 
 
 # -- files a scene starts with ------------------------------------------------------------------
+
 
 def _write(path: pathlib.Path, text: str, mode: int = 0o600) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -123,6 +129,7 @@ def user_config(home: pathlib.Path) -> None:
 
 
 # -- scenes ------------------------------------------------------------------------------------
+
 
 async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
@@ -220,7 +227,12 @@ SCENES = [
     Scene("12-code-small-terminal", steps=_code_shown, size=(60, 18)),
     Scene("13-help", steps=_help),
     Scene("14-replace-question", files=signed_in, steps=_replace_question),
-    Scene("15-done-small-terminal", poll_answer="approve", steps=lambda pilot: _finished(pilot, "DoneScreen"), size=(60, 18)),
+    Scene(
+        "15-done-small-terminal",
+        poll_answer="approve",
+        steps=lambda pilot: _finished(pilot, "DoneScreen"),
+        size=(60, 18),
+    ),
     Scene("16-doctor", files=signed_in, steps=_doctor),
     Scene("17-qr-alone-small-terminal", steps=_qr, size=(60, 20)),
 ]
@@ -234,12 +246,16 @@ def staged(root: pathlib.Path) -> Iterator[pathlib.Path]:
     home = root / "home" / ".assistant-code"
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(home, 0o700)
-    saved = {name: os.environ.get(name) for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ", "FORCE_HYPERLINK")}
+    saved = {
+        name: os.environ.get(name) for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ", "FORCE_HYPERLINK")
+    }
     real_time = time.time
     for name in HOST_VARS:
         os.environ.pop(name, None)
     # FORCE_HYPERLINK: the same link on every machine, whatever TERM says
-    os.environ.update({"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC", "FORCE_HYPERLINK": "1"})
+    os.environ.update(
+        {"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC", "FORCE_HYPERLINK": "1"}
+    )
     time.tzset()
     time.time = lambda: float(NOW)  # the scene's wall clock (expiry texts, written expires_at)
     try:
@@ -259,6 +275,8 @@ def build(scene: Scene, home: pathlib.Path):
     if scene.files is not None:
         scene.files(home)
     region = Region(scene.region) if scene.region else None
-    app = AssistantAuthApp(region, no_browser=True, start=scene.start, http_client=authorization_server(scene.poll_answer))
+    app = AssistantAuthApp(
+        region, no_browser=True, start=scene.start, http_client=authorization_server(scene.poll_answer)
+    )
     app.signin_clock = lambda: 1000.0  # the countdown stands still at the code's full lifetime
     return app

@@ -50,9 +50,8 @@ def address_refusal(url: object) -> str | None:
 
 
 def _runs_shell(parts: list[str]) -> bool:
-    return (
-        os.path.basename(parts[0]) in SHELLS
-        and any(p.startswith("-") and not p.startswith("--") and "c" in p[1:] for p in parts[1:])
+    return os.path.basename(parts[0]) in SHELLS and any(
+        p.startswith("-") and not p.startswith("--") and "c" in p[1:] for p in parts[1:]
     )
 
 
@@ -102,10 +101,7 @@ def should_auto_open(no_browser: bool = False, env: Mapping[str, str] | None = N
     """Open without being asked only when local, with a display, and a browser to run."""
     env = os.environ if env is None else env
     return (
-        not no_browser
-        and not in_ssh(env)
-        and has_display(env)
-        and bool(browser_commands("https://example.com/", env))
+        not no_browser and not in_ssh(env) and has_display(env) and bool(browser_commands("https://example.com/", env))
     )
 
 

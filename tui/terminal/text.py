@@ -15,7 +15,7 @@ def short_path(path: object) -> str:
     """A path as a person reads it: the home directory as `~` (`~/.assistant-code/config.toml`)."""
     text, home = str(path), _home()
     if home and (text == home or text.startswith(home + "/")):
-        return "~" + text[len(home):]
+        return "~" + text[len(home) :]
     return text
 
 

@@ -39,8 +39,16 @@ def test_the_table_names_every_phase_and_nothing_leaves_a_dead_end():
 
 
 def code(expires_in=900, interval=1):
-    return httpx.Response(200, json={"user_code": "ABCD-EFGH", "device_code": "dc-1", "verification_uri": "https://v.test",
-                                     "expires_in": expires_in, "interval": interval})
+    return httpx.Response(
+        200,
+        json={
+            "user_code": "ABCD-EFGH",
+            "device_code": "dc-1",
+            "verification_uri": "https://v.test",
+            "expires_in": expires_in,
+            "interval": interval,
+        },
+    )
 
 
 @respx.mock
@@ -59,7 +67,15 @@ async def test_an_approved_attempt_walks_the_phases_in_order(home):
     attempt._to = spy
     outcome = await attempt.run()
     assert outcome.success
-    assert phases == [Phase.REQUESTING, Phase.WAITING, Phase.POLLING, Phase.WAITING, Phase.POLLING, Phase.SAVING, Phase.ENDED]
+    assert phases == [
+        Phase.REQUESTING,
+        Phase.WAITING,
+        Phase.POLLING,
+        Phase.WAITING,
+        Phase.POLLING,
+        Phase.SAVING,
+        Phase.ENDED,
+    ]
     assert not attempt.lease.held  # the lease goes with the end
     record = follow.read(Region.CN)
     assert record is not None and record.state == follow.ENDED and record.outcome == "success"
@@ -81,7 +97,9 @@ async def test_the_codes_own_lifetime_ends_the_wait_as_expired(home):
 
 @respx.mock
 async def test_without_a_lifetime_the_specs_budget_ends_it_as_timeout(home):
-    respx.post(DEVICE_URL).mock(return_value=httpx.Response(200, json={"user_code": "U", "device_code": "dc", "interval": 60}))
+    respx.post(DEVICE_URL).mock(
+        return_value=httpx.Response(200, json={"user_code": "U", "device_code": "dc", "interval": 60})
+    )
     respx.post(TOKEN_URL).mock(return_value=err("authorization_pending"))
     t = FakeTime()
     outcome = await SignIn(Region.CN, clock=t.clock, sleep=t.sleep, detachable=False).run()

@@ -28,15 +28,45 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=6),
     max_leaves=20,
 )
-FIELDS = ["state", "region", "started_at", "attempt", "deadline", "ends_as", "device_code", "user_code",
-          "verification_uri", "verification_uri_complete", "interval", "last_poll", "polls", "slow_downs",
-          "poller_pid", "detached", "outcome", "identity", "detail", "seen", "ended_at"]
+FIELDS = [
+    "state",
+    "region",
+    "started_at",
+    "attempt",
+    "deadline",
+    "ends_as",
+    "device_code",
+    "user_code",
+    "verification_uri",
+    "verification_uri_complete",
+    "interval",
+    "last_poll",
+    "polls",
+    "slow_downs",
+    "poller_pid",
+    "detached",
+    "outcome",
+    "identity",
+    "detail",
+    "seen",
+    "ended_at",
+]
 
 
-@given(st.one_of(JSON, st.fixed_dictionaries({}, optional={name: JSON for name in FIELDS}),
-                 st.fixed_dictionaries({"state": st.sampled_from(follow.STATES), "region": st.sampled_from(["cn", "global"]),
-                                        "started_at": st.floats() | st.integers()},
-                                       optional={name: JSON for name in FIELDS[3:]})))
+@given(
+    st.one_of(
+        JSON,
+        st.fixed_dictionaries({}, optional={name: JSON for name in FIELDS}),
+        st.fixed_dictionaries(
+            {
+                "state": st.sampled_from(follow.STATES),
+                "region": st.sampled_from(["cn", "global"]),
+                "started_at": st.floats() | st.integers(),
+            },
+            optional={name: JSON for name in FIELDS[3:]},
+        ),
+    )
+)
 def test_any_json_is_a_typed_record_or_none(data):
     """Wrong-typed fields are dropped, never raised on: `polls: "x"` never reaches "unexpected error"."""
     record = Record.parse(data)
@@ -53,8 +83,16 @@ def test_any_json_is_a_typed_record_or_none(data):
 
 def pending_record(**changes) -> Record:
     now = time.time()
-    fields = dict(state=follow.PENDING, region=Region.CN, started_at=now, attempt="a1", deadline=now + 600,
-                  device_code="planted-device-code", user_code="PLAN-TED1", interval=5)
+    fields = dict(
+        state=follow.PENDING,
+        region=Region.CN,
+        started_at=now,
+        attempt="a1",
+        deadline=now + 600,
+        device_code="planted-device-code",
+        user_code="PLAN-TED1",
+        interval=5,
+    )
     fields.update(changes)
     return Record(**fields)
 

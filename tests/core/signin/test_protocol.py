@@ -41,6 +41,7 @@ def err(code, status=400):
 
 # -- start_device_authorization ---------------------------------------------------------------
 
+
 @respx.mock
 async def test_start_success_and_request_shape():
     route = respx.post(DEVICE_URL).mock(
@@ -49,8 +50,12 @@ async def test_start_success_and_request_shape():
     auth = await start_device_authorization("cn")
     assert auth == DeviceAuthorization("ABCD-EFGH", "dc", None, None, None, 5)
     assert auth.to_dict() == {
-        "user_code": "ABCD-EFGH", "device_code": "dc", "verification_uri": None,
-        "verification_uri_complete": None, "expires_in": None, "interval": 5,
+        "user_code": "ABCD-EFGH",
+        "device_code": "dc",
+        "verification_uri": None,
+        "verification_uri_complete": None,
+        "expires_in": None,
+        "interval": 5,
     }
     request = route.calls.last.request
     assert request.headers["content-type"] == "application/x-www-form-urlencoded"
@@ -86,7 +91,13 @@ async def test_start_transport_failure():
 
 @pytest.mark.parametrize(
     "body",
-    ["not json", "[]", '{"user_code": "u"}', '{"user_code": 1, "device_code": "d"}', '{"user_code": "u", "device_code": "d", "interval": "5"}'],
+    [
+        "not json",
+        "[]",
+        '{"user_code": "u"}',
+        '{"user_code": 1, "device_code": "d"}',
+        '{"user_code": "u", "device_code": "d", "interval": "5"}',
+    ],
 )
 @respx.mock
 async def test_start_unparsable_success_body(body):
@@ -97,6 +108,7 @@ async def test_start_unparsable_success_body(body):
 
 
 # -- poll_device_token ------------------------------------------------------------------------
+
 
 @respx.mock
 async def test_poll_success_persists_and_provisions(home):
@@ -115,7 +127,9 @@ async def test_poll_success_persists_and_provisions(home):
 
 @respx.mock
 async def test_poll_pending_then_success_sleeps_interval():
-    respx.post(TOKEN_URL).mock(side_effect=[err("authorization_pending"), err("authorization_pending"), httpx.Response(200, json=TOKENS)])
+    respx.post(TOKEN_URL).mock(
+        side_effect=[err("authorization_pending"), err("authorization_pending"), httpx.Response(200, json=TOKENS)]
+    )
     t = FakeTime()
     seen = []
     status = await poll_device_token("dc", 3, clock=t.clock, sleep=t.sleep, on_status=seen.append)
@@ -136,13 +150,17 @@ async def test_poll_interval_minimum_is_one(initial, first):
 
 @respx.mock
 async def test_poll_slow_down_adds_five():
-    respx.post(TOKEN_URL).mock(side_effect=[err("slow_down"), err("authorization_pending"), err("slow_down"), httpx.Response(200, json=TOKENS)])
+    respx.post(TOKEN_URL).mock(
+        side_effect=[err("slow_down"), err("authorization_pending"), err("slow_down"), httpx.Response(200, json=TOKENS)]
+    )
     t = FakeTime()
     seen = []
     await poll_device_token("dc", 2, clock=t.clock, sleep=t.sleep, on_status=seen.append)
     assert t.sleeps == [7, 7, 12]
     assert [s.to_dict() for s in seen] == [
-        {"status": "slow_down", "interval": 7}, {"status": "pending", "interval": 7}, {"status": "slow_down", "interval": 12},
+        {"status": "slow_down", "interval": 7},
+        {"status": "pending", "interval": 7},
+        {"status": "slow_down", "interval": 12},
     ]
 
 
@@ -220,7 +238,10 @@ def _broken_config(home):
 
 @pytest.mark.parametrize(
     "fault, message",
-    [(_credentials_dir_is_a_file, "Failed to write credentials: "), (_broken_config, "Failed to read assistant config: ")],
+    [
+        (_credentials_dir_is_a_file, "Failed to write credentials: "),
+        (_broken_config, "Failed to read assistant config: "),
+    ],
     ids=["credentials-write", "config-read"],
 )
 @respx.mock

@@ -28,8 +28,15 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("end", "scroll_body(100000)", "Bottom", show=False),
     ]
 
-    def __init__(self, title: str, body: str = "", yes: str = "Yes", no: str = "Cancel", lexer: str | None = None,
-                 default_yes: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        body: str = "",
+        yes: str = "Yes",
+        no: str = "Cancel",
+        lexer: str | None = None,
+        default_yes: bool = False,
+    ) -> None:
         super().__init__()
         self.default_yes = default_yes  # only where yes loses nothing (a session that is ending)
         self.lexer = lexer

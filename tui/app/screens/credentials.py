@@ -71,19 +71,25 @@ def detail_lines(
     if slot.has_expiry:
         lines.append(f"Expires    {expiry(slot.expires_at, now)}")
     if slot.refresh_rejected:
-        lines.append(f"Refresh    rejected by the server {stamp(slot.refresh_rejected_at or 0)}: "
-                     "sign in again (press s, or `assistant-auth login`)")
+        lines.append(
+            f"Refresh    rejected by the server {stamp(slot.refresh_rejected_at or 0)}: "
+            "sign in again (press s, or `assistant-auth login`)"
+        )
     if slot.scope or slot.token_type:
         lines.append(f"Scope      {slot.scope or '—'}    Type {slot.token_type or '—'}")
     if slot.mode is not None:
         mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
-        lines.append(f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}")
+        lines.append(
+            f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}"
+        )
     lines.append(f"Used by    {one_line(', '.join(users)) if users else 'no provider in config.toml'}")
     lines.extend(f"Warning    {one_line(warning.removeprefix('warning: '), 1000)}" for warning in warnings or ())
     for name in users:
         if missing_hosts and name in missing_hosts:
-            lines.append(f"Note       {one_line(name, 80)} names no oauth host; its key was made for "
-                         f"{one_line(missing_hosts[name])} (used)")
+            lines.append(
+                f"Note       {one_line(name, 80)} names no oauth host; its key was made for "
+                f"{one_line(missing_hosts[name])} (used)"
+            )
     if slot.state in BROKEN:
         lines.append("")
         lines.append("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again.")
@@ -218,7 +224,9 @@ class CredentialsScreen(Screen):
             return
         self.shown_slot = slot.name
         view = self.view
-        lines = detail_lines(slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings)
+        lines = detail_lines(
+            slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings
+        )
         details.set_text("\n".join(lines))
         self.refresh_bindings()
 
@@ -276,8 +284,9 @@ class CredentialsScreen(Screen):
         try:
             selection = selection_for_slot(name)
             with reporting_to(lambda text: self.notice(one_line(text, 1000))):
-                await refresh_access_token(selection.ref, selection.base_url, client=self.app.http_client,
-                                           refuse=selection.refusal)
+                await refresh_access_token(
+                    selection.ref, selection.base_url, client=self.app.http_client, refuse=selection.refusal
+                )
         except AuthError as exc:
             self.notice(explain_for(exc, selection).describe())
             return
@@ -320,7 +329,9 @@ class CredentialsScreen(Screen):
             return
         plan, links = permission_plan(slot.name)  # seen now: the dialog shows exactly what changes
         if not plan:
-            self.notice("; ".join(links) if links else f"{slot.name} and its directories are already private (0600 / 0700).")
+            self.notice(
+                "; ".join(links) if links else f"{slot.name} and its directories are already private (0600 / 0700)."
+            )
             return
 
         def apply() -> list[str]:

@@ -74,7 +74,9 @@ class DoctorScreen(Screen):
         table = self.query_one("#doctor-checks", DataTable)
         table.clear()
         for index, check in enumerate(self.checks):
-            table.add_row(cell(status_label(check.status)), cell(check.name), cell(tilde(check.finding)), key=str(index))
+            table.add_row(
+                cell(status_label(check.status)), cell(check.name), cell(tilde(check.finding)), key=str(index)
+            )
         table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
 
@@ -123,7 +125,9 @@ class DoctorScreen(Screen):
                 self.notify(one_line(check.repaired, 1000), title="Repaired", timeout=6, markup=False)
                 self.run_checks()  # and check again
             else:
-                self.notify(one_line(check.repair_failed, 1000), title="Not repaired", severity="error", timeout=8, markup=False)
+                self.notify(
+                    one_line(check.repair_failed, 1000), title="Not repaired", severity="error", timeout=8, markup=False
+                )
                 self.show_detail()
 
         self.app.push_screen(ConfirmScreen(f"Repair {check.name}?", tilde(check.repair.change), yes="Repair"), answer)

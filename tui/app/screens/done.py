@@ -52,10 +52,14 @@ def next_steps(demo: object | None) -> str:
     if demo is None:
         return f"Next: scripts can run `assistant-auth token` for a fresh access token.\n{keys}"
     if getattr(demo, "serve", False):
-        return ("Next: quit with q; this terminal then prints the export lines for a second shell, where "
-                f"`assistant-auth token` reads this demo's files.\n{keys}")
-    return ("Next: this demo's files are removed when it ends. To try `assistant-auth token` on them, "
-            f"run `assistant-auth demo --serve`.\n{keys}")
+        return (
+            "Next: quit with q; this terminal then prints the export lines for a second shell, where "
+            f"`assistant-auth token` reads this demo's files.\n{keys}"
+        )
+    return (
+        "Next: this demo's files are removed when it ends. To try `assistant-auth token` on them, "
+        f"run `assistant-auth demo --serve`.\n{keys}"
+    )
 
 
 class DoneScreen(Screen):

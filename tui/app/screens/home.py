@@ -58,7 +58,9 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         lines.append("* used by the managed provider and `token`")
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
         left = clock(max(record.deadline - time.time(), 0))
-        lines.append(f"A {record.region.value} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
+        lines.append(
+            f"A {record.region.value} sign-in waits for approval ({left} left): Enter follows it, n abandons it."
+        )
     lines.extend(away_text(record) for record in view.away)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:
@@ -94,7 +96,9 @@ class HomeScreen(Screen):
             yield PlainStatic("", id="slot")
             yield Static("Choose the region of your account:", classes="prompt")
             yield OptionList(*self._options(), id="regions")
-            yield Static("Enter signs in to the highlighted region, w switches to its existing sign-in.", classes="hint")
+            yield Static(
+                "Enter signs in to the highlighted region, w switches to its existing sign-in.", classes="hint"
+            )
         yield AppFooter()
 
     def _options(self) -> list[Option]:
@@ -154,8 +158,12 @@ class HomeScreen(Screen):
                 self.set_timer(0.5, self.refresh_slot)
 
         self.app.push_screen(
-            ConfirmScreen(f"Abandon the waiting {region.value} sign-in?",
-                          "Its code stops being polled; a new sign-in gets a new code.", yes="Abandon", no="Keep it"),
+            ConfirmScreen(
+                f"Abandon the waiting {region.value} sign-in?",
+                "Its code stops being polled; a new sign-in gets a new code.",
+                yes="Abandon",
+                no="Keep it",
+            ),
             answer,
         )
 

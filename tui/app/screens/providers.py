@@ -261,7 +261,9 @@ class ProvidersScreen(Screen):
             return  # unchanged, or this change was already said (a later notice is not overwritten)
         if self.changes():
             self.noticed_on_disk = now.raw
-            self.notice("config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost.")
+            self.notice(
+                "config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost."
+            )
         else:
             self.load()
             self.notice("config.toml changed on disk: reloaded.")
@@ -307,8 +309,10 @@ class ProvidersScreen(Screen):
             return
         if self.changed_on_disk():  # refused before the question: a yes could not be honoured
             self.said_change_on_disk()
-            self.notice("Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
-                        "(it asks before your edits are dropped).")
+            self.notice(
+                "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
+                "(it asks before your edits are dropped)."
+            )
             return
         try:
             new_text = edit_provider(self.snapshot.text, self.current, changes)
@@ -322,7 +326,10 @@ class ProvidersScreen(Screen):
             if ok:
                 self.write(snapshot, new_text)
 
-        self.app.push_screen(ConfirmScreen(f"Write these changes to {short_path(snapshot.path)}?", diff, yes="Write", lexer="diff"), answer)
+        self.app.push_screen(
+            ConfirmScreen(f"Write these changes to {short_path(snapshot.path)}?", diff, yes="Write", lexer="diff"),
+            answer,
+        )
 
     def write(self, snapshot: Snapshot, new_text: str) -> None:
         try:

@@ -55,6 +55,7 @@ QR_ALONE_ABOVE = 1  # the caption below it (that screen has no header or footer)
 class QRScreen(ModalScreen[None]):
     """The QR code alone, for a terminal too small to show it beside the code: the address it
     encodes has the code filled in. The sign-in goes on underneath; r or Esc brings it back."""
+
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
 
     BINDINGS = [Binding("escape,r", "close", "Back to the code")]
@@ -153,8 +154,9 @@ class SignInScreen(Screen):
             # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client
             # or in the demo (its server ends with the app)
             detachable = self.app.http_client is None and self.app.demo is None
-            self.attempt = SignIn(self.account_region, client=self.app.http_client, clock=self.app.signin_clock,
-                                  detachable=detachable)
+            self.attempt = SignIn(
+                self.account_region, client=self.app.http_client, clock=self.app.signin_clock, detachable=detachable
+            )
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()
@@ -205,8 +207,9 @@ class SignInScreen(Screen):
         async def after_the_worker() -> None:
             while not all(worker.is_finished for worker in workers):  # noqa: ASYNC110 - Textual workers have no awaitable end
                 await asyncio.sleep(0.01)
-            threading.Thread(target=carry_on_then_exit, args=(self.attempt,), name="sign-in carries on",
-                             daemon=False).start()
+            threading.Thread(
+                target=carry_on_then_exit, args=(self.attempt,), name="sign-in carries on", daemon=False
+            ).start()
             self.app.exit()
 
         asyncio.ensure_future(after_the_worker())
@@ -428,7 +431,11 @@ class SignInScreen(Screen):
     def _cancel(self) -> None:
         if self.attempt is not None and self.attempt.watching:
             discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
-            self.app.notify("Discarded the sign-in that went on without a terminal." if discarded
-                            else "Stopped following; the sign-in goes on in the other terminal.", markup=False)
+            self.app.notify(
+                "Discarded the sign-in that went on without a terminal."
+                if discarded
+                else "Stopped following; the sign-in goes on in the other terminal.",
+                markup=False,
+            )
         self.workers.cancel_group(self, "sign-in")
         self.app.pop_screen()

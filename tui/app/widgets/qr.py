@@ -17,12 +17,17 @@ def qr_lines(data: str) -> list[str]:
     matrix = [list(row) for row in qr.matrix]
     size = len(matrix)
     blank = [0] * (size + 2 * QUIET)
-    grid = [blank] * QUIET + [[0] * QUIET + [int(bool(v)) for v in row] + [0] * QUIET for row in matrix] + [blank] * QUIET
+    grid = (
+        [blank] * QUIET + [[0] * QUIET + [int(bool(v)) for v in row] + [0] * QUIET for row in matrix] + [blank] * QUIET
+    )
     if len(grid) % 2:
         grid.append(blank)
     # light background, dark modules: "█" is light, " " is dark, half blocks mix the two
     chars = {(0, 0): "█", (1, 1): " ", (1, 0): "▄", (0, 1): "▀"}
-    return ["".join(chars[(top, bottom)] for top, bottom in zip(grid[y], grid[y + 1], strict=True)) for y in range(0, len(grid), 2)]
+    return [
+        "".join(chars[(top, bottom)] for top, bottom in zip(grid[y], grid[y + 1], strict=True))
+        for y in range(0, len(grid), 2)
+    ]
 
 
 def qr_size(data: str) -> tuple[int, int] | None:

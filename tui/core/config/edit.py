@@ -202,9 +202,7 @@ def masked_document(text: str, before: dict | None = None) -> tuple[str, dict] |
     return tomlkit.dumps(doc), found
 
 
-_OPENS_MULTILINE = re.compile(
-    r'^[+\- ]?\s*"?(?:' + "|".join(SECRET_FIELDS) + r')"?\s*=\s*("""|\'\'\')', re.MULTILINE
-)
+_OPENS_MULTILINE = re.compile(r'^[+\- ]?\s*"?(?:' + "|".join(SECRET_FIELDS) + r')"?\s*=\s*("""|\'\'\')', re.MULTILINE)
 
 
 def _hide_multiline_by_pattern(text: str) -> str:
@@ -269,9 +267,7 @@ def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
     """
     current = load_snapshot(snapshot.path)
     if current.raw != snapshot.raw:
-        raise ConfigChanged(
-            f"{snapshot.path} changed on disk since it was loaded; reload it and make your edit again"
-        )
+        raise ConfigChanged(f"{snapshot.path} changed on disk since it was loaded; reload it and make your edit again")
     parse_config(new_text)  # never write what we could not read back
     backup = None
     if snapshot.raw is not None:

@@ -27,8 +27,6 @@ from tui.core.regions import Region, endpoints, parse_region
 PROVIDER_TYPE = "assistant"
 
 
-
-
 def keep_style(text: str, previous: str) -> str:
     """`text` in the line endings and byte-order mark of `previous` (the file it replaces): a
     CRLF file stays CRLF, a BOM stays, whatever tomlkit wrote for new lines."""
@@ -160,7 +158,7 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
     providers = providers_table(doc, create=False)
     entry = providers.get(MANAGED_PROVIDER) if providers is not None else None
     if entry is not None and not isinstance(entry, dict):
-        raise config_error(f"`providers.\"{MANAGED_PROVIDER}\"` is not a table")
+        raise config_error(f'`providers."{MANAGED_PROVIDER}"` is not a table')
     if entry is None:
         appended = _append_entry(text, _new_entry(oauth_key, region))
         if appended is not None:

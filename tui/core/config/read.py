@@ -165,7 +165,7 @@ def _basic_string(text: str) -> tuple[str, str] | None:
     if not text.startswith('"'):
         return None
     close = text.find('"', 1)
-    return None if close < 0 else (text[1:close], text[close + 1:])
+    return None if close < 0 else (text[1:close], text[close + 1 :])
 
 
 def _string_value(text: str) -> str | None:

@@ -13,6 +13,22 @@ from tui.core.doctor.report import (
 from tui.core.doctor.runner import apply_repair, local_checks, recheck, run_doctor
 
 __all__ = [
-    "FAIL", "OK", "SKIP", "WARN", "Check", "Repair", "exit_code", "SCHEMA_VERSION", "bug_report", "status_label",
-    "text_lines", "to_json", "summary", "first_to_look_at", "apply_repair", "local_checks", "recheck", "run_doctor",
+    "FAIL",
+    "OK",
+    "SKIP",
+    "WARN",
+    "Check",
+    "Repair",
+    "exit_code",
+    "SCHEMA_VERSION",
+    "bug_report",
+    "status_label",
+    "text_lines",
+    "to_json",
+    "summary",
+    "first_to_look_at",
+    "apply_repair",
+    "local_checks",
+    "recheck",
+    "run_doctor",
 ]

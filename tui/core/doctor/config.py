@@ -30,12 +30,15 @@ def _restore_host(name: str, host: str) -> Repair:
         previous = read_config_text()
         config = parse_config_readonly(previous)
         if inferred_hosts(config).get(name) != host:  # the reported fact, re-checked on the text written over
-            raise NotDone(f"{paths.config_path()}: the oauth table of [providers.\"{name}\"] {CHANGED}")
+            raise NotDone(f'{paths.config_path()}: the oauth table of [providers."{name}"] {CHANGED}')
         write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
         return f'wrote oauthHost = "{host}" into [providers."{name}"].oauth'
 
-    return Repair(f'add oauthHost = "{host}" to the oauth table of [providers."{name}"] in {paths.config_path()} '
-                  "(nothing else in the file changes)", apply)
+    return Repair(
+        f'add oauthHost = "{host}" to the oauth table of [providers."{name}"] in {paths.config_path()} '
+        "(nothing else in the file changes)",
+        apply,
+    )
 
 
 def check_config() -> list[Check]:
@@ -50,41 +53,100 @@ def check_config() -> list[Check]:
     providers = config.get("providers") if isinstance(config.get("providers"), dict) else {}
     entry = providers.get(MANAGED_PROVIDER)
     if not isinstance(entry, dict):
-        checks.append(Check("config.managed", WARN, f'No [providers."{MANAGED_PROVIDER}"] entry.',
-                            "Sign in (`assistant-auth login`) to create it.", {}))
+        checks.append(
+            Check(
+                "config.managed",
+                WARN,
+                f'No [providers."{MANAGED_PROVIDER}"] entry.',
+                "Sign in (`assistant-auth login`) to create it.",
+                {},
+            )
+        )
         return checks
     try:
         slot = storage_name_of(provider_selection(MANAGED_PROVIDER, config))
     except AuthError as exc:
-        checks.append(Check("config.managed", FAIL, f"{MANAGED_PROVIDER}: {exc.message}.", exc.hint or "Sign in again to rewrite it.", {}))
+        checks.append(
+            Check(
+                "config.managed",
+                FAIL,
+                f"{MANAGED_PROVIDER}: {exc.message}.",
+                exc.hint or "Sign in again to rewrite it.",
+                {},
+            )
+        )
         return checks
     if paths.credentials_path(slot).exists():
-        checks.append(Check("config.managed", OK, f"{MANAGED_PROVIDER} uses the slot {slot}, which exists.", "", {"slot": slot}))
+        checks.append(
+            Check("config.managed", OK, f"{MANAGED_PROVIDER} uses the slot {slot}, which exists.", "", {"slot": slot})
+        )
     else:
-        checks.append(Check("config.managed", FAIL, f"{MANAGED_PROVIDER} uses the slot {slot}, which has no credential file.",
-                            "Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to.",
-                            {"slot": slot}))
+        checks.append(
+            Check(
+                "config.managed",
+                FAIL,
+                f"{MANAGED_PROVIDER} uses the slot {slot}, which has no credential file.",
+                "Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to.",
+                {"slot": slot},
+            )
+        )
     base = str(entry.get("base_url", "")).rstrip("/")
     fields = ref_fields(entry.get("oauth"))
     inferred = inferred_hosts(config).get(MANAGED_PROVIDER)
     if inferred:
-        checks.append(Check("config.oauth_host", WARN,
-                            f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} (an official-client rewrite drops it).",
-                            "Write the host back.", {"host": inferred}, repair=_restore_host(MANAGED_PROVIDER, inferred)))
+        checks.append(
+            Check(
+                "config.oauth_host",
+                WARN,
+                f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} (an official-client rewrite drops it).",
+                "Write the host back.",
+                {"host": inferred},
+                repair=_restore_host(MANAGED_PROVIDER, inferred),
+            )
+        )
     elif fields is not None and fields[1] is not None:
         key, host = fields
         if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":
-            checks.append(Check("config.oauth_host", FAIL,
-                                f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}.",
-                                "Sign in again in the right region: it rewrites the entry.", {"host": host, "key": key}))
+            checks.append(
+                Check(
+                    "config.oauth_host",
+                    FAIL,
+                    f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}.",
+                    "Sign in again in the right region: it rewrites the entry.",
+                    {"host": host, "key": key},
+                )
+            )
         else:
-            checks.append(Check("config.oauth_host", OK, f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.", "", {"host": host}))
+            checks.append(
+                Check(
+                    "config.oauth_host",
+                    OK,
+                    f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.",
+                    "",
+                    {"host": host},
+                )
+            )
     regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
     if base in regions:
-        checks.append(Check("config.base_url", OK, f"{MANAGED_PROVIDER}: base_url is the {regions[base]} API.", "", {"region": regions[base]}))
+        checks.append(
+            Check(
+                "config.base_url",
+                OK,
+                f"{MANAGED_PROVIDER}: base_url is the {regions[base]} API.",
+                "",
+                {"region": regions[base]},
+            )
+        )
     else:
-        checks.append(Check("config.base_url", WARN, f"{MANAGED_PROVIDER}: base_url {base or '(none)'} is neither region's API.",
-                            "Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL.", {"base_url": base}))
+        checks.append(
+            Check(
+                "config.base_url",
+                WARN,
+                f"{MANAGED_PROVIDER}: base_url {base or '(none)'} is neither region's API.",
+                "Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL.",
+                {"base_url": base},
+            )
+        )
     return checks
 
 
@@ -115,20 +177,48 @@ def check_config_mode(config: dict) -> Check:
     if found is not None and not found.is_link and info.st_uid == os.getuid():
         repair = Repair(f"chmod {wanted:04o} {path} (now {mode:04o})", lambda: fix_mode(found, wanted))
     if problem and info.st_uid != os.getuid():
-        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
-                     f"`chown $USER {path}` (doctor does not change owners).", details)
+        return Check(
+            "config.mode",
+            FAIL,
+            f"{problem}: no refresh token is sent to a host it names.",
+            f"`chown $USER {path}` (doctor does not change owners).",
+            details,
+        )
     if problem and not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
-        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
-                     f"chmod 700 {os.path.dirname(path)}.", details)
+        return Check(
+            "config.mode",
+            FAIL,
+            f"{problem}: no refresh token is sent to a host it names.",
+            f"chmod 700 {os.path.dirname(path)}.",
+            details,
+        )
     if problem:
-        return Check("config.mode", FAIL, f"{problem}: no refresh token is sent to a host it names.",
-                     f"chmod go-w {path}.", details, repair=repair)
+        return Check(
+            "config.mode",
+            FAIL,
+            f"{problem}: no refresh token is sent to a host it names.",
+            f"chmod go-w {path}.",
+            details,
+            repair=repair,
+        )
     if mode & 0o044 and secret:
-        return Check("config.mode", FAIL, f"Others can read {path} (mode {mode:04o}), which holds an api_key.",
-                     f"chmod 600 {path}.", details, repair=repair)
+        return Check(
+            "config.mode",
+            FAIL,
+            f"Others can read {path} (mode {mode:04o}), which holds an api_key.",
+            f"chmod 600 {path}.",
+            details,
+            repair=repair,
+        )
     if mode & 0o044:
-        return Check("config.mode", WARN, f"Others can read {path} (mode {mode:04o}).", f"chmod 600 {path}.", details,
-                     repair=Repair(f"chmod 0600 {path} (now {mode:04o})", lambda: fix_mode(found, 0o600)) if repair else None)
+        return Check(
+            "config.mode",
+            WARN,
+            f"Others can read {path} (mode {mode:04o}).",
+            f"chmod 600 {path}.",
+            details,
+            repair=Repair(f"chmod 0600 {path} (now {mode:04o})", lambda: fix_mode(found, 0o600)) if repair else None,
+        )
     return Check("config.mode", OK, f"{path} is yours and private ({mode:04o}).", "", details)
 
 
@@ -142,20 +232,59 @@ def check_credentials(view: Overview) -> list[Check]:
         used = " (the managed provider's)" if status.name == managed else ""
         serious = FAIL if status.name == managed else WARN
         if status.state == VALID:
-            checks.append(Check(name, OK, f"{status.name}{used}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.", "", details))
+            checks.append(
+                Check(
+                    name,
+                    OK,
+                    f"{status.name}{used}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.",
+                    "",
+                    details,
+                )
+            )
         elif status.usable:
-            checks.append(Check(name, OK, f"{status.name}{used}: {signed_in_as(status)}, expired; refreshes on next use.", "", details))
+            checks.append(
+                Check(
+                    name,
+                    OK,
+                    f"{status.name}{used}: {signed_in_as(status)}, expired; refreshes on next use.",
+                    "",
+                    details,
+                )
+            )
         elif status.refresh_rejected:
-            checks.append(Check(name, serious, f"{status.name}{used}: expired, and the server rejected its refresh token.",
-                                "Sign in again (`assistant-auth login`).", details))
+            checks.append(
+                Check(
+                    name,
+                    serious,
+                    f"{status.name}{used}: expired, and the server rejected its refresh token.",
+                    "Sign in again (`assistant-auth login`).",
+                    details,
+                )
+            )
         elif status.state == REVOKED:
-            checks.append(Check(name, serious, f"{status.name}{used}: signed out (revoked) by the official client.",
-                                "Sign in again (`assistant-auth login`).", details))
+            checks.append(
+                Check(
+                    name,
+                    serious,
+                    f"{status.name}{used}: signed out (revoked) by the official client.",
+                    "Sign in again (`assistant-auth login`).",
+                    details,
+                )
+            )
         elif status.has_expiry:
-            checks.append(Check(name, serious, f"{status.name}{used}: expired and no refresh token.", "Sign in again.", details))
+            checks.append(
+                Check(name, serious, f"{status.name}{used}: expired and no refresh token.", "Sign in again.", details)
+            )
         elif status.state != MISSING:
-            checks.append(Check(name, serious, f"{status.name}{used}: {status.label} ({status.detail[:120]}).",
-                                "Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again.", details))
+            checks.append(
+                Check(
+                    name,
+                    serious,
+                    f"{status.name}{used}: {status.label} ({status.detail[:120]}).",
+                    "Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again.",
+                    details,
+                )
+            )
     if not checks:
         checks.append(Check("credentials", WARN, "No credentials yet.", "Sign in: `assistant-auth login`.", {}))
     return checks
@@ -176,4 +305,10 @@ async def probe_refresh(client=None) -> Check:
         await refresh_access_token(selection.ref, selection.base_url, client=client, refuse=selection.refusal)
     except AuthError as exc:
         return Check("probe.refresh", FAIL, f"Refreshing {MANAGED_PROVIDER} failed: {exc.message}", exc.hint, {})
-    return Check("probe.refresh", OK, f"Refreshed {slot} ({MANAGED_PROVIDER}): the server accepted the refresh token.", "", {"slot": slot})
+    return Check(
+        "probe.refresh",
+        OK,
+        f"Refreshed {slot} ({MANAGED_PROVIDER}): the server accepted the refresh token.",
+        "",
+        {"slot": slot},
+    )

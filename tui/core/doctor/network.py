@@ -83,10 +83,21 @@ def ca_bundle() -> tuple[str, str, str | None]:
 def check_ca() -> Check:
     what, path, problem = ca_bundle()
     if problem:
-        return Check("network.ca", FAIL, f"{what} is {path}, but {problem}.",
-                     f"Point {what} at a PEM bundle that exists, or unset it.", {"source": what, "path": path})
-    note = " (it replaces the default store: it must hold every CA you need)" if what != "the default bundle (certifi)" else ""
-    return Check("network.ca", OK, f"Certificates are verified with {what}: {path}{note}.", "", {"source": what, "path": path})
+        return Check(
+            "network.ca",
+            FAIL,
+            f"{what} is {path}, but {problem}.",
+            f"Point {what} at a PEM bundle that exists, or unset it.",
+            {"source": what, "path": path},
+        )
+    note = (
+        " (it replaces the default store: it must hold every CA you need)"
+        if what != "the default bundle (certifi)"
+        else ""
+    )
+    return Check(
+        "network.ca", OK, f"Certificates are verified with {what}: {path}{note}.", "", {"source": what, "path": path}
+    )
 
 
 def _ssl_context() -> ssl.SSLContext:
@@ -124,25 +135,59 @@ def probe_region(region: str) -> list[Check]:
     parts = urlsplit(origin)
     host, scheme = parts.hostname or "", parts.scheme.lower()
     if origin == settings.DEFAULTS[var].rstrip("/"):
-        return [Check(f"{prefix}.host", WARN, f"{region}: {host} is the placeholder default, not a real host.",
-                      f"Set {var} to your service's authorization host.", {"host": host, "variable": var})]
+        return [
+            Check(
+                f"{prefix}.host",
+                WARN,
+                f"{region}: {host} is the placeholder default, not a real host.",
+                f"Set {var} to your service's authorization host.",
+                {"host": host, "variable": var},
+            )
+        ]
     reason = insecure_reason(origin)
     if reason or not host:
-        return [Check(f"{prefix}.host", FAIL, f"{region}: {reason or 'the host does not parse'}.",
-                      f"Set {var} to an https:// address.", {"host": host, "variable": var})]
+        return [
+            Check(
+                f"{prefix}.host",
+                FAIL,
+                f"{region}: {reason or 'the host does not parse'}.",
+                f"Set {var} to an https:// address.",
+                {"host": host, "variable": var},
+            )
+        ]
     port = parts.port or (443 if scheme == "https" else 80)
-    checks.append(Check(f"{prefix}.host", OK, f"{region}: authorization host {origin} (from {var if os.environ.get(var, '').strip() else 'the default'}).",
-                        "", {"host": host, "port": port, "variable": var}))
+    checks.append(
+        Check(
+            f"{prefix}.host",
+            OK,
+            f"{region}: authorization host {origin} (from {var if os.environ.get(var, '').strip() else 'the default'}).",
+            "",
+            {"host": host, "port": port, "variable": var},
+        )
+    )
 
     proxy, source = proxy_for(origin)
     if proxy:
-        checks.append(Check(f"{prefix}.proxy", OK, f"{region}: requests go through the proxy {shown_proxy(proxy)} ({source}).",
-                            "", {"proxy": shown_proxy(proxy), "source": source}))
+        checks.append(
+            Check(
+                f"{prefix}.proxy",
+                OK,
+                f"{region}: requests go through the proxy {shown_proxy(proxy)} ({source}).",
+                "",
+                {"proxy": shown_proxy(proxy), "source": source},
+            )
+        )
         proxy_parts = urlsplit(proxy)
-        target_host, target_port, via = proxy_parts.hostname or "", proxy_parts.port or 8080, f"the proxy {shown_proxy(proxy)}"
+        target_host, target_port, via = (
+            proxy_parts.hostname or "",
+            proxy_parts.port or 8080,
+            f"the proxy {shown_proxy(proxy)}",
+        )
     else:
         why = " (NO_PROXY)" if source == "NO_PROXY" else ""
-        checks.append(Check(f"{prefix}.proxy", OK, f"{region}: direct connection, no proxy applies{why}.", "", {"proxy": None}))
+        checks.append(
+            Check(f"{prefix}.proxy", OK, f"{region}: direct connection, no proxy applies{why}.", "", {"proxy": None})
+        )
         target_host, target_port, via = host, port, host
 
     # DNS
@@ -151,12 +196,26 @@ def probe_region(region: str) -> list[Check]:
         infos = socket.getaddrinfo(target_host, target_port, type=socket.SOCK_STREAM)
     except OSError as exc:
         fix = f"Check {proxy and 'the proxy setting ' + source or var} and your DNS or VPN."
-        checks.append(Check(f"{prefix}.dns", FAIL, f"{region}: {via} does not resolve ({exc.strerror or exc}).", fix,
-                            {"name": target_host, "ms": _ms(start)}))
+        checks.append(
+            Check(
+                f"{prefix}.dns",
+                FAIL,
+                f"{region}: {via} does not resolve ({exc.strerror or exc}).",
+                fix,
+                {"name": target_host, "ms": _ms(start)},
+            )
+        )
         return checks
     address = infos[0][4][0]
-    checks.append(Check(f"{prefix}.dns", OK, f"{region}: {target_host} resolves to {address}.", "",
-                        {"name": target_host, "address": address, "ms": _ms(start)}))
+    checks.append(
+        Check(
+            f"{prefix}.dns",
+            OK,
+            f"{region}: {target_host} resolves to {address}.",
+            "",
+            {"name": target_host, "address": address, "ms": _ms(start)},
+        )
+    )
 
     # TCP
     start = time.monotonic()
@@ -164,12 +223,26 @@ def probe_region(region: str) -> list[Check]:
         sock = socket.create_connection((target_host, target_port), timeout=TIMEOUT)
     except OSError as exc:
         detail = exc.strerror or str(exc) or type(exc).__name__
-        fix = (f"The proxy is the cause: start it, or fix or unset {source}." if proxy
-               else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY).")
-        checks.append(Check(f"{prefix}.tcp", FAIL, f"{region}: cannot connect to {via} at {target_host}:{target_port} ({detail}).",
-                            fix, {"ms": _ms(start)}))
+        fix = (
+            f"The proxy is the cause: start it, or fix or unset {source}."
+            if proxy
+            else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY)."
+        )
+        checks.append(
+            Check(
+                f"{prefix}.tcp",
+                FAIL,
+                f"{region}: cannot connect to {via} at {target_host}:{target_port} ({detail}).",
+                fix,
+                {"ms": _ms(start)},
+            )
+        )
         return checks
-    checks.append(Check(f"{prefix}.tcp", OK, f"{region}: connected to {via} ({target_host}:{target_port}).", "", {"ms": _ms(start)}))
+    checks.append(
+        Check(
+            f"{prefix}.tcp", OK, f"{region}: connected to {via} ({target_host}:{target_port}).", "", {"ms": _ms(start)}
+        )
+    )
 
     # TLS (through the proxy's tunnel when there is one)
     with sock:
@@ -179,10 +252,21 @@ def probe_region(region: str) -> list[Check]:
                 sock.settimeout(TIMEOUT)
                 _tunnel(sock, proxy, host, port)
             except OSError as exc:
-                checks.append(Check(f"{prefix}.tunnel", FAIL, f"{region}: {via} did not open a tunnel to {host}:{port} ({exc}).",
-                                    f"The proxy is the cause: check its rules for {host}, or {source}.", {"ms": _ms(start)}))
+                checks.append(
+                    Check(
+                        f"{prefix}.tunnel",
+                        FAIL,
+                        f"{region}: {via} did not open a tunnel to {host}:{port} ({exc}).",
+                        f"The proxy is the cause: check its rules for {host}, or {source}.",
+                        {"ms": _ms(start)},
+                    )
+                )
                 return checks
-            checks.append(Check(f"{prefix}.tunnel", OK, f"{region}: {via} opened a tunnel to {host}:{port}.", "", {"ms": _ms(start)}))
+            checks.append(
+                Check(
+                    f"{prefix}.tunnel", OK, f"{region}: {via} opened a tunnel to {host}:{port}.", "", {"ms": _ms(start)}
+                )
+            )
         if scheme == "https":
 
             def reconnect() -> socket.socket:
@@ -203,8 +287,13 @@ def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconne
     try:
         context = _ssl_context()
     except (OSError, ssl.SSLError) as exc:
-        return Check(f"{prefix}.tls", FAIL, f"{region}: the CA bundle cannot be loaded ({exc}).",
-                     "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.", {})
+        return Check(
+            f"{prefix}.tls",
+            FAIL,
+            f"{region}: the CA bundle cannot be loaded ({exc}).",
+            "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.",
+            {},
+        )
     try:
         with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
             info = from_ssl_dict(tls.getpeercert() or {})
@@ -214,10 +303,16 @@ def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconne
         issuer = presented.issuer if presented else "an unknown issuer"
         details = {"ms": _ms(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
         if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
-            return Check(f"{prefix}.tls", FAIL, f"{region}: the certificate is not for {host} (issued by {issuer}).",
-                         f"Check the {HOST_VARS[region]} host name.", details)
+            return Check(
+                f"{prefix}.tls",
+                FAIL,
+                f"{region}: the certificate is not for {host} (issued by {issuer}).",
+                f"Check the {HOST_VARS[region]} host name.",
+                details,
+            )
         return Check(
-            f"{prefix}.tls", FAIL,
+            f"{prefix}.tls",
+            FAIL,
             f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
             f"TLS inspection by {issuer}?",
             "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
@@ -225,15 +320,37 @@ def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconne
             details,
         )
     except (OSError, ssl.SSLError) as exc:
-        return Check(f"{prefix}.tls", FAIL, f"{region}: the TLS handshake with {host} failed ({exc}).",
-                     "A proxy or firewall may be interfering: check HTTPS_PROXY.", {"ms": _ms(start)})
-    details = {"ms": _ms(start), "issuer": info.issuer, "subject": info.subject, "version": version, "not_after": info.not_after}
+        return Check(
+            f"{prefix}.tls",
+            FAIL,
+            f"{region}: the TLS handshake with {host} failed ({exc}).",
+            "A proxy or firewall may be interfering: check HTTPS_PROXY.",
+            {"ms": _ms(start)},
+        )
+    details = {
+        "ms": _ms(start),
+        "issuer": info.issuer,
+        "subject": info.subject,
+        "version": version,
+        "not_after": info.not_after,
+    }
     left = (info.not_after - time.time()) if info.not_after else None
     expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
     if left is not None and left < CERT_SOON:
-        return Check(f"{prefix}.tls", WARN, f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
-                     "Tell the service's operators; nothing to change here.", details)
-    return Check(f"{prefix}.tls", OK, f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).", "", details)
+        return Check(
+            f"{prefix}.tls",
+            WARN,
+            f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
+            "Tell the service's operators; nothing to change here.",
+            details,
+        )
+    return Check(
+        f"{prefix}.tls",
+        OK,
+        f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).",
+        "",
+        details,
+    )
 
 
 def _presented_certificate(host: str, reconnect) -> object | None:
@@ -263,22 +380,43 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
             response = client.get(origin + "/", headers={"User-Agent": f"assistant-auth/{__version__} doctor"})
             received_at = time.time()
     except httpx.HTTPError as exc:
-        return [Check(f"{prefix}.http", FAIL, f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
-                      "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).", {"ms": _ms(start)})]
+        return [
+            Check(
+                f"{prefix}.http",
+                FAIL,
+                f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
+                "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).",
+                {"ms": _ms(start)},
+            )
+        ]
     took = _ms(start)
-    http = Check(f"{prefix}.http", OK, f"{region}: {origin} answered HTTP {response.status_code} in {took} ms (no credential sent).",
-                 "", {"status": response.status_code, "ms": took})
+    http = Check(
+        f"{prefix}.http",
+        OK,
+        f"{region}: {origin} answered HTTP {response.status_code} in {took} ms (no credential sent).",
+        "",
+        {"status": response.status_code, "ms": took},
+    )
     date = response.headers.get("date")
     parsed = email.utils.parsedate_to_datetime(date) if date else None
     if parsed is None:
-        return [http, Check(f"clock.{region}", SKIP, f"{region}: the server sent no Date header; the clock is not checked.")]
+        return [
+            http,
+            Check(f"clock.{region}", SKIP, f"{region}: the server sent no Date header; the clock is not checked."),
+        ]
     skew = (sent_at + received_at) / 2 - parsed.timestamp()
     details = {"skew_s": round(skew, 1)}
     ahead = "ahead of" if skew > 0 else "behind"
     text = f"{region}: this machine's clock is {abs(skew):.0f} s {ahead} the server's."
     fix = "Turn on time synchronisation (NTP: `timedatectl set-ntp true`, or your OS's date settings)."
     if abs(skew) > CLOCK_FAIL:
-        return [http, Check(f"clock.{region}", FAIL, text + " Tokens will look expired or not yet valid.", fix, details)]
+        return [
+            http,
+            Check(f"clock.{region}", FAIL, text + " Tokens will look expired or not yet valid.", fix, details),
+        ]
     if abs(skew) > CLOCK_WARN:
         return [http, Check(f"clock.{region}", WARN, text + f" Over the {CLOCK_WARN} s expiry leeway.", fix, details)]
-    return [http, Check(f"clock.{region}", OK, text.replace("s ahead of", "s off").replace("s behind", "s off"), "", details)]
+    return [
+        http,
+        Check(f"clock.{region}", OK, text.replace("s ahead of", "s off").replace("s behind", "s off"), "", details),
+    ]

@@ -62,6 +62,7 @@ def _scrub(value, pairs):
 def environment(over_ssh: bool) -> dict:
     """What a bug report needs about where it ran: versions, the OS, the terminal type and
     whether it runs over SSH (yes/no: never an address)."""
+
     def version(package: str) -> str | None:
         try:
             return metadata.version(package)
@@ -92,7 +93,7 @@ SYMBOLS = {"ok": "✔", "warn": "!", "fail": "✘", "skip": "-"}
 
 
 def status_label(status: str, width: int = 0) -> str:
-    """"✔ ok", "✘ fail": a symbol and the word, so a status reads without colour too."""
+    """ "✔ ok", "✘ fail": a symbol and the word, so a status reads without colour too."""
     return f"{SYMBOLS[status]} {status:<{width}}" if width else f"{SYMBOLS[status]} {status}"
 
 
@@ -112,7 +113,7 @@ def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
 
 
 def summary(checks: list[Check]) -> str:
-    """"0 failed · 2 warnings · 21 ok": the same last line for the text output and the screen."""
+    """ "0 failed · 2 warnings · 21 ok": the same last line for the text output and the screen."""
     counts = {status: sum(1 for c in checks if c.status == status) for status in ("fail", "warn", "ok")}
     return f"{counts['fail']} failed · {plural(counts['warn'], 'warning')} · {counts['ok']} ok"
 

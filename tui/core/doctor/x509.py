@@ -92,6 +92,7 @@ def parse_certificate(der: bytes) -> CertInfo:
 
 def from_ssl_dict(cert: dict) -> CertInfo:
     """The same fields from `SSLSocket.getpeercert()` (a verified certificate)."""
+
     def name(rdns) -> str:
         labels = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU"}
         return ", ".join(f"{labels[k]}={v}" for rdn in rdns or () for k, v in rdn if k in labels)

@@ -233,10 +233,16 @@ def _prepare_oauth_dir(storage_name: str) -> str:
             raise LockUnavailable(f"Cannot create the lock directory {directory}: {exc.strerror or exc}") from None
         info = os.lstat(directory)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise LockUnavailable(f"Refusing to lock in {directory}: it is not a plain directory (a symbolic link or a file)")
+        raise LockUnavailable(
+            f"Refusing to lock in {directory}: it is not a plain directory (a symbolic link or a file)"
+        )
     marker = os.path.join(directory, storage_name)
     try:  # the empty marker file the official client creates before locking
-        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600))
+        os.close(
+            os.open(
+                marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600
+            )
+        )
     except OSError:
         pass  # a link or unwritable: the marker holds nothing, the lock does not depend on it
     return directory
@@ -270,6 +276,7 @@ def _try_dir_lock(path: str) -> DirLock | None:
 
 # -- holding a slot ---------------------------------------------------------------------------
 
+
 def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
     """Take the three locks in order. Yields the delay before each retry; `releases` gets one
     callback per lock taken, so the driver can undo exactly what is held on any exit."""
@@ -299,7 +306,9 @@ def _release(releases: list) -> None:
         releases.pop()()
 
 
-def _attempts(storage_name: str, timeout: float | None, purpose: str, releases: list, write_error: bool) -> Iterator[float]:
+def _attempts(
+    storage_name: str, timeout: float | None, purpose: str, releases: list, write_error: bool
+) -> Iterator[float]:
     wait = _Wait(storage_name, lock_timeout() if timeout == -1.0 else timeout, purpose)
     try:
         yield from _acquire(storage_name, wait, releases)

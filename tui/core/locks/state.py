@@ -38,6 +38,7 @@ def dir_lock_path(storage_name: str) -> str:
 
 # -- who holds a lock ---------------------------------------------------------------------------
 
+
 def flock_holder(path: str) -> int | None:
     """The pid holding a flock on `path`, from /proc/locks (Linux); None when unknown."""
     try:
@@ -82,7 +83,9 @@ class DirLockState:
     ABSENT, HELD, STALE, LINK, NOT_DIR, FOREIGN = "absent", "held", "stale", "link", "not_dir", "foreign"
     __slots__ = ("path", "kind", "age", "uid", "detail")
 
-    def __init__(self, path: str, kind: str, age: float | None = None, uid: int | None = None, detail: str = "") -> None:
+    def __init__(
+        self, path: str, kind: str, age: float | None = None, uid: int | None = None, detail: str = ""
+    ) -> None:
         self.path, self.kind, self.age, self.uid, self.detail = path, kind, age, uid, detail
 
     def describe(self) -> str:

@@ -28,8 +28,9 @@ async def poll_device_token(
     are already persisted and the provider provisioned (spec 4.4); if persisting fails, polling
     fails with the persistence error."""
     where = parse_region(region)
-    result = await poll_for_tokens(device_code, interval, where, client=client, on_status=on_status,
-                                   clock=clock, sleep=sleep, deadline=deadline)
+    result = await poll_for_tokens(
+        device_code, interval, where, client=client, on_status=on_status, clock=clock, sleep=sleep, deadline=deadline
+    )
     if result.tokens is not None:
         await save_signin(result.tokens, where)
     return result.status

@@ -152,7 +152,9 @@ class SignIn(AttemptView):
         another terminal leads this region's attempt."""
         self._join()
         if self.phase is not Phase.REQUESTING or not await self._request():
-            raise AuthError((self.outcome.error if self.outcome else None) or "A sign-in is already under way in another terminal")
+            raise AuthError(
+                (self.outcome.error if self.outcome else None) or "A sign-in is already under way in another terminal"
+            )
         if self.auth is None:  # pragma: no cover - a requested code is kept
             raise RuntimeError("no code after the request")
         return self.auth
@@ -203,8 +205,15 @@ class SignIn(AttemptView):
         first_delay = 0.0 if self.last_poll is None else max(self.last_poll + self.interval - self.clock(), 0.0)
         try:
             result = await poll_for_tokens(
-                self.auth.device_code, self.interval, self.region, client=self.client, on_status=self._on_status,
-                on_request=self._polling, clock=self.clock, sleep=self._between_polls, deadline=self.deadline,
+                self.auth.device_code,
+                self.interval,
+                self.region,
+                client=self.client,
+                on_status=self._on_status,
+                on_request=self._polling,
+                clock=self.clock,
+                sleep=self._between_polls,
+                deadline=self.deadline,
                 first_delay=first_delay,
             )
             if result.tokens is not None:
@@ -286,8 +295,11 @@ class SignIn(AttemptView):
         before = (self.polls, self.interval, self.slow_downs)
         if first:
             self.auth = DeviceAuthorization(
-                user_code=record.user_code, device_code=record.device_code, verification_uri=record.verification_uri,
-                verification_uri_complete=record.verification_uri_complete, interval=record.interval,
+                user_code=record.user_code,
+                device_code=record.device_code,
+                verification_uri=record.verification_uri,
+                verification_uri_complete=record.verification_uri_complete,
+                interval=record.interval,
             )
             self.deadline = mono + (record.deadline - now)
             self.ends_as = record.ends_as
@@ -393,7 +405,9 @@ class SignIn(AttemptView):
                     raise
                 except AuthError as exc:
                     if self.detached and exc.message.startswith("Gave up after"):
-                        raise AuthError(f"approved but could not be saved: the slot was locked ({exc.message})") from None
+                        raise AuthError(
+                            f"approved but could not be saved: the slot was locked ({exc.message})"
+                        ) from None
                     raise
                 break
         self.approved = None
@@ -422,11 +436,21 @@ class SignIn(AttemptView):
     def _publish(self) -> None:
         if self.auth is None:
             return
-        self.shared.publish(Progress(
-            self.auth.device_code, self.auth.user_code, self.auth.verification_uri, self.auth.verification_uri_complete,
-            self.wall(self.deadline), self.ends_as, self.interval,
-            None if self.last_poll is None else self.wall(self.last_poll), self.polls, self.slow_downs, self.detached,
-        ))
+        self.shared.publish(
+            Progress(
+                self.auth.device_code,
+                self.auth.user_code,
+                self.auth.verification_uri,
+                self.auth.verification_uri_complete,
+                self.wall(self.deadline),
+                self.ends_as,
+                self.interval,
+                None if self.last_poll is None else self.wall(self.last_poll),
+                self.polls,
+                self.slow_downs,
+                self.detached,
+            )
+        )
 
     def _end_record(self, outcome: Outcome) -> None:
         """How it ended, without the device code; "seen" when a terminal shows it now."""

@@ -81,6 +81,7 @@ __all__ = [
 
 # -- reading and writing ---------------------------------------------------------------------------
 
+
 def directory_path() -> str:
     return ownfiles.directory_path(DIRECTORY)
 
@@ -164,6 +165,7 @@ def mark_seen(region: Region) -> None:
 
 
 # -- the poller's lease and the discard request ----------------------------------------------------
+
 
 class Lease:
     """`flock` on `signin/<region>.lock`: who holds it polls the region's attempt."""
@@ -255,6 +257,7 @@ def abandon(region: Region, wait: float = 0.0) -> None:
 
 # -- joining an attempt: one atomic step -------------------------------------------------------------
 
+
 class Role(enum.Enum):
     LEAD = "lead"  # we hold the lease and nothing live is recorded: request a new code
     TAKE_OVER = "take over"  # we hold the lease and a live attempt is recorded: poll it ourselves
@@ -290,8 +293,9 @@ def join(lease: Lease, now: float | None = None) -> Joined:
 
 def begin(region: Region, now: float | None = None) -> Record:
     """The leader's first record: an attempt is on its way (no code yet), for followers."""
-    record = Record(REQUESTING, region, time.time() if now is None else now, secrets.token_hex(8),
-                    poller_pid=os.getpid())
+    record = Record(
+        REQUESTING, region, time.time() if now is None else now, secrets.token_hex(8), poller_pid=os.getpid()
+    )
     with contextlib.suppress(OSError, RecordProblem):
         write(record)
     return record
@@ -316,4 +320,3 @@ def watch_step(lease_ours: bool, record: Record | None, joined: Joined, followin
     if is_pending(record):
         return Watch.TAKE_OVER
     return Watch.START
-

@@ -29,6 +29,8 @@ DEFAULT_INTERVAL = 5  # RFC 8628 §3.2: what a client uses when the server sends
 SLOW_DOWN_STEP = 5
 
 StatusName = Literal["pending", "slow_down", "success", "expired", "access_denied", "timeout"]
+
+
 @dataclass(frozen=True)
 class DeviceAuthorization:
     """Spec 2.3. `to_dict` keeps the snake_case names and None as null."""

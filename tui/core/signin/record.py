@@ -78,7 +78,9 @@ class Record:
             user_code=_text(data.get("user_code"), "") or "",
             verification_uri=_text(data.get("verification_uri")),
             verification_uri_complete=_text(data.get("verification_uri_complete")),
-            interval=interval if isinstance(interval, int) and not isinstance(interval, bool) and 0 < interval < 3600 else None,
+            interval=interval
+            if isinstance(interval, int) and not isinstance(interval, bool) and 0 < interval < 3600
+            else None,
             last_poll=_number(data.get("last_poll")),
             polls=_count(data.get("polls")),
             slow_downs=_count(data.get("slow_downs")),
@@ -96,18 +98,39 @@ class Record:
 
     def to_json(self) -> dict:
         """What is written: an ended record keeps no code, no address, no poller."""
-        head = {"version": 2, "state": self.state, "region": self.region.value, "attempt": self.attempt,
-                "started_at": self.started_at}
+        head = {
+            "version": 2,
+            "state": self.state,
+            "region": self.region.value,
+            "attempt": self.attempt,
+            "started_at": self.started_at,
+        }
         if self.state == ENDED:
-            return {**head, "ended_at": self.ended_at, "outcome": self.outcome, "identity": self.identity,
-                    "detail": self.detail, "seen": self.seen}
+            return {
+                **head,
+                "ended_at": self.ended_at,
+                "outcome": self.outcome,
+                "identity": self.identity,
+                "detail": self.detail,
+                "seen": self.seen,
+            }
         if self.state == REQUESTING:
             return {**head, "poller_pid": self.poller_pid}
-        return {**head, "deadline": self.deadline, "ends_as": self.ends_as, "device_code": self.device_code,
-                "user_code": self.user_code, "verification_uri": self.verification_uri,
-                "verification_uri_complete": self.verification_uri_complete, "interval": self.interval,
-                "last_poll": self.last_poll, "polls": self.polls, "slow_downs": self.slow_downs,
-                "poller_pid": self.poller_pid, "detached": self.detached}
+        return {
+            **head,
+            "deadline": self.deadline,
+            "ends_as": self.ends_as,
+            "device_code": self.device_code,
+            "user_code": self.user_code,
+            "verification_uri": self.verification_uri,
+            "verification_uri_complete": self.verification_uri_complete,
+            "interval": self.interval,
+            "last_poll": self.last_poll,
+            "polls": self.polls,
+            "slow_downs": self.slow_downs,
+            "poller_pid": self.poller_pid,
+            "detached": self.detached,
+        }
 
     def is_live(self, now: float | None = None) -> bool:
         """An attempt that can still be approved: pending, before its deadline."""
@@ -115,13 +138,26 @@ class Record:
 
     def ended(self, outcome: str, identity: str | None, seen: bool, detail: str | None = None) -> Record:
         """This attempt reduced to how it ended."""
-        return Record(ENDED, self.region, self.started_at, self.attempt, outcome=outcome if outcome in OUTCOMES else "error",
-                      identity=identity, detail=detail, seen=seen, ended_at=float(int(time.time())))
+        return Record(
+            ENDED,
+            self.region,
+            self.started_at,
+            self.attempt,
+            outcome=outcome if outcome in OUTCOMES else "error",
+            identity=identity,
+            detail=detail,
+            seen=seen,
+            ended_at=float(int(time.time())),
+        )
 
     def summary(self) -> dict:
         """For `status --json`: how an attempt without a terminal ended."""
-        return {"started_at": self.started_at, "region": self.region.value, "outcome": self.outcome,
-                "identity": self.identity}
+        return {
+            "started_at": self.started_at,
+            "region": self.region.value,
+            "outcome": self.outcome,
+            "identity": self.identity,
+        }
 
     def started_clock(self) -> str:
         return time.strftime("%H:%M", time.localtime(self.started_at))

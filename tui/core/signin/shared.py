@@ -80,11 +80,22 @@ class Shared:
         now = time.time()
         base = self.record or follow.begin(self.region, now)
         self.record = follow.Record(
-            follow.PENDING, self.region, base.started_at, base.attempt, deadline=progress.deadline,
-            ends_as=progress.ends_as, device_code=progress.device_code, user_code=progress.user_code,
-            verification_uri=progress.verification_uri, verification_uri_complete=progress.verification_uri_complete,
-            interval=progress.interval, last_poll=progress.last_poll, polls=progress.polls,
-            slow_downs=progress.slow_downs, poller_pid=os.getpid(), detached=progress.detached,
+            follow.PENDING,
+            self.region,
+            base.started_at,
+            base.attempt,
+            deadline=progress.deadline,
+            ends_as=progress.ends_as,
+            device_code=progress.device_code,
+            user_code=progress.user_code,
+            verification_uri=progress.verification_uri,
+            verification_uri_complete=progress.verification_uri_complete,
+            interval=progress.interval,
+            last_poll=progress.last_poll,
+            polls=progress.polls,
+            slow_downs=progress.slow_downs,
+            poller_pid=os.getpid(),
+            detached=progress.detached,
         )
         try:
             follow.write(self.record)

@@ -67,7 +67,9 @@ def provider_selection(name: str, config: dict | None = None, untrusted: str | N
     if not isinstance(entry, dict):
         raise AuthError(f"No provider named {name!r} in {paths.config_file()}")
     base = entry.get("base_url")
-    return provider_entry_selection(entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}", untrusted)
+    return provider_entry_selection(
+        entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}", untrusted
+    )
 
 
 def provider_entry_selection(oauth: object, base_url: str, label: str, untrusted: str | None = None) -> Selection:
@@ -134,14 +136,12 @@ def select(
     return Selection(None, settings.base_url("cn"), "the default slot")
 
 
-
-
 def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
     """(name, Selection) of every provider of config.toml with an `oauth` table, in file order."""
     config = config_or_empty() if config is None else config
     providers = config.get("providers")
     found = []
-    for name, entry in (providers.items() if isinstance(providers, dict) else ()):
+    for name, entry in providers.items() if isinstance(providers, dict) else ():
         if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
             base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
             found.append((str(name), provider_entry_selection(entry["oauth"], base, f"provider {name}")))

@@ -152,7 +152,9 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return SlotStatus(name, path, REVOKED, REVOKED_DETAIL, **meta, **extra)
     if not isinstance(data.get("access_token"), str) or not data["access_token"]:
         return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
-    state = EXPIRED if is_expired(data, now) or not usable_token(data["access_token"]) else VALID  # refreshes on next use
+    state = (
+        EXPIRED if is_expired(data, now) or not usable_token(data["access_token"]) else VALID
+    )  # refreshes on next use
     return SlotStatus(name, path, state, **meta, **extra, refresh_rejected_at=rejections.rejected_at(name, data))
 
 

@@ -1,0 +1,63 @@
+"""The wheel a user's pip builds: no warning, the styles, the type marker and the LICENSE inside,
+and, installed into a fresh virtual environment (not editable), a working `assistant-auth`."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "warning" not in (built.stdout + built.stderr).lower().replace("warning: ignoring invalid", "")
+    [wheel] = list((tmp_path / "dist").glob("assistant_auth-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"tui/py.typed", "tui/app/app.tcss", "tui/app/screens/sign_in.tcss", "tui/demo/server.py"} <= names
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    assert not any(n.startswith("tests/") for n in names)
+
+    fresh = tmp_path / "venv"
+    venv.create(fresh, with_pip=True)
+    python = fresh / "bin" / "python"
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert installed.returncode == 0, installed.stderr
+    # the dependencies (not the project) from the test environment, behind the fresh site-packages
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (pathlib.Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    home = tmp_path / "home"
+    env = {**os.environ, "ASSISTANT_CODE_HOME": str(home), "HOME": str(tmp_path)}
+    where = subprocess.run(
+        [str(python), "-c", "import tui; print(tui.__file__)"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )  # not the checkout's directory: `-c` puts it first on sys.path
+    assert where.stdout.strip().startswith(str(fresh)), where  # the wheel's copy, not the checkout
+    script = fresh / "bin" / "assistant-auth"
+    version = subprocess.run(
+        [str(script), "--version"], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path
+    )
+    assert version.returncode == 0 and version.stdout.strip() == "assistant-auth 0.1.0"
+    status = subprocess.run([str(script), "status"], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+    assert status.returncode == 1 and "Traceback" not in status.stderr  # nothing signed in yet
+    assert "assistant-code" in status.stdout + status.stderr
