@@ -115,3 +115,42 @@ def test_server_trouble_never_says_sign_in_again(home, server, status):
     assert result.stderr.startswith(f"login expired and refresh failed (HTTP {status}): busy")
     assert "sign in again" not in result.stderr.lower()
     assert "the stored tokens are kept; retry" in result.stderr
+
+
+@pytest.fixture
+def tiny_filesystem(tmp_path):
+    """A 64 KiB tmpfs (root only; skipped where mounting is not allowed)."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(where)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tiny filesystem here: {mounted.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_filesystem):
+    home = tiny_filesystem / "home"
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", str(home))
+    path = write_creds(home, expired(server))
+    before = path.read_bytes()
+    filler = tiny_filesystem / "filler"
+    with open(filler, "wb", buffering=0) as handle:  # fill it up, leaving less room than an answer needs
+        try:
+            while True:
+                handle.write(b"\0" * 1024)
+                handle.flush()
+        except OSError:
+            pass
+    os.truncate(filler, os.stat(filler).st_size - 4096)
+    done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert "No space left on device" in done.stderr and "nothing was sent, your sign-in is kept" in done.stderr
+    assert refreshes(server) == 0 and path.read_bytes() == before
+    filler.unlink()  # room again: the kept refresh token works
+    again = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0] and refreshes(server) == 1
