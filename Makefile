@@ -21,10 +21,13 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e .
 	touch $(DEMO_STAMP)
 
-# two workers (the machine has 2 cores; most tests wait on servers and subprocesses), one file
-# per worker at a time so a file's tests never race each other
+# lint and format first (fast, fail early), then the suite: four workers on two cores (most tests
+# wait on servers, subprocesses and terminals, not on the CPU), one file per worker at a time so a
+# file's tests never race each other
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/ruff check tui tests
+	$(BIN)/ruff format --check tui tests
+	$(BIN)/python -m pytest -q -n 4 --dist loadfile
 
 demo: $(DEMO_STAMP)
 	$(BIN)/assistant-auth demo

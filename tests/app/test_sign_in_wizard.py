@@ -303,3 +303,16 @@ async def test_timeout_offers_new_code(server):
         await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert app.screen.kind == "timeout"
         assert "Gave up waiting" in screen_text(app) and "Start again" in screen_text(app)
+
+
+async def test_the_codes_own_lifetime_ends_on_the_expired_screen(server, home):
+    """A server that keeps answering authorization_pending past a 3 s code: the wizard stops at
+    the code's deadline and shows the Expired screen (never "Gave up waiting" after 15 minutes)."""
+    server.device_ttl = 3
+    server.expire_codes = False
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        assert "The code expired" in screen_text(app)
+    assert server.count(TOKEN_PATH) <= 4
