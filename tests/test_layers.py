@@ -127,7 +127,7 @@ def test_the_checker_finds_cycles_and_lazy_imports():
     """Not vacuous: a two- and a three-module cycle are found, and lazy imports are edges."""
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
     assert cycles_in(graph) == [["a", "b"], ["c", "d", "e"]]
-    assert "tui.core.tokens" in GRAPH["tui.cli.token"]  # imported inside a function
+    assert "tui.core.credentials.refresh" in GRAPH["tui.cli.token"]  # imported inside a function
 
 
 def package_of(name: str) -> str:
@@ -164,13 +164,15 @@ def test_the_protocol_module_speaks_only_the_protocol():
     which locks is the job of `signin.store`, called by whoever owns the attempt (lazy imports
     count). `tokens` does not borrow from the protocol: both parse token answers through `oauth`."""
     flow = GRAPH["tui.core.signin.protocol"]
-    assert not {t for t in flow if t == "tui.core.locks" or t.startswith("tui.core.locks.")}
+    assert not {t for t in flow if t == "tui.core.credentials.locks" or t.startswith("tui.core.credentials.locks.")}
     assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
     assert "tui.core.signin.store" not in flow
     assert "tui.core.signin.store" in GRAPH["tui.core.signin.attempt"]
     assert "tui.core.signin.store" in GRAPH["tui.core.signin.api"]
-    assert "tui.core.signin.protocol" not in GRAPH["tui.core.tokens"]
-    assert "tui.core.oauth" in GRAPH["tui.core.tokens"] and "tui.core.oauth" in flow
+    assert "tui.core.signin.protocol" not in GRAPH["tui.core.credentials.refresh"]
+    assert (
+        "tui.core.credentials.oauth" in GRAPH["tui.core.credentials.refresh"] and "tui.core.credentials.oauth" in flow
+    )
 
 
 def test_no_product_module_imports_the_developer_tools():

@@ -11,7 +11,8 @@ from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.app.test_providers_screen import open_providers, type_into, write_config
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.core import Region, rejections
+from tui.core import Region
+from tui.core.credentials import rejections
 from tui.core.humantime import stamp
 from tui.core.keys import region_storage_name
 from tui.core.slots.state import slot_status

@@ -11,7 +11,8 @@ import pytest
 
 from tests.cli.test_cli import expired, run, valid
 from tests.conftest import write_creds
-from tui.core import ownfiles, rejections
+from tui.core.credentials import rejections
+from tui.core.files import ownfiles
 
 
 def reject(home, server, creds) -> None:

@@ -28,15 +28,15 @@ from tui.core import (
     poll_device_token,
     refresh_access_token,
 )
-from tui.core.locks import (
+from tui.core.credentials.locks import (
     LockUnavailable,
     dir_lock_path,
     flock_path,
     legacy_lock_path,
     reporting_to,
 )
+from tui.core.credentials.refresh import NO_REFRESH_TOKEN, REVOKED_HINT
 from tui.core.slots.state import REVOKED, slot_status
-from tui.core.tokens import NO_REFRESH_TOKEN, REVOKED_HINT
 from tui.demo.server import TOKEN_PATH
 
 OFFICIAL = pathlib.Path(__file__).resolve().parent.parent / "official_client.py"

@@ -14,7 +14,7 @@ from tui.core import (
     load_credentials,
     merge_token_response,
 )
-from tui.core.credentials import write_credentials, write_merged
+from tui.core.credentials.slot import write_credentials, write_merged
 
 NOW = 1_800_000_000
 

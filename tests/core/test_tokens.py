@@ -11,7 +11,7 @@ import respx
 
 from tests.conftest import CN_BASE, CN_HOST, GLOBAL_HOST, read_json, write_creds
 from tui.core import AuthError, OAuthRef, get_access_token, refresh_access_token
-from tui.core.tokens import NO_REFRESH_TOKEN, read_valid_token
+from tui.core.credentials.refresh import NO_REFRESH_TOKEN, read_valid_token
 
 TOKEN_URL = CN_HOST + "/api/oauth/token"
 
@@ -168,7 +168,7 @@ async def test_expired_file_written_meanwhile_is_merged(home):
 @respx.mock
 async def test_refreshed_under_lock_is_reused(home):
     """Re-read under the lock: if another caller refreshed meanwhile, no request at all."""
-    from tui.core.locks import hold_slot
+    from tui.core.credentials.locks import hold_slot
 
     write_creds(home, expired())
     route = respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=NEW))
@@ -184,7 +184,7 @@ async def test_refreshed_under_lock_is_reused(home):
 async def test_write_failure_is_never_success(home, monkeypatch, caplog):
     """(Was "non-fatal": the token was returned and the rotation lost. Hardening round 4: the
     answer is retried within the critical section, then reported as lost, never as success.)"""
-    import tui.core.tokens as tokens
+    import tui.core.credentials.refresh as tokens
 
     write_creds(home, expired())
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=NEW))

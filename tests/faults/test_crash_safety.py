@@ -20,7 +20,7 @@ REFRESH_ITERATIONS = 100
 WRITER = textwrap.dedent(
     """
     import sys
-    from tui.core.credentials import write_merged
+    from tui.core.credentials.slot import write_merged
     i = int(sys.argv[1])
     print("go", flush=True)
     while True:
@@ -35,7 +35,7 @@ WRITER = textwrap.dedent(
 REFRESHER = textwrap.dedent(
     """
     import asyncio, sys
-    import httpx, tui.core.http, tui.core.signin.protocol, tui.core.locks  # loaded before "go"
+    import httpx, tui.core.http, tui.core.signin.protocol, tui.core.credentials.locks  # loaded before "go"
     from tui.core import get_access_token
     async def main():
         async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"
@@ -79,7 +79,7 @@ def test_sigkill_while_writing_never_leaves_a_mixture(home):
     for temp in leftovers:
         assert temp.name.startswith(".assistant-code.json.") and temp.stat().st_mode & 0o077 == 0
         os.utime(temp, (time.time() - 3600, time.time() - 3600))
-    from tui.core.credentials import write_merged
+    from tui.core.credentials.slot import write_merged
 
     write_merged("assistant-code", {"access_token": "AT-final"})
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]

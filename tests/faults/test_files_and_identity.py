@@ -20,7 +20,7 @@ from tui.core import (
     refresh_access_token,
     start_device_authorization,
 )
-from tui.core.tokens import read_valid_token
+from tui.core.credentials.refresh import read_valid_token
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 # -- class 2: a fallen-back slot's refresh token never goes to a foreign host ------------------

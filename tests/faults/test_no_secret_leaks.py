@@ -137,7 +137,7 @@ def test_files_are_private_from_creation_even_with_umask_000(home, server):
 @pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
 def test_temp_file_is_never_readable_by_others(tmp_path, umask):
     """Watch the directory while writing: no moment where a file in it is group/other readable."""
-    from tui.core.atomic import atomic_write
+    from tui.core.files.atomic import atomic_write
 
     seen_modes = []
     real_write = os.write

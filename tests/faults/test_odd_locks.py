@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tests.conftest import read_json, write_creds
+from tui.core.credentials.locks import DirLockState, dir_lock_state, is_stale
 from tui.core.doctor import apply_repair, local_checks
-from tui.core.locks import DirLockState, dir_lock_state, is_stale
 
 YEAR = 365 * 86400
 

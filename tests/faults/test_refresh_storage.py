@@ -16,7 +16,7 @@ import respx
 from tests.cli.test_cli import SCRIPT, expired
 from tests.conftest import CN_BASE, CN_HOST, default_signals, read_json, write_creds
 from tui.core import AuthError, get_access_token
-from tui.core.atomic import Reserved
+from tui.core.files.atomic import Reserved
 from tui.demo.server import TOKEN_PATH, Fault
 
 SLOT = "assistant-code"
@@ -57,7 +57,7 @@ def test_the_reservation_itself_fails_under_the_limit_and_leaves_nothing(tmp_pat
     code = (
         "import resource, sys, pathlib\n"
         f"resource.setrlimit(resource.RLIMIT_FSIZE, ({LIMIT}, {LIMIT}))\n"
-        "from tui.core.atomic import Reserved\n"
+        "from tui.core.files.atomic import Reserved\n"
         "try:\n"
         f"    Reserved(pathlib.Path({str(target)!r}), {LIMIT * 2})\n"
         "except OSError as exc:\n"
@@ -94,8 +94,8 @@ async def test_an_answer_that_cannot_be_written_is_never_success(home, monkeypat
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(Reserved, "commit", full)
-    monkeypatch.setattr("tui.core.atomic.atomic_write", full)
-    monkeypatch.setattr("tui.core.tokens.WRITE_TRIES", 2)
+    monkeypatch.setattr("tui.core.files.atomic.atomic_write", full)
+    monkeypatch.setattr("tui.core.credentials.refresh.WRITE_TRIES", 2)
     with pytest.raises(AuthError) as info:
         await get_access_token({"key": "oauth/assistant-code", "oauthHost": CN_HOST}, CN_BASE)
     assert route.call_count == 1

@@ -10,7 +10,7 @@ import respx
 
 from tests.conftest import CN_BASE, CN_HOST, read_json, write_creds
 from tui.core import AuthError, get_access_token, poll_device_token
-from tui.core.credentials import usable_token
+from tui.core.credentials.slot import usable_token
 from tui.core.slots.state import EXPIRED, slot_status
 
 TOKEN_URL = CN_HOST + "/api/oauth/token"

@@ -12,11 +12,11 @@ from tui.cli.output import (
     out_json,
 )
 from tui.cli.selection import selection, selector_usable
+from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
-from tui.core.tokens import get_access_token_sync
 from tui.core.untrusted import one_line
 
 

@@ -2,7 +2,7 @@
 
 The hot path: parsed by hand (no argparse), and with valid credentials it loads only the
 standard-library modules a bare `python -I` reading the JSON file would (no `re`, no `enum`).
-A refresh runs without an event loop (`tui.core.tokens.get_access_token_sync`).
+A refresh runs without an event loop (`tui.core.credentials.refresh.get_access_token_sync`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ def obtain(values: dict, min_ttl: int | None):
     """(selection, access token) for the selector `values`; on failure the error is said on
     stderr and the exit code returned instead of the token (1 sign in again, 2 the lifetime
     cannot be met, 3 transient). Shared by `token` and `exec`."""
+    from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync
     from tui.core.errors import AuthError
     from tui.core.slots.choice import select
-    from tui.core.tokens import LifetimeTooShort, get_access_token_sync
 
     chosen = None
     try:
@@ -79,7 +79,7 @@ def token_record(chosen, token: str) -> dict:
     now (not the file's `expires_in`), and which slot, region and account it is."""
     import time
 
-    from tui.core.credentials import try_load
+    from tui.core.credentials.slot import try_load
     from tui.core.jwt import identity_of
     from tui.core.keys import region_of_slot
     from tui.core.slots.choice import storage_name_of

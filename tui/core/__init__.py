@@ -25,19 +25,19 @@ _EXPORTS = {
     "OAuthRef": "context",
     "TokenContext": "context",
     "resolve_context": "context",
-    "is_expired": "credentials",
-    "merge_token_response": "credentials",
-    "load_credentials": "credentials",
-    "write_credentials": "credentials",
+    "is_expired": "credentials.slot",
+    "merge_token_response": "credentials.slot",
+    "load_credentials": "credentials.slot",
+    "write_credentials": "credentials.slot",
     "device_id": "identity",
     "identity_headers": "identity",
     "DeviceAuthorization": "signin.protocol",
     "PollStatus": "signin.protocol",
     "start_device_authorization": "signin.protocol",
     "poll_device_token": "signin.api",
-    "get_access_token": "tokens",
-    "refresh_access_token": "tokens",
-    "read_valid_token": "tokens",
+    "get_access_token": "credentials.refresh",
+    "refresh_access_token": "credentials.refresh",
+    "read_valid_token": "credentials.refresh",
     "MANAGED_PROVIDER": "config.provider",
     "provision_managed_provider": "config.provider",
     "persist_device_signin": "signin.store",
@@ -66,7 +66,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from tui.core.config.provider import MANAGED_PROVIDER, provision_managed_provider
     from tui.core.context import OAuthRef, TokenContext, resolve_context
-    from tui.core.credentials import (
+    from tui.core.credentials.refresh import get_access_token, read_valid_token, refresh_access_token
+    from tui.core.credentials.slot import (
         is_expired,
         load_credentials,
         merge_token_response,
@@ -91,4 +92,3 @@ if TYPE_CHECKING:  # pragma: no cover
         start_device_authorization,
     )
     from tui.core.signin.store import persist_device_signin
-    from tui.core.tokens import get_access_token, read_valid_token, refresh_access_token

@@ -9,8 +9,8 @@ import time
 
 from tui import __version__
 from tui.core import paths
-from tui.core.atomic import atomic_write, ensure_private_dir
-from tui.core.files import NotRegularFile, TooLarge, read_regular
+from tui.core.files.atomic import atomic_write, ensure_private_dir
+from tui.core.files.regular import NotRegularFile, TooLarge, read_regular
 
 APP_TAG = "assistant-auth"
 PLATFORM_ID = "assistant_code_cli"  # placeholder for the official CLI's platform identifier

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from tui.core import jsonutil
+from tui.core.files import jsonutil
 
 
 def decode_claims(token: object) -> dict | None:

@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tui.core import paths
-from tui.core.credentials import corrupt_name, parse_credentials
+from tui.core.credentials.locks import flock_holder, hold_slot_sync, is_stale
+from tui.core.credentials.slot import corrupt_name, parse_credentials
 from tui.core.errors import AuthError
 from tui.core.keys import resolve_storage_name
-from tui.core.locks import flock_holder, hold_slot_sync, is_stale
 from tui.core.untrusted import one_line
 
 CHANGED = "changed since it was checked; nothing done"

@@ -16,11 +16,12 @@ from textual.widgets import DataTable, Header
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
+from tui.core.credentials.locks import reporting_to
+from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, expiry, relative, stamp
 from tui.core.jwt import decode_claims
 from tui.core.keys import region_of_slot
-from tui.core.locks import reporting_to
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.redact import is_secret_name, mask
@@ -34,7 +35,6 @@ from tui.core.slots.state import (
     UNPARSABLE,
     SlotStatus,
 )
-from tui.core.tokens import refresh_access_token
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
 

@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.core import paths
-from tui.core.atomic import atomic_write
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import decode_config, parse_config, read_config_raw
 from tui.core.errors import AuthError
+from tui.core.files.atomic import atomic_write
 from tui.core.http import insecure_reason
 from tui.core.keys import resolve_storage_name
 from tui.core.redact import is_secret_name, mask

@@ -9,7 +9,6 @@ import pathlib
 from typing import Any
 
 from tui.core import paths
-from tui.core.atomic import atomic_write, ensure_private_dir
 from tui.core.config.read import (
     BOM,
     CONFIG_LABEL,
@@ -18,6 +17,7 @@ from tui.core.config.read import (
     read_config_text,
 )
 from tui.core.errors import AuthError
+from tui.core.files.atomic import atomic_write, ensure_private_dir
 from tui.core.keys import (  # MANAGED_PROVIDER: a name of the core API
     HOST_SPELLINGS,
     MANAGED_PROVIDER,

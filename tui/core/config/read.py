@@ -35,7 +35,7 @@ def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
 def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None, str | None]:
     """config.toml's bytes (None when missing) and, from the `fstat` of the same open file, why it
     may not decide where refresh tokens go (None when it may): see `untrusted_because`."""
-    from tui.core.files import describe, read_regular_stat
+    from tui.core.files.regular import describe, read_regular_stat
 
     where = path or paths.config_file()
     try:

@@ -14,6 +14,7 @@ from tui.core.config.read import (
     read_config_text,
     untrusted_because,
 )
+from tui.core.credentials.refresh import refresh_access_token
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
@@ -22,7 +23,6 @@ from tui.core.redact import is_secret_name
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
 from tui.core.slots.state import MISSING, REVOKED, VALID, signed_in_as
-from tui.core.tokens import refresh_access_token
 
 
 def _restore_host(name: str, host: str) -> Repair:

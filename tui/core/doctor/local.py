@@ -16,17 +16,17 @@ import stat
 import time
 
 from tui.core import paths
-from tui.core.credentials import parse_credentials, read_text
-from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.errors import AuthError
-from tui.core.identity import read_device_id
-from tui.core.locks import (
+from tui.core.credentials.locks import (
     DirLockState,
     age_text,
     dir_lock_state,
     flock_holder,
     is_stale,
 )
+from tui.core.credentials.slot import parse_credentials, read_text
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.errors import AuthError
+from tui.core.identity import read_device_id
 from tui.core.regions import Region
 from tui.core.repairs import (
     Repair,

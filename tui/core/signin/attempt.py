@@ -31,8 +31,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from tui.core.config.read import exposure
+from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError
-from tui.core.locks import reporting_to
 from tui.core.paths import config_path, credentials_path
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow

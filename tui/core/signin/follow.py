@@ -35,7 +35,7 @@ import stat
 import time
 from dataclasses import dataclass
 
-from tui.core import ownfiles
+from tui.core.files import ownfiles
 from tui.core.regions import Region
 from tui.core.signin.record import ENDED, OUTCOMES, PENDING, REQUESTING, STATES, Record
 

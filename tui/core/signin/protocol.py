@@ -11,12 +11,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from tui.core import jsonutil
+from tui.core.credentials.oauth import oauth_error_code, parse_token_response
 from tui.core.errors import AuthError
+from tui.core.files import jsonutil
 from tui.core.hints import refused, server_trouble
 from tui.core.http import client_scope, post_form
 from tui.core.identity import identity_headers
-from tui.core.oauth import oauth_error_code, parse_token_response
 from tui.core.redact import excerpt, register_secret
 from tui.core.regions import Region, client_id, endpoints, parse_region
 

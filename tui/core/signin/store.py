@@ -17,12 +17,12 @@ from __future__ import annotations
 import pathlib
 from collections.abc import Mapping
 
-from tui.core import rejections
 from tui.core.config.provider import provision_managed_provider
-from tui.core.credentials import write_merged
+from tui.core.credentials import rejections
+from tui.core.credentials.locks import hold_slot, hold_slot_sync
+from tui.core.credentials.slot import write_merged
 from tui.core.errors import AuthError
 from tui.core.keys import region_key, resolve_storage_name
-from tui.core.locks import hold_slot, hold_slot_sync
 from tui.core.paths import credentials_path
 from tui.core.regions import Region, parse_region
 

@@ -7,9 +7,11 @@ import stat
 import time
 from dataclasses import dataclass, field
 
-from tui.core import jsonutil, paths, rejections
-from tui.core.credentials import is_expired, is_tombstone, usable_token
-from tui.core.files import describe, read_regular
+from tui.core import paths
+from tui.core.credentials import rejections
+from tui.core.credentials.slot import is_expired, is_tombstone, usable_token
+from tui.core.files import jsonutil
+from tui.core.files.regular import describe, read_regular
 from tui.core.identity import read_device_id
 from tui.core.jwt import IDENTITY_WIDTH, identity_of
 from tui.core.keys import region_of_slot

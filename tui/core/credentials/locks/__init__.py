@@ -6,7 +6,7 @@
 - `state`: what is at the lock paths, for the locks, `doctor` and repairs.
 """
 
-from tui.core.locks.acquire import (
+from tui.core.credentials.locks.acquire import (
     LockUnavailable,
     hold_slot,
     hold_slot_sync,
@@ -14,7 +14,7 @@ from tui.core.locks.acquire import (
     release_all,
     reporting_to,
 )
-from tui.core.locks.state import (
+from tui.core.credentials.locks.state import (
     DirLockState,
     age_text,
     dir_lock_path,

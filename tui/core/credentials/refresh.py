@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core.credentials import EXPIRY_LEEWAY as LEEWAY
-from tui.core.credentials import (
+from tui.core.credentials.slot import EXPIRY_LEEWAY as LEEWAY
+from tui.core.credentials.slot import (
     fresh,
     is_tombstone,
     load_credentials,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def _log():
     import logging
 
-    return logging.getLogger("tui.core.tokens")
+    return logging.getLogger("tui.core.credentials.refresh")
 
 
 NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"  # noqa: S105 - a message
@@ -144,7 +144,7 @@ def get_access_token_sync(
     if not force and fresh(creds, ttl):
         return printable(creds["access_token"])
     _refuse_before_waiting(creds, ttl, min_ttl, refuse)
-    from tui.core.locks import hold_slot_sync
+    from tui.core.credentials.locks import hold_slot_sync
 
     with hold_slot_sync(storage_name):
         return printable(_drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
@@ -160,7 +160,7 @@ async def _refresh_async(
     client,
     refuse: AuthError | None,
 ) -> str:
-    from tui.core.locks import hold_slot
+    from tui.core.credentials.locks import hold_slot
 
     _refuse_before_waiting(seen, ttl, min_ttl, refuse)
     async with hold_slot(storage_name):
@@ -217,7 +217,7 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
 
 
 def _room_for_the_answer(storage_name: str):
-    from tui.core.credentials import reserve_room
+    from tui.core.credentials.slot import reserve_room
     from tui.core.paths import credentials_path
 
     try:
@@ -235,7 +235,7 @@ WRITE_TRIES = 5  # attempts to store an answer the server already gave, within t
 
 def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_ttl, reserved):
     """Send the refresh and keep its answer (spec 4.3, 4.6), as steps of `_refresh_steps`."""
-    from tui.core.oauth import oauth_error_code, parse_token_response
+    from tui.core.credentials.oauth import oauth_error_code, parse_token_response
     from tui.core.redact import excerpt
 
     response = yield SEND, endpoint, form
@@ -296,7 +296,8 @@ def _store_answer(storage_name: str, tokens: dict, reserved):
 
 def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> None:
     """Every face says "sign in again" for this slot until its refresh token changes."""
-    from tui.core import ownfiles, rejections
+    from tui.core.credentials import rejections
+    from tui.core.files import ownfiles
 
     try:
         rejections.remember(storage_name, refresh_token, status)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
-from tui.core.locks.state import DirLockState, LockUnavailable, legacy_lock_path
+from tui.core.credentials.locks.state import DirLockState, LockUnavailable, legacy_lock_path
 
 
 def remove_stale(state: DirLockState) -> None:

@@ -6,8 +6,8 @@ from the other. On the `token` refresh path: plain `json` work, nothing else.
 
 from __future__ import annotations
 
-from tui.core import jsonutil
-from tui.core.credentials import usable_token
+from tui.core.credentials.slot import usable_token
+from tui.core.files import jsonutil
 from tui.core.redact import register_token_fields
 
 

@@ -27,10 +27,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
 from tui.core import paths
-from tui.core.atomic import ensure_private_dir
-from tui.core.errors import AuthError
-from tui.core.locks.stale import remove_legacy_lock, remove_stale
-from tui.core.locks.state import (
+from tui.core.credentials.locks.stale import remove_legacy_lock, remove_stale
+from tui.core.credentials.locks.state import (
     DirLockState,
     LockUnavailable,
     describe_dir_lock,
@@ -40,6 +38,8 @@ from tui.core.locks.state import (
     flock_path,
     is_stale,
 )
+from tui.core.errors import AuthError
+from tui.core.files.atomic import ensure_private_dir
 from tui.core.signals import deaths_held, on_deadly_signal
 
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)

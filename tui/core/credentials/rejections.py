@@ -16,7 +16,7 @@ import hashlib
 import os
 import time
 
-from tui.core import ownfiles
+from tui.core.files import ownfiles
 
 DIRECTORY = "rejected"
 

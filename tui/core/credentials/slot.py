@@ -7,20 +7,21 @@ import os
 import time
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core import jsonutil, paths
+from tui.core import paths
 from tui.core.errors import AuthError
+from tui.core.files import jsonutil
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
     import pathlib
 
-    from tui.core.atomic import Reserved
+    from tui.core.files.atomic import Reserved
 
 
 def _log():
     import logging
 
-    return logging.getLogger("tui.core.credentials")
+    return logging.getLogger("tui.core.credentials.slot")
 
 
 EXPIRY_LEEWAY = 30  # seconds (spec 8)
@@ -121,7 +122,7 @@ def parse_credentials(text: str) -> dict:
 
 
 def read_text(path: str | pathlib.Path) -> str:
-    from tui.core.files import read_regular
+    from tui.core.files.regular import read_regular
 
     raw = read_regular(path)
     try:
@@ -137,7 +138,7 @@ def load_credentials(storage_name: str) -> dict:
     except FileNotFoundError as exc:
         raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
     except OSError as exc:
-        from tui.core.files import NotRegularFile, TooLarge
+        from tui.core.files.regular import NotRegularFile, TooLarge
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
@@ -171,7 +172,7 @@ def dump(data: object) -> bytes:
 def write_credentials(storage_name: str, data: object, reserved: Reserved | None = None) -> pathlib.Path:
     """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created),
     into room `reserve_room` proved beforehand when there is some."""
-    from tui.core.atomic import atomic_write, ensure_private_dir
+    from tui.core.files.atomic import atomic_write, ensure_private_dir
 
     path = paths.credentials_path(storage_name)
     if reserved is not None:
@@ -189,7 +190,7 @@ def reserve_room(storage_name: str) -> Reserved:
     """Prove, before a refresh is sent, that its answer can be stored: a temporary file beside
     the slot, as large as the slot can become (twice its size, and 16 KiB more), flushed. OSError
     (a full disk, a file-size limit) when it cannot be."""
-    from tui.core.atomic import Reserved, ensure_private_dir
+    from tui.core.files.atomic import Reserved, ensure_private_dir
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
@@ -227,7 +228,7 @@ def write_merged(
     overwritten (or kept, losing the new tokens). It is moved aside to `.corrupt-<timestamp>`
     first, so nothing is lost and the new tokens are stored.
     """
-    from tui.core.atomic import ensure_private_dir
+    from tui.core.files.atomic import ensure_private_dir
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
