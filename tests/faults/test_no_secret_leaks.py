@@ -85,7 +85,7 @@ async def test_no_secret_in_any_output(home, server, caplog):
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         collected.append(app.export_screenshot())
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None, timeout=30)
         collected.append(app.export_screenshot())
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
         collected.append(app.export_screenshot())

@@ -211,67 +211,91 @@ def scan_managed_provider(text: str) -> tuple[dict | None, str] | None:
     """
     if '"""' in text or "'''" in text or "\\" in text or text.startswith("\ufeff"):
         return None
-    section = "top"  # top | main | oauth | other
-    seen_main = seen_oauth_table = False
-    base_url: str | None = None
-    oauth: dict | None = None
-    keys: dict[str, set] = {"main": set(), "oauth": set()}
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if stripped.startswith("["):
-            if stripped.startswith("[["):
-                if MANAGED_PROVIDER in stripped or "providers" in stripped:
-                    return None
-                section = "other"
-            elif stripped == _HEADER:
-                if seen_main:
-                    return None
-                seen_main, section = True, "main"
-            elif stripped == _OAUTH_HEADER:
-                if seen_oauth_table or oauth is not None:
-                    return None
-                seen_oauth_table, section, oauth = True, "oauth", {}
-            elif stripped.startswith(_SUB_PREFIX + "oauth") or (
-                MANAGED_PROVIDER in stripped and not stripped.startswith(_SUB_PREFIX)
-            ):
-                return None
+    scan = _Scan()
+    try:
+        for line in text.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            if stripped.startswith("["):
+                scan.header(stripped)
             else:
-                section = "other"
-            continue
+                scan.pair(stripped)
+    except _GiveUp:
+        return None
+    if scan.base_url is None or not scan.seen_main:
+        return None
+    return scan.oauth, scan.base_url
+
+
+class _GiveUp(Exception):
+    """A shape the fast scanner does not read: tomllib does."""
+
+
+class _Scan:
+    """The scanner's state line by line: which table it is in, what it has seen."""
+
+    def __init__(self) -> None:
+        self.section = "top"  # top | main | oauth | other
+        self.seen_main = self.seen_oauth_table = False
+        self.base_url: str | None = None
+        self.oauth: dict | None = None
+        self.keys: dict[str, set] = {"main": set(), "oauth": set()}
+
+    def header(self, stripped: str) -> None:
+        if stripped.startswith("[["):
+            if MANAGED_PROVIDER in stripped or "providers" in stripped:
+                raise _GiveUp
+            self.section = "other"
+        elif stripped == _HEADER:
+            if self.seen_main:
+                raise _GiveUp
+            self.seen_main, self.section = True, "main"
+        elif stripped == _OAUTH_HEADER:
+            if self.seen_oauth_table or self.oauth is not None:
+                raise _GiveUp
+            self.seen_oauth_table, self.section, self.oauth = True, "oauth", {}
+        elif stripped.startswith(_SUB_PREFIX + "oauth") or (
+            MANAGED_PROVIDER in stripped and not stripped.startswith(_SUB_PREFIX)
+        ):
+            raise _GiveUp
+        else:
+            self.section = "other"
+
+    def pair(self, stripped: str) -> None:
         name, eq, value = stripped.partition("=")
         key = _bare_key(name)
         if not eq or key is None:
-            return None  # dotted or quoted keys, continuation lines: leave them to tomllib
-        if section in keys:
-            if key in keys[section]:
-                return None
-            keys[section].add(key)
+            raise _GiveUp  # dotted or quoted keys, continuation lines: leave them to tomllib
+        section = self.section
+        if section in self.keys:
+            if key in self.keys[section]:
+                raise _GiveUp
+            self.keys[section].add(key)
         if section == "main":
-            if key == "base_url":
-                base_url = _string_value(value)
-                if base_url is None:
-                    return None
-            elif key == "oauth":
-                if seen_oauth_table:
-                    return None
-                oauth = _inline_table(value)
-                if oauth is None:
-                    return None
+            self.main_pair(key, value)
         elif section == "oauth":
             parsed = _string_value(value)
-            if parsed is None:
-                return None
-            oauth[key] = parsed
+            if parsed is None or self.oauth is None:
+                raise _GiveUp
+            self.oauth[key] = parsed
         elif MANAGED_PROVIDER in stripped:
             if section == "top" or _string_value(value) != MANAGED_PROVIDER:
-                return None  # only a plain reference by name, never a definition
+                raise _GiveUp  # only a plain reference by name, never a definition
         elif section == "top" and key == "providers":
-            return None
-    if base_url is None or not seen_main:
-        return None
-    return oauth, base_url
+            raise _GiveUp
+
+    def main_pair(self, key: str, value: str) -> None:
+        if key == "base_url":
+            self.base_url = _string_value(value)
+            if self.base_url is None:
+                raise _GiveUp
+        elif key == "oauth":
+            if self.seen_oauth_table:
+                raise _GiveUp
+            self.oauth = _inline_table(value)
+            if self.oauth is None:
+                raise _GiveUp
 
 
 def config_or_empty() -> dict:

@@ -9,11 +9,13 @@ no identity header: just a User-Agent.
 from __future__ import annotations
 
 import base64
+import contextlib
 import email.utils
 import os
 import socket
 import ssl
 import time
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import certifi
@@ -128,158 +130,193 @@ def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
 
 def probe_region(region: str) -> list[Check]:
     """Every stage for one region's authorization host; later stages are skipped after a failure."""
+    first = _host_check(region)
+    if first.status != OK:
+        return [first]
+    probe = _Probe.of(region)
+    checks = [first, probe.proxy_check()]
+    for stage in (probe.dns_check, probe.tcp_check):
+        check = stage()
+        checks.append(check)
+        if check.status == FAIL:
+            return checks
+    with probe.sock or contextlib.nullcontext():
+        for stage in (probe.tunnel_check, probe.tls_check):
+            found = stage()
+            if found is not None:
+                checks.append(found)
+                if found.status == FAIL:
+                    return checks
+    return checks + _http_checks(probe.prefix, region, probe.origin)
+
+
+def _host_check(region: str) -> Check:
+    """The authorization host and the variable that set it: a placeholder warns, an insecure or
+    unparsable address fails."""
     var = HOST_VARS[region]
     origin = settings.oauth_host(region)
-    prefix = f"network.{region}"
-    checks: list[Check] = []
     parts = urlsplit(origin)
-    host, scheme = parts.hostname or "", parts.scheme.lower()
+    host = parts.hostname or ""
+    name = f"network.{region}.host"
     if origin == settings.DEFAULTS[var].rstrip("/"):
-        return [
-            Check(
-                f"{prefix}.host",
-                WARN,
-                f"{region}: {host} is the placeholder default, not a real host.",
-                f"Set {var} to your service's authorization host.",
-                {"host": host, "variable": var},
-            )
-        ]
+        return Check(
+            name,
+            WARN,
+            f"{region}: {host} is the placeholder default, not a real host.",
+            f"Set {var} to your service's authorization host.",
+            {"host": host, "variable": var},
+        )
     reason = insecure_reason(origin)
     if reason or not host:
-        return [
-            Check(
-                f"{prefix}.host",
-                FAIL,
-                f"{region}: {reason or 'the host does not parse'}.",
-                f"Set {var} to an https:// address.",
-                {"host": host, "variable": var},
-            )
-        ]
-    port = parts.port or (443 if scheme == "https" else 80)
-    checks.append(
-        Check(
-            f"{prefix}.host",
-            OK,
-            f"{region}: authorization host {origin} (from {var if os.environ.get(var, '').strip() else 'the default'}).",
-            "",
-            {"host": host, "port": port, "variable": var},
+        return Check(
+            name,
+            FAIL,
+            f"{region}: {reason or 'the host does not parse'}.",
+            f"Set {var} to an https:// address.",
+            {"host": host, "variable": var},
         )
+    port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    source = var if os.environ.get(var, "").strip() else "the default"
+    return Check(
+        name,
+        OK,
+        f"{region}: authorization host {origin} (from {source}).",
+        "",
+        {"host": host, "port": port, "variable": var},
     )
 
-    proxy, source = proxy_for(origin)
-    if proxy:
-        checks.append(
-            Check(
-                f"{prefix}.proxy",
+
+@dataclass
+class _Probe:
+    """One region's network path, stage by stage: where a connection goes (the host, or the
+    proxy that applies) and the socket once it is open."""
+
+    region: str
+    origin: str
+    host: str
+    port: int
+    scheme: str
+    proxy: str | None
+    source: str
+    target_host: str
+    target_port: int
+    via: str
+    sock: socket.socket | None = None
+
+    @classmethod
+    def of(cls, region: str) -> _Probe:
+        origin = settings.oauth_host(region)
+        parts = urlsplit(origin)
+        host, scheme = parts.hostname or "", parts.scheme.lower()
+        port = parts.port or (443 if scheme == "https" else 80)
+        proxy, source = proxy_for(origin)
+        if proxy:
+            proxy_parts = urlsplit(proxy)
+            target = (proxy_parts.hostname or "", proxy_parts.port or 8080, f"the proxy {shown_proxy(proxy)}")
+        else:
+            target = (host, port, host)
+        return cls(region, origin, host, port, scheme, proxy, source, *target)
+
+    @property
+    def prefix(self) -> str:
+        return f"network.{self.region}"
+
+    def proxy_check(self) -> Check:
+        if self.proxy:
+            shown = shown_proxy(self.proxy)
+            return Check(
+                f"{self.prefix}.proxy",
                 OK,
-                f"{region}: requests go through the proxy {shown_proxy(proxy)} ({source}).",
+                f"{self.region}: requests go through the proxy {shown} ({self.source}).",
                 "",
-                {"proxy": shown_proxy(proxy), "source": source},
+                {"proxy": shown, "source": self.source},
             )
+        why = " (NO_PROXY)" if self.source == "NO_PROXY" else ""
+        return Check(
+            f"{self.prefix}.proxy", OK, f"{self.region}: direct connection, no proxy applies{why}.", "", {"proxy": None}
         )
-        proxy_parts = urlsplit(proxy)
-        target_host, target_port, via = (
-            proxy_parts.hostname or "",
-            proxy_parts.port or 8080,
-            f"the proxy {shown_proxy(proxy)}",
-        )
-    else:
-        why = " (NO_PROXY)" if source == "NO_PROXY" else ""
-        checks.append(
-            Check(f"{prefix}.proxy", OK, f"{region}: direct connection, no proxy applies{why}.", "", {"proxy": None})
-        )
-        target_host, target_port, via = host, port, host
 
-    # DNS
-    start = time.monotonic()
-    try:
-        infos = socket.getaddrinfo(target_host, target_port, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        fix = f"Check {proxy and 'the proxy setting ' + source or var} and your DNS or VPN."
-        checks.append(
-            Check(
-                f"{prefix}.dns",
+    def dns_check(self) -> Check:
+        start = time.monotonic()
+        try:
+            infos = socket.getaddrinfo(self.target_host, self.target_port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            fix = f"Check {self.proxy and 'the proxy setting ' + self.source or HOST_VARS[self.region]} and your DNS or VPN."
+            return Check(
+                f"{self.prefix}.dns",
                 FAIL,
-                f"{region}: {via} does not resolve ({exc.strerror or exc}).",
+                f"{self.region}: {self.via} does not resolve ({exc.strerror or exc}).",
                 fix,
-                {"name": target_host, "ms": _ms(start)},
+                {"name": self.target_host, "ms": _ms(start)},
             )
-        )
-        return checks
-    address = infos[0][4][0]
-    checks.append(
-        Check(
-            f"{prefix}.dns",
+        address = infos[0][4][0]
+        return Check(
+            f"{self.prefix}.dns",
             OK,
-            f"{region}: {target_host} resolves to {address}.",
+            f"{self.region}: {self.target_host} resolves to {address}.",
             "",
-            {"name": target_host, "address": address, "ms": _ms(start)},
+            {"name": self.target_host, "address": address, "ms": _ms(start)},
         )
-    )
 
-    # TCP
-    start = time.monotonic()
-    try:
-        sock = socket.create_connection((target_host, target_port), timeout=TIMEOUT)
-    except OSError as exc:
-        detail = exc.strerror or str(exc) or type(exc).__name__
-        fix = (
-            f"The proxy is the cause: start it, or fix or unset {source}."
-            if proxy
-            else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY)."
-        )
-        checks.append(
-            Check(
-                f"{prefix}.tcp",
+    def tcp_check(self) -> Check:
+        start = time.monotonic()
+        where = f"{self.target_host}:{self.target_port}"
+        try:
+            self.sock = socket.create_connection((self.target_host, self.target_port), timeout=TIMEOUT)
+        except OSError as exc:
+            detail = exc.strerror or str(exc) or type(exc).__name__
+            fix = (
+                f"The proxy is the cause: start it, or fix or unset {self.source}."
+                if self.proxy
+                else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY)."
+            )
+            return Check(
+                f"{self.prefix}.tcp",
                 FAIL,
-                f"{region}: cannot connect to {via} at {target_host}:{target_port} ({detail}).",
+                f"{self.region}: cannot connect to {self.via} at {where} ({detail}).",
                 fix,
                 {"ms": _ms(start)},
             )
+        return Check(
+            f"{self.prefix}.tcp", OK, f"{self.region}: connected to {self.via} ({where}).", "", {"ms": _ms(start)}
         )
-        return checks
-    checks.append(
-        Check(
-            f"{prefix}.tcp", OK, f"{region}: connected to {via} ({target_host}:{target_port}).", "", {"ms": _ms(start)}
-        )
-    )
 
-    # TLS (through the proxy's tunnel when there is one)
-    with sock:
-        if proxy:
-            start = time.monotonic()
-            try:
-                sock.settimeout(TIMEOUT)
-                _tunnel(sock, proxy, host, port)
-            except OSError as exc:
-                checks.append(
-                    Check(
-                        f"{prefix}.tunnel",
-                        FAIL,
-                        f"{region}: {via} did not open a tunnel to {host}:{port} ({exc}).",
-                        f"The proxy is the cause: check its rules for {host}, or {source}.",
-                        {"ms": _ms(start)},
-                    )
-                )
-                return checks
-            checks.append(
-                Check(
-                    f"{prefix}.tunnel", OK, f"{region}: {via} opened a tunnel to {host}:{port}.", "", {"ms": _ms(start)}
-                )
+    def tunnel_check(self) -> Check | None:
+        """Through a proxy: its CONNECT tunnel to the host (None without a proxy)."""
+        if not self.proxy or self.sock is None:
+            return None
+        start = time.monotonic()
+        target = f"{self.host}:{self.port}"
+        try:
+            self.sock.settimeout(TIMEOUT)
+            _tunnel(self.sock, self.proxy, self.host, self.port)
+        except OSError as exc:
+            return Check(
+                f"{self.prefix}.tunnel",
+                FAIL,
+                f"{self.region}: {self.via} did not open a tunnel to {target} ({exc}).",
+                f"The proxy is the cause: check its rules for {self.host}, or {self.source}.",
+                {"ms": _ms(start)},
             )
-        if scheme == "https":
+        return Check(
+            f"{self.prefix}.tunnel",
+            OK,
+            f"{self.region}: {self.via} opened a tunnel to {target}.",
+            "",
+            {"ms": _ms(start)},
+        )
 
-            def reconnect() -> socket.socket:
-                again = socket.create_connection((target_host, target_port), timeout=TIMEOUT)
-                if proxy:
-                    _tunnel(again, proxy, host, port)
-                return again
+    def tls_check(self) -> Check | None:
+        """The handshake (through the tunnel when there is one); None for an http:// host."""
+        if self.scheme != "https" or self.sock is None:
+            return None
+        return _tls_check(self.prefix, self.region, self.sock, self.host, self.reconnect)
 
-            tls = _tls_check(prefix, region, sock, host, reconnect)
-            checks.append(tls)
-            if tls.status == FAIL:
-                return checks
-    return checks + _http_checks(prefix, region, origin)
+    def reconnect(self) -> socket.socket:
+        again = socket.create_connection((self.target_host, self.target_port), timeout=TIMEOUT)
+        if self.proxy:
+            _tunnel(again, self.proxy, self.host, self.port)
+        return again
 
 
 def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect) -> Check:
