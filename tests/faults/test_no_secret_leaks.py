@@ -84,9 +84,11 @@ async def test_no_secret_in_any_output(home, server, caplog):
         await pilot.press("enter")  # the session still works: the wizard asks before replacing it
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         collected.append(app.export_screenshot())
+        server.auto_approve = None  # approved below, once the code screen is captured: never skipped under load
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None, timeout=30)
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
         collected.append(app.export_screenshot())
+        server.approve(app.screen.auth.user_code)
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
         collected.append(app.export_screenshot())
         await pilot.press("i")
