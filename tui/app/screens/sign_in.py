@@ -18,20 +18,19 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.style import Style
-from textual.widgets import Header, LoadingIndicator, Static
+from textual.widgets import Header
 
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRCode, qr_size
-from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.app.widgets.safe import OneLine
 from tui.core.regions import Region, endpoints
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn
-from tui.core.untrusted import clean, one_line
+from tui.core.untrusted import clean
 from tui.terminal.browser import (
     address_refusal,
     browser_commands,
@@ -71,11 +70,6 @@ class QRScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def spaced(code: str) -> str:
-    """`WDJB-MJHT` -> `W D J B - M J H T`: easier to read aloud and to type."""
-    return " ".join(one_line(code))
 
 
 def carry_on_then_exit(attempt: SignIn) -> None:
@@ -129,27 +123,14 @@ class SignInScreen(Screen):
         host = endpoints(self.account_region).oauth_host
         yield Header()
         with Horizontal(id="signin"):
-            with Vertical(id="code-pane"):
-                yield OneLine(f"Region {self.account_region.value} · authorization host {host}", id="host")
-                yield LoadingIndicator(id="requesting")
-                yield Static("1. Open this address in a browser, on any device:", classes="step")
-                yield OneLine("", id="uri")
-                yield Static("2. Enter this code there:", classes="step")
-                yield OneLine("", id="user-code")
-                yield Static("", id="uri-complete", markup=False)
-                yield OneLine("", id="demo-page")
-                yield OneLine("", id="poll-state")
-                yield OneLine("", id="poll-stats")
-                yield OneLine("", id="ssh-note")
-                yield PlainStatic("", id="notice")
+            yield CodePane(f"Region {self.account_region.value} · authorization host {host}", id="code-pane")
             yield Vertical(id="qr-pane")
         yield AppFooter()
 
     def on_mount(self) -> None:
         self.title = "assistant-auth"
         self.sub_title = f"sign in · {self.account_region.value}"
-        for widget_id in ("#uri", "#user-code", "#uri-complete", "#qr-pane", "#demo-page", "#ssh-note"):
-            self.query_one(widget_id).display = False
+        self.query_one("#qr-pane").display = False
         if self.attempt is None:
             # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client
             # or in the demo (its server ends with the app)
@@ -239,29 +220,23 @@ class SignInScreen(Screen):
             return
         self.tick()
 
+    @property
+    def pane(self) -> CodePane:
+        return self.query_one("#code-pane", CodePane)
+
     def show_code(self) -> None:
         attempt = self.attempt
-        if in_ssh() and attempt.detachable:
-            note = self.query_one("#ssh-note", OneLine)
-            note.set_text(ssh_note(attempt.region.value))
-            note.display = True
-        self.query_one("#requesting").display = False
-        uri = self.query_one("#uri", PlainStatic)
-        uri.set_text(attempt.address or "(the server sent no address)")
-        uri.display = True
-        code = self.query_one("#user-code", PlainStatic)
-        code.set_text(spaced(attempt.user_code or ""))
-        code.display = True
-        self.tick()
-
         target = attempt.open_target
         self.refusal = address_refusal(target)
         self.can_open = self.refusal is None and self.browser_available()
-        self.show_complete_address()
-        if self.app.demo is not None:
-            page = self.query_one("#demo-page", PlainStatic)
-            page.set_text(f"Demo: press a to approve, or approve at {self.app.demo.page}")
-            page.display = True
+        demo = self.app.demo
+        self.pane.show_code(
+            attempt,
+            refusal=self.refusal,
+            links=supports_hyperlinks(),
+            ssh_line=ssh_note(attempt.region.value) if in_ssh() and attempt.detachable else None,
+            demo_line=f"Demo: press a to approve, or approve at {demo.page}" if demo is not None else None,
+        )
         self.refresh_bindings()
         if target and self.refusal:  # still shown above as inert text, never opened or drawn
             text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
@@ -272,35 +247,13 @@ class SignInScreen(Screen):
 
     # -- live status ---------------------------------------------------------------------------
     def tick(self) -> None:
-        state = self.query_one("#poll-state", PlainStatic)
-        stats = self.query_one("#poll-stats", PlainStatic)
-        if self.attempt is None or self.attempt.auth is None:
-            state.set_text("Requesting a code…")
-            stats.set_text("")
-            return
-        state.set_text(f"Waiting for you to approve in the browser…  code expires in {self.attempt.countdown()}")
-        stats.set_text(self.attempt.stats())
-
-    def show_complete_address(self) -> None:
-        """The address with the code filled in, as text too: a hyperlink (OSC 8) where the
-        terminal supports it and the browser policy accepts the address, else plain text."""
-        complete = self.attempt.complete_address  # when there is one, it is `open_target`, whose
-        # policy verdict `self.refusal` already holds
-        line = self.query_one("#uri-complete", Static)
-        if not complete or complete == self.attempt.address:
-            line.display = False
-            return
-        shown = one_line(complete, 200)
-        if self.refusal is None and supports_hyperlinks():
-            link = Content.styled(shown, Style(link=complete, underline=True))
-        else:
-            link = Content(shown)
-        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0or, code filled in:\u00a0"), link))
-        line.display = True
+        self.pane.tick(self.attempt)
 
     def notice(self, text: str) -> None:
-        self.notice_text = text
-        self.query_one("#notice", PlainStatic).set_text(text)
+        self.pane.notice(text)
+
+    def notice_in_view(self) -> bool:
+        return self.pane.notice_in_view()
 
     def report(self, text: str, severity: str = "information") -> None:
         """The result of a key, said once: on the notice line below the status when that line is
@@ -309,18 +262,12 @@ class SignInScreen(Screen):
         self.call_after_refresh(self._toast_if_hidden, text, severity)
 
     def _toast_if_hidden(self, text: str, severity: str) -> None:
-        if getattr(self, "notice_text", None) != text:
+        if self.pane.notice_text != text:
             return  # a newer notice replaced it
         if self.notice_in_view():
             return
         self.notice("")
         self.notify(text, severity=severity, timeout=6, markup=False)
-
-    def notice_in_view(self) -> bool:
-        notice = self.query_one("#notice", PlainStatic)
-        pane = self.query_one("#code-pane")
-        region = notice.region
-        return bool(pane.display and region.height and pane.region.contains_region(region))
 
     def quit_question(self) -> tuple[str, str] | None:
         if self.attempt is None or self.attempt.phase is Phase.ENDED:

@@ -1,0 +1,98 @@
+"""The code pane of the sign-in screen: the host, the address, the code, the address with the code
+filled in, the live polling state and one notice line, drawn from a `SignIn`. The screen decides
+what happens (the browser policy, the keys, toasts); this widget only draws."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.style import Style
+from textual.widgets import LoadingIndicator, Static
+
+from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.signin.attempt import SignIn
+from tui.core.untrusted import one_line
+
+HIDDEN_UNTIL_CODE = ("#uri", "#user-code", "#uri-complete", "#demo-page", "#ssh-note")
+
+
+def spaced(code: str) -> str:
+    """`WDJB-MJHT` -> `W D J B - M J H T`: easier to read aloud and to type."""
+    return " ".join(one_line(code))
+
+
+class CodePane(Vertical):
+    def __init__(self, heading: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.heading = heading  # "Region cn · authorization host …"
+        self.notice_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield OneLine(self.heading, id="host")
+        yield LoadingIndicator(id="requesting")
+        yield Static("1. Open this address in a browser, on any device:", classes="step")
+        yield OneLine("", id="uri")
+        yield Static("2. Enter this code there:", classes="step")
+        yield OneLine("", id="user-code")
+        yield Static("", id="uri-complete", markup=False)
+        yield OneLine("", id="demo-page")
+        yield OneLine("", id="poll-state")
+        yield OneLine("", id="poll-stats")
+        yield OneLine("", id="ssh-note")
+        yield PlainStatic("", id="notice")
+
+    def on_mount(self) -> None:
+        for widget_id in HIDDEN_UNTIL_CODE:
+            self.query_one(widget_id).display = False
+
+    def show_code(
+        self, attempt: SignIn, *, refusal: str | None, links: bool, ssh_line: str | None, demo_line: str | None
+    ) -> None:
+        """The address and the code (and the lines that go with them) once the code is known."""
+        if ssh_line:
+            self._show("#ssh-note", ssh_line)
+        self.query_one("#requesting").display = False
+        self._show("#uri", attempt.address or "(the server sent no address)")
+        self._show("#user-code", spaced(attempt.user_code or ""))
+        self.tick(attempt)
+        self.show_complete_address(attempt, linked=refusal is None and links)
+        if demo_line:
+            self._show("#demo-page", demo_line)
+
+    def _show(self, widget_id: str, text: str) -> None:
+        line = self.query_one(widget_id, PlainStatic)
+        line.set_text(text)
+        line.display = True
+
+    def tick(self, attempt: SignIn | None) -> None:
+        state = self.query_one("#poll-state", PlainStatic)
+        stats = self.query_one("#poll-stats", PlainStatic)
+        if attempt is None or attempt.auth is None:
+            state.set_text("Requesting a code…")
+            stats.set_text("")
+            return
+        state.set_text(f"Waiting for you to approve in the browser…  code expires in {attempt.countdown()}")
+        stats.set_text(attempt.stats())
+
+    def show_complete_address(self, attempt: SignIn, *, linked: bool) -> None:
+        """The address with the code filled in, as text too: a hyperlink (OSC 8) when `linked`
+        (the terminal supports it and the browser policy accepts the address), else plain text."""
+        complete = attempt.complete_address
+        line = self.query_one("#uri-complete", Static)
+        if not complete or complete == attempt.address:
+            line.display = False
+            return
+        shown = one_line(complete, 200)
+        link = Content.styled(shown, Style(link=complete, underline=True)) if linked else Content(shown)
+        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0or, code filled in:\u00a0"), link))
+        line.display = True
+
+    def notice(self, text: str) -> None:
+        self.notice_text = text
+        self.query_one("#notice", PlainStatic).set_text(text)
+
+    def notice_in_view(self) -> bool:
+        notice = self.query_one("#notice", PlainStatic)
+        region = notice.region
+        return bool(self.display and region.height and self.region.contains_region(region))
