@@ -92,3 +92,17 @@ def test_time_formats():
     assert stamp(10**30) == "far future"
     assert "in 14 min" in expiry(1000 + 14 * 60 + 30, now=1000)
     assert expiry(None) == "no expiry recorded"
+
+
+def test_qr_placement_is_decided_by_the_terminal_size():
+    from tui.app.widgets.qr import qr_placement, qr_size
+
+    address = "https://auth.cn.assistant.example/device?user_code=WDJB-MJHT"
+    assert qr_size(address) == (37, 19)
+    assert qr_placement(address, 200, 50) == ("beside", "")
+    assert qr_placement(address, 81, 23) == ("beside", "")  # 37 + 44 columns, 19 + 4 rows
+    assert qr_placement(address, 80, 24) == ("alone", "")
+    assert qr_placement(address, 60, 20) == ("alone", "")
+    place, why = qr_placement(address, 60, 18)
+    assert place == "none" and "at least 39×20 (this one is 60×18)" in why
+    assert qr_placement("x" * 5000, 200, 50)[0] == "none"

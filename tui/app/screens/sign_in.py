@@ -25,7 +25,7 @@ from textual.widgets import Header
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.qr import QRCode, qr_size
+from tui.app.widgets.qr import QRCode, qr_placement
 from tui.app.widgets.safe import OneLine
 from tui.core.regions import Region, endpoints
 from tui.core.signals import SignInSignals
@@ -44,11 +44,6 @@ from tui.terminal.environment import (
     ssh_note,
     supports_hyperlinks,
 )
-
-QR_BESIDE = 44  # columns the code pane keeps beside the QR code
-QR_ABOVE = 4  # rows for the header, footer and padding
-QR_ALONE_BESIDE = 2  # columns of padding when the QR code is shown on a screen of its own
-QR_ALONE_ABOVE = 1  # the caption below it (that screen has no header or footer)
 
 
 class QRScreen(ModalScreen[None]):
@@ -334,21 +329,11 @@ class SignInScreen(Screen):
         if refusal is not None:
             self.report(f"No QR code for this address: {refusal}.", "warning")
             return
-        size = qr_size(data)
-        if size is None:
-            self.report("The address is too long for a QR code: use the address and code shown.", "warning")
+        place, why = qr_placement(data, self.size.width, self.size.height)
+        if place == "none":
+            self.report(why, "warning")
             return
-        width, height = size
-        need_w, need_h = width + QR_BESIDE, height + QR_ABOVE
-        alone_w, alone_h = width + QR_ALONE_BESIDE, height + QR_ALONE_ABOVE
-        if alone_w > self.size.width or alone_h > self.size.height:
-            self.report(
-                f"The QR code needs a terminal of at least {alone_w}×{alone_h} "
-                f"(this one is {self.size.width}×{self.size.height}): use the address and code.",
-                "warning",
-            )
-            return
-        if need_w > self.size.width or need_h > self.size.height:  # fits only on its own
+        if place == "alone":  # fits only on its own
             self.app.push_screen(QRScreen(data))
             return
         pane.mount(QRCode(data, id="qr"))

@@ -41,6 +41,30 @@ def qr_size(data: str) -> tuple[int, int] | None:
     return (len(lines[0]) if lines else 0, len(lines))
 
 
+QR_BESIDE = 44  # columns the code pane keeps beside the QR code
+QR_ABOVE = 4  # rows for the header, footer and padding
+QR_ALONE_BESIDE = 2  # columns of padding when the QR code is shown on a screen of its own
+QR_ALONE_ABOVE = 1  # the caption below it (that screen has no header or footer)
+
+
+def qr_placement(data: str, width: int, height: int) -> tuple[str, str]:
+    """Where the QR code of `data` goes on a `width`×`height` terminal (pure): ("beside", ""),
+    ("alone", "") when it fits only on a screen of its own, or ("none", why) with the size needed."""
+    size = qr_size(data)
+    if size is None:
+        return "none", "The address is too long for a QR code: use the address and code shown."
+    cells_w, cells_h = size
+    alone_w, alone_h = cells_w + QR_ALONE_BESIDE, cells_h + QR_ALONE_ABOVE
+    if alone_w > width or alone_h > height:
+        return "none", (
+            f"The QR code needs a terminal of at least {alone_w}×{alone_h} "
+            f"(this one is {width}×{height}): use the address and code."
+        )
+    if cells_w + QR_BESIDE > width or cells_h + QR_ABOVE > height:
+        return "alone", ""
+    return "beside", ""
+
+
 class QRCode(Static):
     """Shows the QR code of a URI; the caller checks that it fits (see `qr_size`)."""
 
