@@ -6,16 +6,15 @@ import pathlib
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import DataTable, Header, Input, Static, Switch
+from textual.widgets import DataTable, Header, Input, Static
 
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import OneLine, PlainStatic, cell
+from tui.app.widgets.provider_form import FORM, ProviderForm
+from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.config.edit import (
-    BOOL_FIELDS,
     ConfigChanged,
     Snapshot,
     edit_provider,
@@ -31,16 +30,6 @@ from tui.core.config.read import parse_config
 from tui.core.errors import AuthError
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
-
-FORM = [
-    ("base_url", "base_url"),
-    ("enabled", "enabled"),
-    ("active", "active"),
-    ("oauth_key", "oauth key"),
-    ("oauth_host", "oauthHost"),
-    ("api_key", "api_key"),
-    ("note", "note"),
-]
 
 
 def provider_rows(doc) -> list[tuple[str, list[str]]]:
@@ -71,30 +60,6 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
 FIX_FIELDS = "Fix the fields marked in red, then save again."
 
 
-class ProviderForm(VerticalScroll, can_focus=False):
-    """The form: ↑/↓ move between its fields (the focused one scrolls into view), so what is typed
-    always lands in a field the person sees; the mouse wheel still scrolls."""
-
-    BINDINGS = [
-        Binding("up", "move_field(-1)", "Previous field", show=False),
-        Binding("down", "move_field(1)", "Next field", show=False),
-    ]
-
-    def fields(self) -> list[Widget]:
-        return [w for w in self.query("Input, Switch") if w.focusable]
-
-    def action_move_field(self, step: int) -> None:
-        fields = self.fields()
-        focused = self.screen.focused
-        if focused not in fields:
-            return
-        index = fields.index(focused) + step
-        if index < 0:
-            self.screen.query_one("#provider-table").focus()  # above the first field: the table
-        elif index < len(fields):
-            fields[index].focus()
-
-
 class ProvidersScreen(Screen):
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
@@ -120,17 +85,7 @@ class ProvidersScreen(Screen):
             yield PlainStatic("", id="config-problem")
             yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
             # the form scrolls with the mouse, but Tab goes straight to its first field
-            with ProviderForm(id="provider-form"):
-                yield OneLine("", id="form-title")
-                for field, label in FORM:
-                    with Horizontal(classes="form-row", id=f"row-{field}"):
-                        yield Static(label, classes="form-label", markup=False)
-                        if field in BOOL_FIELDS:
-                            yield Switch(id=f"field-{field}")
-                            yield Static("off", id=f"state-{field}", classes="switch-state", markup=False)
-                        else:
-                            yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
-                    yield OneLine("", classes="form-error", id=f"error-{field}")
+            yield ProviderForm(id="provider-form")
             with VerticalScroll(id="raw-view", can_focus=True):
                 yield Static("config.toml on disk, without unsaved edits · f2: form", id="raw-caption", markup=False)
                 yield Static("", id="raw-text")
@@ -199,32 +154,14 @@ class ProvidersScreen(Screen):
         self.loaded_values = {
             k: clean(v, keep_newlines=False) if isinstance(v, str) else v for k, v in provider_fields(entry).items()
         }
-        self.query_one("#form-title", PlainStatic).set_text(f'[providers."{name}"]')
-        for field, _label in FORM:
-            widget = self.query_one(f"#field-{field}")
-            value = self.loaded_values[field]
-            if isinstance(widget, Switch):
-                widget.value = bool(value)
-                self._show_switch(field, bool(value))
-            else:
-                widget.value = str(value)
-            self._set_error(field, None)
+        self.form.show(f'[providers."{name}"]', self.loaded_values)
 
-    def form_values(self) -> dict[str, object]:
-        values: dict[str, object] = {}
-        for field, _label in FORM:
-            widget = self.query_one(f"#field-{field}")
-            values[field] = widget.value
-        return values
+    @property
+    def form(self) -> ProviderForm:
+        return self.query_one("#provider-form", ProviderForm)
 
     def changes(self) -> dict[str, object]:
-        return {k: v for k, v in self.form_values().items() if self.loaded_values.get(k) != v}
-
-    def _set_error(self, field: str, message: str | None) -> None:
-        error = self.query_one(f"#error-{field}", PlainStatic)
-        error.set_text(message or "")
-        error.display = bool(message)
-        self.query_one(f"#row-{field}").set_class(bool(message), "invalid")
+        return {k: v for k, v in self.form.values().items() if self.loaded_values.get(k) != v}
 
     # -- events -----------------------------------------------------------------------------------
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -234,21 +171,10 @@ class ProvidersScreen(Screen):
             self.notice("Unsaved edits were discarded when switching provider.")
         self.fill_form(str(event.row_key.value))
 
-    def _show_switch(self, field: str, value: bool) -> None:
-        """On/off in words beside the switch: two grey blocks say nothing under NO_COLOR."""
-        self.query_one(f"#state-{field}", Static).update("on" if value else "off")
-
-    def on_switch_changed(self, event: Switch.Changed) -> None:
-        field = (event.switch.id or "").removeprefix("field-")
-        if field in BOOL_FIELDS:
-            self._show_switch(field, event.value)
-
     def on_input_changed(self, event: Input.Changed) -> None:
-        field = (event.input.id or "").removeprefix("field-")
-        if field:
-            self._set_error(field, validate(field, event.value))
-            if not self.query(".form-row.invalid") and self.notice_text == FIX_FIELDS:
-                self.notice("")  # fixed: the request to fix them goes too
+        """After the form has validated the field (it handles the event first)."""
+        if not self.form.any_invalid and self.notice_text == FIX_FIELDS:
+            self.notice("")  # fixed: the request to fix them goes too
 
     def watch_disk(self) -> None:
         if self.snapshot is None:
@@ -294,13 +220,9 @@ class ProvidersScreen(Screen):
             self.notice("Nothing to save: the file could not be read.")
             return
         changes = self.changes()
-        problems = {f: validate(f, v) for f, v in changes.items()}
-        for field, message in problems.items():
-            self._set_error(field, message)
-        invalid = [field for field, _label in FORM if problems.get(field)]
-        if invalid:
+        first = self.form.first_invalid({f: validate(f, v) for f, v in changes.items()})
+        if first is not None:
             self.notice(FIX_FIELDS)
-            first = self.query_one(f"#field-{invalid[0]}")
             first.focus()  # the first one in view, with the cursor in it
             first.scroll_visible(animate=False)
             return
