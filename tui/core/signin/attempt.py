@@ -44,7 +44,7 @@ from tui.core.signin.protocol import (
     poll_for_tokens,
     start_device_authorization,
 )
-from tui.core.signin.shared import Progress, Shared
+from tui.core.signin.shared import Shared
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, outcome_for
 from tui.core.signin.store import save_signin, slot_of
 from tui.core.signin.view import AttemptView
@@ -289,28 +289,9 @@ class SignIn(AttemptView):
         self._publish()
 
     def _absorb(self, record: follow.Record) -> None:
-        """Take the code, deadline (wall clock), interval and counts from the record."""
-        now, mono = time.time(), self.clock()
-        first = self.auth is None
-        before = (self.polls, self.interval, self.slow_downs)
-        if first:
-            self.auth = DeviceAuthorization(
-                user_code=record.user_code,
-                device_code=record.device_code,
-                verification_uri=record.verification_uri,
-                verification_uri_complete=record.verification_uri_complete,
-                interval=record.interval,
-            )
-            self.deadline = mono + (record.deadline - now)
-            self.ends_as = record.ends_as
-        self.interval = max(record.interval or self.interval or 1, 1)
-        self.polls, self.slow_downs = record.polls, record.slow_downs
-        if record.last_poll is not None:
-            self.last_poll = mono - (now - record.last_poll)
-        if first:
-            self._changed("code")
-        elif (self.polls, self.interval, self.slow_downs) != before:
-            self._changed("slow_down" if self.slow_downs != before[2] else "poll")
+        event = self.absorb(record)
+        if event is not None:
+            self._changed(event)
 
     async def _watch(self) -> None:
         """One look at the leader's attempt: it ended, the lease is ours (take over / start), or
@@ -434,23 +415,9 @@ class SignIn(AttemptView):
 
     # -- the record ------------------------------------------------------------------------
     def _publish(self) -> None:
-        if self.auth is None:
-            return
-        self.shared.publish(
-            Progress(
-                self.auth.device_code,
-                self.auth.user_code,
-                self.auth.verification_uri,
-                self.auth.verification_uri_complete,
-                self.wall(self.deadline),
-                self.ends_as,
-                self.interval,
-                None if self.last_poll is None else self.wall(self.last_poll),
-                self.polls,
-                self.slow_downs,
-                self.detached,
-            )
-        )
+        progress = self.progress(self.detached)
+        if progress is not None:
+            self.shared.publish(progress)
 
     def _end_record(self, outcome: Outcome) -> None:
         """How it ended, without the device code; "seen" when a terminal shows it now."""

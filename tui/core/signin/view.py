@@ -9,6 +9,8 @@ from collections.abc import Callable
 from tui.core.humantime import clock, plural
 from tui.core.regions import Region
 from tui.core.signin.protocol import DeviceAuthorization
+from tui.core.signin.record import Record
+from tui.core.signin.shared import Progress
 
 
 class AttemptView:
@@ -59,3 +61,48 @@ class AttemptView:
     def wall(self, on_clock: float) -> float:
         """A time on `clock` as wall-clock seconds (what records keep)."""
         return time.time() + (on_clock - self.clock())
+
+    def absorb(self, record: Record) -> str | None:
+        """Take the code, deadline (wall clock), interval and counts from another terminal's
+        record; the event a face is told of: "code" the first time, then "slow_down" or "poll"
+        when the figures moved, else None."""
+        now, mono = time.time(), self.clock()
+        first = self.auth is None
+        before = (self.polls, self.interval, self.slow_downs)
+        if first:
+            self.auth = DeviceAuthorization(
+                user_code=record.user_code,
+                device_code=record.device_code,
+                verification_uri=record.verification_uri,
+                verification_uri_complete=record.verification_uri_complete,
+                interval=record.interval,
+            )
+            self.deadline = mono + (record.deadline - now)
+            self.ends_as = record.ends_as
+        self.interval = max(record.interval or self.interval or 1, 1)
+        self.polls, self.slow_downs = record.polls, record.slow_downs
+        if record.last_poll is not None:
+            self.last_poll = mono - (now - record.last_poll)
+        if first:
+            return "code"
+        if (self.polls, self.interval, self.slow_downs) != before:
+            return "slow_down" if self.slow_downs != before[2] else "poll"
+        return None
+
+    def progress(self, detached: bool) -> Progress | None:
+        """What this attempt publishes for other terminals (its clock values as wall time)."""
+        if self.auth is None:
+            return None
+        return Progress(
+            self.auth.device_code,
+            self.auth.user_code,
+            self.auth.verification_uri,
+            self.auth.verification_uri_complete,
+            self.wall(self.deadline),
+            self.ends_as,
+            self.interval,
+            None if self.last_poll is None else self.wall(self.last_poll),
+            self.polls,
+            self.slow_downs,
+            detached,
+        )
