@@ -13,7 +13,6 @@ import contextlib
 import email.utils
 import os
 import socket
-import ssl
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -23,19 +22,14 @@ import certifi
 from tui import __version__
 from tui.core import settings
 from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
-from tui.core.doctor.x509 import from_ssl_dict, parse_certificate
+from tui.core.doctor.tls import ms_since, tls_check
 from tui.core.http import insecure_reason
 from tui.core.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
 CLOCK_WARN = 30  # seconds: the expiry leeway
 CLOCK_FAIL = 300  # seconds
-CERT_SOON = 14 * 86400  # a certificate that expires within two weeks is a warning
 HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
-
-
-def _ms(start: float) -> int:
-    return round((time.monotonic() - start) * 1000)
 
 
 def shown_proxy(url: str) -> str:
@@ -100,12 +94,6 @@ def check_ca() -> Check:
     return Check(
         "network.ca", OK, f"Certificates are verified with {what}: {path}{note}.", "", {"source": what, "path": path}
     )
-
-
-def _ssl_context() -> ssl.SSLContext:
-    import httpx
-
-    return httpx.create_ssl_context(trust_env=True)
 
 
 def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
@@ -247,7 +235,7 @@ class _Probe:
                 FAIL,
                 f"{self.region}: {self.via} does not resolve ({exc.strerror or exc}).",
                 fix,
-                {"name": self.target_host, "ms": _ms(start)},
+                {"name": self.target_host, "ms": ms_since(start)},
             )
         address = infos[0][4][0]
         return Check(
@@ -255,7 +243,7 @@ class _Probe:
             OK,
             f"{self.region}: {self.target_host} resolves to {address}.",
             "",
-            {"name": self.target_host, "address": address, "ms": _ms(start)},
+            {"name": self.target_host, "address": address, "ms": ms_since(start)},
         )
 
     def tcp_check(self) -> Check:
@@ -275,10 +263,10 @@ class _Probe:
                 FAIL,
                 f"{self.region}: cannot connect to {self.via} at {where} ({detail}).",
                 fix,
-                {"ms": _ms(start)},
+                {"ms": ms_since(start)},
             )
         return Check(
-            f"{self.prefix}.tcp", OK, f"{self.region}: connected to {self.via} ({where}).", "", {"ms": _ms(start)}
+            f"{self.prefix}.tcp", OK, f"{self.region}: connected to {self.via} ({where}).", "", {"ms": ms_since(start)}
         )
 
     def tunnel_check(self) -> Check | None:
@@ -296,113 +284,27 @@ class _Probe:
                 FAIL,
                 f"{self.region}: {self.via} did not open a tunnel to {target} ({exc}).",
                 f"The proxy is the cause: check its rules for {self.host}, or {self.source}.",
-                {"ms": _ms(start)},
+                {"ms": ms_since(start)},
             )
         return Check(
             f"{self.prefix}.tunnel",
             OK,
             f"{self.region}: {self.via} opened a tunnel to {target}.",
             "",
-            {"ms": _ms(start)},
+            {"ms": ms_since(start)},
         )
 
     def tls_check(self) -> Check | None:
         """The handshake (through the tunnel when there is one); None for an http:// host."""
         if self.scheme != "https" or self.sock is None:
             return None
-        return _tls_check(self.prefix, self.region, self.sock, self.host, self.reconnect)
+        return tls_check(self.prefix, self.region, self.sock, self.host, self.reconnect, HOST_VARS[self.region])
 
     def reconnect(self) -> socket.socket:
         again = socket.create_connection((self.target_host, self.target_port), timeout=TIMEOUT)
         if self.proxy:
             _tunnel(again, self.proxy, self.host, self.port)
         return again
-
-
-def _tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect) -> Check:
-    start = time.monotonic()
-    try:
-        context = _ssl_context()
-    except (OSError, ssl.SSLError) as exc:
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the CA bundle cannot be loaded ({exc}).",
-            "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.",
-            {},
-        )
-    try:
-        with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
-            info = from_ssl_dict(tls.getpeercert() or {})
-            version = tls.version()
-    except ssl.SSLCertVerificationError as exc:
-        presented = _presented_certificate(host, reconnect)
-        issuer = presented.issuer if presented else "an unknown issuer"
-        details = {"ms": _ms(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
-        if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
-            return Check(
-                f"{prefix}.tls",
-                FAIL,
-                f"{region}: the certificate is not for {host} (issued by {issuer}).",
-                f"Check the {HOST_VARS[region]} host name.",
-                details,
-            )
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
-            f"TLS inspection by {issuer}?",
-            "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
-            "include the public CAs too), or ask your IT for it.",
-            details,
-        )
-    except (OSError, ssl.SSLError) as exc:
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the TLS handshake with {host} failed ({exc}).",
-            "A proxy or firewall may be interfering: check HTTPS_PROXY.",
-            {"ms": _ms(start)},
-        )
-    details = {
-        "ms": _ms(start),
-        "issuer": info.issuer,
-        "subject": info.subject,
-        "version": version,
-        "not_after": info.not_after,
-    }
-    left = (info.not_after - time.time()) if info.not_after else None
-    expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
-    if left is not None and left < CERT_SOON:
-        return Check(
-            f"{prefix}.tls",
-            WARN,
-            f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
-            "Tell the service's operators; nothing to change here.",
-            details,
-        )
-    return Check(
-        f"{prefix}.tls",
-        OK,
-        f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).",
-        "",
-        details,
-    )
-
-
-def _presented_certificate(host: str, reconnect) -> object | None:
-    """The certificate a server presents, read without verification, on a new connection (only
-    to name its issuer; nothing is sent over it)."""
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    try:
-        with reconnect() as raw:
-            with context.wrap_socket(raw, server_hostname=host) as tls:
-                der = tls.getpeercert(binary_form=True)
-        return parse_certificate(der) if der else None
-    except (OSError, ValueError):
-        return None
 
 
 def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
@@ -423,10 +325,10 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
                 FAIL,
                 f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
                 "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).",
-                {"ms": _ms(start)},
+                {"ms": ms_since(start)},
             )
         ]
-    took = _ms(start)
+    took = ms_since(start)
     http = Check(
         f"{prefix}.http",
         OK,

@@ -6,15 +6,11 @@ import asyncio
 from collections.abc import Callable
 
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
-from tui.core.doctor.local import (
-    check_device_id,
-    check_dirs,
-    check_leftovers,
-    check_signin_records,
-    check_slot_files,
-)
+from tui.core.doctor.leftovers import check_leftovers
+from tui.core.doctor.local import check_device_id, check_dirs, check_slot_files
 from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
+from tui.core.doctor.signin_records import check_signin_records
 from tui.core.errors import AuthError
 from tui.core.overview import overview
 from tui.core.redact import redact

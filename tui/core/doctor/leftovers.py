@@ -1,0 +1,148 @@
+"""Leftovers: temp files of killed writers, `.corrupt-*` files, old `*.json.lock` files, and
+stale, odd or foreign entries in `oauth/`, each with its safe repair (never a live lock)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import stat
+import time
+
+from tui.core import paths
+from tui.core.credentials.locks import (
+    DirLockState,
+    age_text,
+    dir_lock_state,
+    flock_holder,
+    is_stale,
+)
+from tui.core.doctor.local import NO_LINKS, entries
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.repairs import (
+    Repair,
+    Seen,
+    older_than,
+    remove_leftover,
+    remove_stale_lock,
+    unheld,
+)
+
+TEMP_AGE = 60.0  # seconds: a temp file older than this is a killed writer's, not one in flight
+
+
+def check_leftovers(now: float | None = None) -> list[Check]:
+    """Temp files of killed writers, `.corrupt-*` files, old `*.json.lock` files, stale, odd or
+    foreign entries in `oauth/`."""
+    now = time.time() if now is None else now
+    checks = []
+    for directory in (paths.config_dir(), paths.credentials_dir()):
+        for found in entries(directory):
+            entry = pathlib.Path(found.path)
+            age = now - found.mtime
+            regular = stat.S_ISREG(found.mode)
+            if entry.name.startswith(".") and entry.name.endswith(".tmp") and regular:
+                if age > TEMP_AGE:
+                    repair = Repair(
+                        f"remove the temp file {entry}, if it is still older than a minute",
+                        lambda what=found: remove_leftover(what, older_than(TEMP_AGE), "an old temp file"),
+                    )
+                    checks.append(
+                        Check(
+                            f"files.temp.{entry.name}",
+                            WARN,
+                            f"{entry} is a temp file left by a writer that stopped ({age:.0f} s old).",
+                            "Remove it.",
+                            {"path": str(entry)},
+                            repair=repair,
+                        )
+                    )
+            elif ".corrupt-" in entry.name:
+                checks.append(
+                    Check(
+                        f"files.corrupt.{entry.name}",
+                        WARN,
+                        f"{entry} is an unreadable file moved aside earlier.",
+                        "Kept for you to look at; delete it yourself when you no longer need it.",
+                        {"path": str(entry)},
+                    )
+                )
+            elif entry.name.endswith(".json.lock") and regular and flock_holder(str(entry)) is None:
+                repair = Repair(
+                    f"remove the old lock file {entry}, if still no process holds it",
+                    lambda what=found: remove_leftover(what, unheld(what.path), "an unheld lock file"),
+                )
+                checks.append(
+                    Check(
+                        f"files.lock.{entry.name}",
+                        WARN,
+                        f"{entry} is an old lock file no program uses any more.",
+                        "Remove it.",
+                        {"path": str(entry)},
+                        repair=repair,
+                    )
+                )
+    for found in entries(paths.config_dir() / "oauth"):
+        entry = pathlib.Path(found.path)
+        if entry.name.endswith(".lock"):
+            checks.append(_lock_check(found, dir_lock_state(found.path, now)))
+        elif not stat.S_ISREG(found.mode):
+            checks.append(
+                Check(
+                    f"files.lock.oauth.{entry.name}",
+                    WARN,
+                    f"{entry} is not what the lock protocol makes there.",
+                    "Look at it and remove it by hand if no program needs it.",
+                    {"path": str(entry)},
+                )
+            )
+    return checks
+
+
+def _lock_check(found: Seen, state: DirLockState) -> Check:
+    """One `oauth/<name>.lock`: held, stale (also stamped in the future), or not a lock at all."""
+    name = f"files.lock.oauth.{pathlib.Path(found.path).name}"
+    details = {"path": found.path, "kind": state.kind}
+    if state.age is not None:
+        details["age_s"] = round(state.age)
+    if state.kind == DirLockState.HELD:
+        return Check(name, OK, f"{found.path} is held right now ({age_text(state.age)}).", "", details)
+    if state.kind in (DirLockState.STALE, DirLockState.FOREIGN) and is_stale(state.age):
+        why = "its holder stopped" if state.age > 0 else "a clock that was ahead, or a copied home"
+        return Check(
+            name,
+            WARN,
+            f"{state.describe()}: {why}.",
+            "Remove it (the official client would take it over too).",
+            details,
+            repair=Repair(
+                f"remove the stale lock directory {found.path}, if it is still stale then",
+                lambda: remove_stale_lock(found),
+            ),
+        )
+    if state.kind == DirLockState.FOREIGN:
+        return Check(
+            name,
+            WARN,
+            f"{state.describe()}.",
+            "A process of another user holds it; if none should, remove it by hand.",
+            details,
+        )
+    if state.kind == DirLockState.NOT_DIR and stat.S_ISREG(found.mode) and os.path.getsize(found.path) == 0:
+        return Check(
+            name,
+            FAIL,
+            f"{state.describe()}: every refresh of the slot fails until it is gone.",
+            "Remove it (it is empty).",
+            details,
+            repair=Repair(
+                f"remove the empty file {found.path}, if it is still empty",
+                lambda: remove_leftover(found, lambda info: info.st_size == 0, "an empty file"),
+            ),
+        )
+    return Check(
+        name,
+        FAIL,
+        f"{state.describe()}: every refresh of the slot fails until it is gone.",
+        f"Look at it and remove it by hand ({NO_LINKS}).",
+        details,
+    )

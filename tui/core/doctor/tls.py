@@ -1,0 +1,111 @@
+"""The TLS stage of doctor's network path: the handshake with the trust store in effect, and when
+it fails, the certificate the server presents (read without verification) to name its issuer."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import time
+
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.doctor.x509 import from_ssl_dict, parse_certificate
+
+CERT_SOON = 14 * 86400  # a certificate that expires within two weeks is a warning
+
+
+def ms_since(start: float) -> int:
+    return round((time.monotonic() - start) * 1000)
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The trust store every request of this tool uses (httpx's, with SSL_CERT_FILE/SSL_CERT_DIR)."""
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=True)
+
+
+def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect, host_var: str) -> Check:
+    """`host_var`: the setting that named the host (said when the certificate is for another name)."""
+    start = time.monotonic()
+    try:
+        context = ssl_context()
+    except (OSError, ssl.SSLError) as exc:
+        return Check(
+            f"{prefix}.tls",
+            FAIL,
+            f"{region}: the CA bundle cannot be loaded ({exc}).",
+            "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.",
+            {},
+        )
+    try:
+        with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
+            info = from_ssl_dict(tls.getpeercert() or {})
+            version = tls.version()
+    except ssl.SSLCertVerificationError as exc:
+        presented = _presented_certificate(host, reconnect)
+        issuer = presented.issuer if presented else "an unknown issuer"
+        details = {"ms": ms_since(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
+        if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
+            return Check(
+                f"{prefix}.tls",
+                FAIL,
+                f"{region}: the certificate is not for {host} (issued by {issuer}).",
+                f"Check the {host_var} host name.",
+                details,
+            )
+        return Check(
+            f"{prefix}.tls",
+            FAIL,
+            f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
+            f"TLS inspection by {issuer}?",
+            "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
+            "include the public CAs too), or ask your IT for it.",
+            details,
+        )
+    except (OSError, ssl.SSLError) as exc:
+        return Check(
+            f"{prefix}.tls",
+            FAIL,
+            f"{region}: the TLS handshake with {host} failed ({exc}).",
+            "A proxy or firewall may be interfering: check HTTPS_PROXY.",
+            {"ms": ms_since(start)},
+        )
+    details = {
+        "ms": ms_since(start),
+        "issuer": info.issuer,
+        "subject": info.subject,
+        "version": version,
+        "not_after": info.not_after,
+    }
+    left = (info.not_after - time.time()) if info.not_after else None
+    expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
+    if left is not None and left < CERT_SOON:
+        return Check(
+            f"{prefix}.tls",
+            WARN,
+            f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
+            "Tell the service's operators; nothing to change here.",
+            details,
+        )
+    return Check(
+        f"{prefix}.tls",
+        OK,
+        f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).",
+        "",
+        details,
+    )
+
+
+def _presented_certificate(host: str, reconnect) -> object | None:
+    """The certificate a server presents, read without verification, on a new connection (only
+    to name its issuer; nothing is sent over it)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with reconnect() as raw:
+            with context.wrap_socket(raw, server_hostname=host) as tls:
+                der = tls.getpeercert(binary_form=True)
+        return parse_certificate(der) if der else None
+    except (OSError, ValueError):
+        return None
