@@ -33,7 +33,6 @@ from collections.abc import Awaitable, Callable
 from tui.core.config.read import exposure
 from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError
-from tui.core.paths import config_path, credentials_path
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.protocol import (
@@ -90,11 +89,9 @@ class SignIn(AttemptView):
         self.continued = 0  # polls started again with the same code after an error
         self.lock_wait: str | None = None  # "Waiting for …" while approved tokens wait for the slot
         self.outcome: Outcome | None = None
-        self.written: dict[str, str] = {}  # "credentials" / "config" -> path, after success
         self.config_note: str | None = None  # after success: config.toml is exposed, and the fix
         self.started_here = False  # this process requested the code (else it follows another's attempt)
         self.detached = False  # the terminal went away: nobody to show or ask (a fact of the face, not a phase)
-        self.identity: str | None = None  # for a follower, who the leader signed in as
         self.approved: dict | None = None  # the tokens of an approval, until they are saved
         self._saving: asyncio.Future | None = None
         self._rebound = False  # the save was cancelled by `detach` to restart it with a bound
@@ -298,7 +295,6 @@ class SignIn(AttemptView):
         (after a pause) it goes on."""
         step, record = self.shared.look()
         if step is follow.Watch.ENDED and record is not None:
-            self.identity = record.identity
             self._finish(outcome_for(record.outcome or "discarded", record.detail), record_it=False)
         elif step is follow.Watch.TAKE_OVER and record is not None:
             self._to(Phase.WAITING)
@@ -392,7 +388,6 @@ class SignIn(AttemptView):
                     raise
                 break
         self.approved = None
-        self.written = {"credentials": str(credentials_path(self.storage_name)), "config": str(config_path())}
         self.config_note = exposure()  # config.toml others can read or write: said, with the fix
         return name
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from tui.core.files import ownfiles
 from tui.core.regions import Region
-from tui.core.signin.record import ENDED, OUTCOMES, PENDING, REQUESTING, STATES, Record
+from tui.core.signin.record import ENDED, PENDING, REQUESTING, STATES, Record
 
 DIRECTORY = "signin"
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
@@ -51,7 +51,6 @@ __all__ = [
     "Joined",
     "KEEP",
     "Lease",
-    "OUTCOMES",
     "PENDING",
     "REQUESTING",
     "Record",
@@ -69,7 +68,6 @@ __all__ = [
     "join",
     "load",
     "mark_seen",
-    "problem",
     "read",
     "remove",
     "request_discard",
@@ -124,15 +122,6 @@ def read(region: Region, now: float | None = None) -> Record | None:
         return load(region, now)
     except RecordProblem:
         return None
-
-
-def problem(region: Region) -> str | None:
-    """Why the region's record (or its directory) is not trusted, or None."""
-    try:
-        load(region)
-    except RecordProblem as exc:
-        return str(exc)
-    return None
 
 
 def remove(region: Region) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui.core.regions import Region
 from tui.core.signin import follow
@@ -14,7 +14,8 @@ from tui.core.signin import follow
 
 @dataclass(frozen=True)
 class Progress:
-    """What the attempt publishes at every change while it leads (clock values already wall time)."""
+    """What the attempt publishes at every change while it leads (clock values already wall time):
+    the fields of a pending `Record`, by the same names."""
 
     device_code: str
     user_code: str
@@ -77,26 +78,8 @@ class Shared:
         """The pending attempt on disk, for a second terminal and for a lost one."""
         if not self.lease.held:
             return
-        now = time.time()
-        base = self.record or follow.begin(self.region, now)
-        self.record = follow.Record(
-            follow.PENDING,
-            self.region,
-            base.started_at,
-            base.attempt,
-            deadline=progress.deadline,
-            ends_as=progress.ends_as,
-            device_code=progress.device_code,
-            user_code=progress.user_code,
-            verification_uri=progress.verification_uri,
-            verification_uri_complete=progress.verification_uri_complete,
-            interval=progress.interval,
-            last_poll=progress.last_poll,
-            polls=progress.polls,
-            slow_downs=progress.slow_downs,
-            poller_pid=os.getpid(),
-            detached=progress.detached,
-        )
+        base = self.record or follow.begin(self.region)
+        self.record = replace(base, state=follow.PENDING, poller_pid=os.getpid(), **vars(progress))
         try:
             follow.write(self.record)
         except (OSError, follow.RecordProblem):
