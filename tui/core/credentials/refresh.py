@@ -286,7 +286,8 @@ def _store_answer(storage_name: str, tokens: dict, reserved):
         except OSError as exc:
             problem = exc
             _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
-            yield PAUSE, 0.2 * (attempt + 1)
+            if attempt + 1 < WRITE_TRIES:  # a pause between tries, none after the last
+                yield PAUSE, 0.2 * (attempt + 1)
     raise AuthError(
         f"the server rotated the tokens of {storage_name} but {credentials_path(storage_name)} could not be written "
         f"({problem.strerror or problem}): the new tokens are lost and the stored refresh token is spent",
@@ -307,7 +308,7 @@ def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> N
 
 def _adoptable(latest: dict | None, used_refresh_token: str, ttl: float) -> bool:
     """The file now holds another tool's rotation: a different refresh token, a live access token."""
-    if latest is None or not fresh(latest, ttl) or not latest.get("access_token"):
+    if latest is None or not fresh(latest, ttl):  # fresh: a usable access token that lives long enough
         return False
     refresh = latest.get("refresh_token")
     return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
