@@ -36,7 +36,7 @@ def remember(storage_name: str, refresh_token: str, status: int, now: float | No
         "rejected_at": now or time.time(),
         "http_status": status,
     }
-    fd = ownfiles.open_dir(DIRECTORY, create=True)
+    fd = ownfiles.created_dir(DIRECTORY)
     try:
         ownfiles.write_record(fd, _file(storage_name), record)
     finally:
