@@ -39,9 +39,10 @@ def run(ns) -> int:
         return run_app(region=given, no_browser=ns.no_browser)
     say_while_away()
     region = given or _the_waiting_region() or Region.CN
-    live = follow.is_pending(follow.read(region))
-    if ns.new and live:
-        abandon_waiting(region)
+    record = follow.read(region)
+    live = follow.is_pending(record)
+    if ns.new and record is not None and live:
+        abandon_waiting(record)
         live = False
     if not live and not ns.force and not _may_replace(region):
         return EXIT_ERROR
@@ -54,12 +55,9 @@ def _the_waiting_region() -> Region | None:
     return waiting[0].region if len(waiting) == 1 else None
 
 
-def abandon_waiting(region: Region) -> None:
+def abandon_waiting(record: follow.Record) -> None:
     """`--new`: discard the region's waiting attempt (its poller stops within one interval)."""
-    record = follow.read(region)
-    if record is None:
-        return
-    follow.abandon(region, wait=float(record.interval or 5) + 10)
+    follow.abandon(record.region, wait=float(record.interval or 5) + 10)
     err(f"Abandoned the sign-in started at {record.started_clock()}.")
 
 
