@@ -22,7 +22,7 @@ from tui.core.overview import Overview
 from tui.core.redact import is_secret_name
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
-from tui.core.slots.state import MISSING, REVOKED, VALID, signed_in_as
+from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, signed_in_as
 
 
 def _restore_host(name: str, host: str) -> Repair:
@@ -42,6 +42,8 @@ def _restore_host(name: str, host: str) -> Repair:
 
 
 def check_config() -> list[Check]:
+    """config.toml parses, is private, and its managed provider names a slot, host and region
+    that agree: one finding each."""
     path = paths.config_path()
     try:
         if read_config_raw() is None:
@@ -53,101 +55,65 @@ def check_config() -> list[Check]:
     providers = config.get("providers") if isinstance(config.get("providers"), dict) else {}
     entry = providers.get(MANAGED_PROVIDER)
     if not isinstance(entry, dict):
-        checks.append(
-            Check(
-                "config.managed",
-                WARN,
-                f'No [providers."{MANAGED_PROVIDER}"] entry.',
-                "Sign in (`assistant-auth login`) to create it.",
-                {},
-            )
-        )
+        hint = "Sign in (`assistant-auth login`) to create it."
+        return [*checks, Check("config.managed", WARN, f'No [providers."{MANAGED_PROVIDER}"] entry.', hint, {})]
+    managed = _managed_slot(config)
+    checks.append(managed)
+    if "slot" not in managed.details:  # the entry names no slot: nothing more to compare
         return checks
+    host = _oauth_host(config, entry)
+    return [*checks, *([host] if host else []), _base_url(entry)]
+
+
+def _managed_slot(config: dict) -> Check:
+    """The managed provider names a slot, and that slot has a credential file."""
     try:
         slot = storage_name_of(provider_selection(MANAGED_PROVIDER, config))
     except AuthError as exc:
-        checks.append(
-            Check(
-                "config.managed",
-                FAIL,
-                f"{MANAGED_PROVIDER}: {exc.message}.",
-                exc.hint or "Sign in again to rewrite it.",
-                {},
-            )
-        )
-        return checks
+        hint = exc.hint or "Sign in again to rewrite it."
+        return Check("config.managed", FAIL, f"{MANAGED_PROVIDER}: {exc.message}.", hint, {})
     if paths.credentials_path(slot).exists():
-        checks.append(
-            Check("config.managed", OK, f"{MANAGED_PROVIDER} uses the slot {slot}, which exists.", "", {"slot": slot})
+        return Check(
+            "config.managed", OK, f"{MANAGED_PROVIDER} uses the slot {slot}, which exists.", "", {"slot": slot}
         )
-    else:
-        checks.append(
-            Check(
-                "config.managed",
-                FAIL,
-                f"{MANAGED_PROVIDER} uses the slot {slot}, which has no credential file.",
-                "Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to.",
-                {"slot": slot},
-            )
-        )
+    finding = f"{MANAGED_PROVIDER} uses the slot {slot}, which has no credential file."
+    hint = "Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to."
+    return Check("config.managed", FAIL, finding, hint, {"slot": slot})
+
+
+def _oauth_host(config: dict, entry: dict) -> Check | None:
+    """The entry's oauthHost is the one its key was made for (written back when a rewrite by the
+    official client dropped it); None when the entry names neither."""
     base = str(entry.get("base_url", "")).rstrip("/")
-    fields = ref_fields(entry.get("oauth"))
     inferred = inferred_hosts(config).get(MANAGED_PROVIDER)
     if inferred:
-        checks.append(
-            Check(
-                "config.oauth_host",
-                WARN,
-                f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} (an official-client rewrite drops it).",
-                "Write the host back.",
-                {"host": inferred},
-                repair=_restore_host(MANAGED_PROVIDER, inferred),
-            )
+        finding = (
+            f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} "
+            "(an official-client rewrite drops it)."
         )
-    elif fields is not None and fields[1] is not None:
-        key, host = fields
-        if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":
-            checks.append(
-                Check(
-                    "config.oauth_host",
-                    FAIL,
-                    f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}.",
-                    "Sign in again in the right region: it rewrites the entry.",
-                    {"host": host, "key": key},
-                )
-            )
-        else:
-            checks.append(
-                Check(
-                    "config.oauth_host",
-                    OK,
-                    f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.",
-                    "",
-                    {"host": host},
-                )
-            )
+        repair = _restore_host(MANAGED_PROVIDER, inferred)
+        return Check("config.oauth_host", WARN, finding, "Write the host back.", {"host": inferred}, repair=repair)
+    fields = ref_fields(entry.get("oauth"))
+    if fields is None or fields[1] is None:
+        return None
+    key, host = fields
+    if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":
+        finding = f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}."
+        hint = "Sign in again in the right region: it rewrites the entry."
+        return Check("config.oauth_host", FAIL, finding, hint, {"host": host, "key": key})
+    return Check("config.oauth_host", OK, f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.", "", {"host": host})
+
+
+def _base_url(entry: dict) -> Check:
+    """The entry's base_url is one region's API."""
+    base = str(entry.get("base_url", "")).rstrip("/")
     regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
     if base in regions:
-        checks.append(
-            Check(
-                "config.base_url",
-                OK,
-                f"{MANAGED_PROVIDER}: base_url is the {regions[base]} API.",
-                "",
-                {"region": regions[base]},
-            )
-        )
-    else:
-        checks.append(
-            Check(
-                "config.base_url",
-                WARN,
-                f"{MANAGED_PROVIDER}: base_url {base or '(none)'} is neither region's API.",
-                "Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL.",
-                {"base_url": base},
-            )
-        )
-    return checks
+        finding = f"{MANAGED_PROVIDER}: base_url is the {regions[base]} API."
+        return Check("config.base_url", OK, finding, "", {"region": regions[base]})
+    finding = f"{MANAGED_PROVIDER}: base_url {base or '(none)'} is neither region's API."
+    hint = "Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL."
+    return Check("config.base_url", WARN, finding, hint, {"base_url": base})
 
 
 def _holds_secret(node: object) -> bool:
@@ -171,123 +137,59 @@ def check_config_mode(config: dict) -> Check:
     mode = info.st_mode & 0o777
     details = {"path": path, "mode": f"{mode:04o}"}
     secret = _holds_secret(config)
-    problem = untrusted_because(info, path)
     wanted = mode & ~(0o077 if secret else 0o022)
-    repair = None
-    if found is not None and not found.is_link and info.st_uid == os.getuid():
-        repair = Repair(f"chmod {wanted:04o} {path} (now {mode:04o})", lambda: fix_mode(found, wanted))
-    if problem and info.st_uid != os.getuid():
-        return Check(
-            "config.mode",
-            FAIL,
-            f"{problem}: no refresh token is sent to a host it names.",
-            f"`chown $USER {path}` (doctor does not change owners).",
-            details,
-        )
-    if problem and not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
-        return Check(
-            "config.mode",
-            FAIL,
-            f"{problem}: no refresh token is sent to a host it names.",
-            f"chmod 700 {os.path.dirname(path)}.",
-            details,
-        )
+    ours = found is not None and not found.is_link and info.st_uid == os.getuid()
+
+    def fixing(target: int) -> Repair | None:
+        return Repair(f"chmod {target:04o} {path} (now {mode:04o})", lambda: fix_mode(found, target)) if ours else None
+
+    problem = untrusted_because(info, path)
     if problem:
-        return Check(
-            "config.mode",
-            FAIL,
-            f"{problem}: no refresh token is sent to a host it names.",
-            f"chmod go-w {path}.",
-            details,
-            repair=repair,
-        )
+        finding = f"{problem}: no refresh token is sent to a host it names."
+        if info.st_uid != os.getuid():
+            return Check(
+                "config.mode", FAIL, finding, f"`chown $USER {path}` (doctor does not change owners).", details
+            )
+        if not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
+            return Check("config.mode", FAIL, finding, f"chmod 700 {os.path.dirname(path)}.", details)
+        return Check("config.mode", FAIL, finding, f"chmod go-w {path}.", details, repair=fixing(wanted))
     if mode & 0o044 and secret:
-        return Check(
-            "config.mode",
-            FAIL,
-            f"Others can read {path} (mode {mode:04o}), which holds an api_key.",
-            f"chmod 600 {path}.",
-            details,
-            repair=repair,
-        )
+        finding = f"Others can read {path} (mode {mode:04o}), which holds an api_key."
+        return Check("config.mode", FAIL, finding, f"chmod 600 {path}.", details, repair=fixing(wanted))
     if mode & 0o044:
-        return Check(
-            "config.mode",
-            WARN,
-            f"Others can read {path} (mode {mode:04o}).",
-            f"chmod 600 {path}.",
-            details,
-            repair=Repair(f"chmod 0600 {path} (now {mode:04o})", lambda: fix_mode(found, 0o600)) if repair else None,
-        )
+        finding = f"Others can read {path} (mode {mode:04o})."
+        return Check("config.mode", WARN, finding, f"chmod 600 {path}.", details, repair=fixing(0o600))
     return Check("config.mode", OK, f"{path} is yours and private ({mode:04o}).", "", details)
 
 
 def check_credentials(view: Overview) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who."""
-    managed = view.managed
-    checks = []
-    for status in view.slots:
-        name = f"credentials.{status.name}"
-        details = {"slot": status.name, "region": status.region, "identity": status.identity, "state": status.state}
-        used = " (the managed provider's)" if status.name == managed else ""
-        serious = FAIL if status.name == managed else WARN
-        if status.state == VALID:
-            checks.append(
-                Check(
-                    name,
-                    OK,
-                    f"{status.name}{used}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.",
-                    "",
-                    details,
-                )
-            )
-        elif status.usable:
-            checks.append(
-                Check(
-                    name,
-                    OK,
-                    f"{status.name}{used}: {signed_in_as(status)}, expired; refreshes on next use.",
-                    "",
-                    details,
-                )
-            )
-        elif status.refresh_rejected:
-            checks.append(
-                Check(
-                    name,
-                    serious,
-                    f"{status.name}{used}: expired, and the server rejected its refresh token.",
-                    "Sign in again (`assistant-auth login`).",
-                    details,
-                )
-            )
-        elif status.state == REVOKED:
-            checks.append(
-                Check(
-                    name,
-                    serious,
-                    f"{status.name}{used}: signed out (revoked) by the official client.",
-                    "Sign in again (`assistant-auth login`).",
-                    details,
-                )
-            )
-        elif status.has_expiry:
-            checks.append(
-                Check(name, serious, f"{status.name}{used}: expired and no refresh token.", "Sign in again.", details)
-            )
-        elif status.state != MISSING:
-            checks.append(
-                Check(
-                    name,
-                    serious,
-                    f"{status.name}{used}: {status.label} ({status.detail[:120]}).",
-                    "Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again.",
-                    details,
-                )
-            )
-    if not checks:
-        checks.append(Check("credentials", WARN, "No credentials yet.", "Sign in: `assistant-auth login`.", {}))
-    return checks
+    checks = [check for status in view.slots if (check := _slot_check(status, view.managed)) is not None]
+    return checks or [Check("credentials", WARN, "No credentials yet.", "Sign in: `assistant-auth login`.", {})]
+
+
+def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
+    """One slot's finding (None for a slot with no file): trouble in the managed provider's slot
+    is a failure, in another slot a warning."""
+    name = f"credentials.{status.name}"
+    details = {"slot": status.name, "region": status.region, "identity": status.identity, "state": status.state}
+    label = status.name + (" (the managed provider's)" if status.name == managed else "")
+    serious = FAIL if status.name == managed else WARN
+    again = "Sign in again (`assistant-auth login`)."
+    if status.state == VALID:
+        return Check(name, OK, f"{label}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.", "", details)
+    if status.usable:
+        return Check(name, OK, f"{label}: {signed_in_as(status)}, expired; refreshes on next use.", "", details)
+    if status.refresh_rejected:
+        return Check(name, serious, f"{label}: expired, and the server rejected its refresh token.", again, details)
+    if status.state == REVOKED:
+        return Check(name, serious, f"{label}: signed out (revoked) by the official client.", again, details)
+    if status.has_expiry:
+        return Check(name, serious, f"{label}: expired and no refresh token.", "Sign in again.", details)
+    if status.state == MISSING:
+        return None
+    hint = "Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again."
+    return Check(name, serious, f"{label}: {status.label} ({status.detail[:120]}).", hint, details)
 
 
 def expiry_text(left: float | None) -> str:

@@ -31,7 +31,6 @@ import time
 from collections.abc import Awaitable, Callable
 
 from tui.core.config.read import exposure
-from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
@@ -43,9 +42,10 @@ from tui.core.signin.protocol import (
     poll_for_tokens,
     start_device_authorization,
 )
+from tui.core.signin.saving import Approval
 from tui.core.signin.shared import Shared
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, outcome_for
-from tui.core.signin.store import save_signin, slot_of
+from tui.core.signin.store import slot_of
 from tui.core.signin.view import AttemptView
 from tui.core.slots.state import signed_in_as, slot_status
 
@@ -84,17 +84,8 @@ class SignIn(AttemptView):
         # a lost terminal lets the attempt carry on by itself; never for a caller that drives the
         # HTTP client itself (tests, library callers), nor in the demo (the face says so)
         self.detachable = client is None if detachable is None else detachable
-        self.phase = Phase.NEW
         self.shared = Shared(region)
-        self.continued = 0  # polls started again with the same code after an error
-        self.lock_wait: str | None = None  # "Waiting for …" while approved tokens wait for the slot
-        self.outcome: Outcome | None = None
-        self.config_note: str | None = None  # after success: config.toml is exposed, and the fix
-        self.started_here = False  # this process requested the code (else it follows another's attempt)
-        self.detached = False  # the terminal went away: nobody to show or ask (a fact of the face, not a phase)
-        self.approved: dict | None = None  # the tokens of an approval, until they are saved
-        self._saving: asyncio.Future | None = None
-        self._rebound = False  # the save was cancelled by `detach` to restart it with a bound
+        self.approval: Approval | None = None  # approved tokens, until they are saved
         self._on_idle: Callable[[], object] | None = None
 
     # -- the state -----------------------------------------------------------------------------
@@ -102,14 +93,6 @@ class SignIn(AttemptView):
         if phase not in TRANSITIONS[self.phase]:
             raise InvalidTransition(f"{self.phase.value} -> {phase.value}")
         self.phase = phase
-
-    @property
-    def watching(self) -> bool:
-        return self.phase is Phase.WATCHING
-
-    @property
-    def saving(self) -> bool:
-        return self.phase is Phase.SAVING
 
     @property
     def leads(self) -> bool:
@@ -236,9 +219,9 @@ class SignIn(AttemptView):
         """To the end without a terminal: save tokens already approved, else keep polling the
         same code (retrying network or server trouble after the back-off, until the deadline)."""
         self.detached = True
-        if self.approved is not None and self.phase is Phase.SAVING:
+        if self.approval is not None and self.phase is Phase.SAVING:
             try:
-                await self._save(self.approved)
+                await self._save(self.approval.tokens)
             except AuthError as exc:
                 return self._finish(outcome_for("error", exc.describe()))
             return self._finish(outcome_for("success"))
@@ -321,9 +304,8 @@ class SignIn(AttemptView):
         self.detached = True
         self.on_change = None  # nobody to tell
         self._publish()
-        if self._saving is not None and not self._saving.done():
-            self._rebound = True  # the unbounded wait gets the bound: restarted with it
-            self._saving.cancel()
+        if self.approval is not None:
+            self.approval.bind(self.LOCK_WAIT_DETACHED)  # a wait for the locks in progress too
         return True
 
     def when_idle(self, callback: Callable[[], object]) -> None:
@@ -364,30 +346,16 @@ class SignIn(AttemptView):
         self._changed("saving")
 
     async def _save(self, tokens: dict) -> str:
-        """POLLING -> SAVING: spec 4.4 through the one home of saving; the tokens are kept until
-        saved, and a lost terminal turns an unbounded wait for the locks into a bounded one."""
+        """POLLING -> SAVING: the approved tokens are kept until saved (`Approval`); without a
+        terminal, the wait for the slot's locks is bounded."""
         if self.phase is not Phase.SAVING:
             self._to(Phase.SAVING)
-        self.approved = dict(tokens)
-        with reporting_to(self._waiting_for_lock):
-            while True:
-                bound = self.LOCK_WAIT_DETACHED if self.detached else None
-                self._saving = asyncio.ensure_future(save_signin(tokens, self.region, timeout=bound))
-                try:
-                    name = await self._saving
-                except asyncio.CancelledError:
-                    if self._rebound:
-                        self._rebound = False
-                        continue
-                    raise
-                except AuthError as exc:
-                    if self.detached and exc.message.startswith("Gave up after"):
-                        raise AuthError(
-                            f"approved but could not be saved: the slot was locked ({exc.message})"
-                        ) from None
-                    raise
-                break
-        self.approved = None
+        if self.approval is None:
+            self.approval = Approval(tokens, self.region, self._waiting_for_lock)
+        if self.detached:
+            self.approval.bind(self.LOCK_WAIT_DETACHED)
+        name = await self.approval.save()
+        self.approval = None
         self.config_note = exposure()  # config.toml others can read or write: said, with the fix
         return name
 

@@ -11,9 +11,12 @@ from tui.core.regions import Region
 from tui.core.signin.protocol import DeviceAuthorization
 from tui.core.signin.record import Record
 from tui.core.signin.shared import Progress
+from tui.core.signin.state import Outcome, Phase
 
 
 class AttemptView:
+    """An attempt's state and data as the faces read them; `SignIn` alone changes them."""
+
     def __init__(self, region: Region, clock: Callable[[], float] = time.monotonic) -> None:
         self.region = region
         self.clock = clock
@@ -24,6 +27,21 @@ class AttemptView:
         self.polls = 0
         self.slow_downs = 0
         self.last_poll: float | None = None  # on `clock`, when the server last answered a poll
+        self.phase = Phase.NEW  # moved by `SignIn` along `TRANSITIONS` only
+        self.outcome: Outcome | None = None  # once ENDED
+        self.continued = 0  # polls started again with the same code after an error
+        self.lock_wait: str | None = None  # "Waiting for …" while approved tokens wait for the slot
+        self.config_note: str | None = None  # after success: config.toml is exposed, and the fix
+        self.started_here = False  # this process requested the code (else it follows another's attempt)
+        self.detached = False  # the terminal went away: nobody to show or ask (a fact of the face, not a phase)
+
+    @property
+    def watching(self) -> bool:
+        return self.phase is Phase.WATCHING
+
+    @property
+    def saving(self) -> bool:
+        return self.phase is Phase.SAVING
 
     @property
     def user_code(self) -> str | None:

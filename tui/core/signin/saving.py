@@ -1,0 +1,54 @@
+"""Approved tokens on their way into the slot (spec 4.4, through `store.save_signin`).
+
+An approval consumes the device code, so its tokens are kept until they are saved. While a
+terminal shows the attempt, the wait for the slot's locks has no bound (it says what it waits
+for and ends only by cancellation); once the terminal has gone, nobody can be asked, so the wait
+gets a bound. When that happens in the middle of a wait, the wait restarts with the bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+
+from tui.core.credentials.locks import reporting_to
+from tui.core.errors import AuthError
+from tui.core.regions import Region
+from tui.core.signin.store import save_signin
+
+
+class Approval:
+    """The tokens of one approval, until `save()` has stored them."""
+
+    def __init__(self, tokens: Mapping, region: Region, on_wait: Callable[[str], object]) -> None:
+        self.tokens = dict(tokens)
+        self.region = region
+        self.on_wait = on_wait  # "Waiting for …" lines while the slot's locks are held elsewhere
+        self.bound: float | None = None  # seconds the wait for the locks may take (None: no bound)
+        self._task: asyncio.Future[str] | None = None
+        self._rebound = False  # the wait in progress was cancelled to restart it with the bound
+
+    def bind(self, seconds: float) -> None:
+        """Nobody watches any more: wait at most `seconds` for the locks, a wait in progress too."""
+        self.bound = seconds
+        if self._task is not None and not self._task.done():
+            self._rebound = True
+            self._task.cancel()
+
+    async def save(self) -> str:
+        """Save under the slot's locks; returns the storage name."""
+        with reporting_to(self.on_wait):
+            while True:
+                self._task = asyncio.ensure_future(save_signin(self.tokens, self.region, timeout=self.bound))
+                try:
+                    return await self._task
+                except asyncio.CancelledError:
+                    if not self._rebound:
+                        raise
+                    self._rebound = False
+                except AuthError as exc:
+                    if self.bound is not None and exc.message.startswith("Gave up after"):
+                        raise AuthError(
+                            f"approved but could not be saved: the slot was locked ({exc.message})"
+                        ) from None
+                    raise
