@@ -37,65 +37,47 @@ def check_leftovers(now: float | None = None) -> list[Check]:
     checks = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
         for found in entries(directory):
-            entry = pathlib.Path(found.path)
-            age = now - found.mtime
-            regular = stat.S_ISREG(found.mode)
-            if entry.name.startswith(".") and entry.name.endswith(".tmp") and regular:
-                if age > TEMP_AGE:
-                    repair = Repair(
-                        f"remove the temp file {entry}, if it is still older than a minute",
-                        lambda what=found: remove_leftover(what, older_than(TEMP_AGE), "an old temp file"),
-                    )
-                    checks.append(
-                        Check(
-                            f"files.temp.{entry.name}",
-                            WARN,
-                            f"{entry} is a temp file left by a writer that stopped ({age:.0f} s old).",
-                            "Remove it.",
-                            {"path": str(entry)},
-                            repair=repair,
-                        )
-                    )
-            elif ".corrupt-" in entry.name:
-                checks.append(
-                    Check(
-                        f"files.corrupt.{entry.name}",
-                        WARN,
-                        f"{entry} is an unreadable file moved aside earlier.",
-                        "Kept for you to look at; delete it yourself when you no longer need it.",
-                        {"path": str(entry)},
-                    )
-                )
-            elif entry.name.endswith(".json.lock") and regular and flock_holder(str(entry)) is None:
-                repair = Repair(
-                    f"remove the old lock file {entry}, if still no process holds it",
-                    lambda what=found: remove_leftover(what, unheld(what.path), "an unheld lock file"),
-                )
-                checks.append(
-                    Check(
-                        f"files.lock.{entry.name}",
-                        WARN,
-                        f"{entry} is an old lock file no program uses any more.",
-                        "Remove it.",
-                        {"path": str(entry)},
-                        repair=repair,
-                    )
-                )
+            check = _leftover(found, now)
+            if check is not None:
+                checks.append(check)
     for found in entries(paths.config_dir() / "oauth"):
         entry = pathlib.Path(found.path)
         if entry.name.endswith(".lock"):
             checks.append(_lock_check(found, dir_lock_state(found.path, now)))
         elif not stat.S_ISREG(found.mode):
-            checks.append(
-                Check(
-                    f"files.lock.oauth.{entry.name}",
-                    WARN,
-                    f"{entry} is not what the lock protocol makes there.",
-                    "Look at it and remove it by hand if no program needs it.",
-                    {"path": str(entry)},
-                )
-            )
+            finding = f"{entry} is not what the lock protocol makes there."
+            hint = "Look at it and remove it by hand if no program needs it."
+            checks.append(Check(f"files.lock.oauth.{entry.name}", WARN, finding, hint, {"path": str(entry)}))
     return checks
+
+
+def _leftover(found: Seen, now: float) -> Check | None:
+    """One entry of the config or credentials directory, when it is something a writer left."""
+    entry = pathlib.Path(found.path)
+    age = now - found.mtime
+    regular = stat.S_ISREG(found.mode)
+    details = {"path": str(entry)}
+    if entry.name.startswith(".") and entry.name.endswith(".tmp") and regular:
+        if age <= TEMP_AGE:
+            return None  # perhaps a writer at work right now
+        repair = Repair(
+            f"remove the temp file {entry}, if it is still older than a minute",
+            lambda: remove_leftover(found, older_than(TEMP_AGE), "an old temp file"),
+        )
+        finding = f"{entry} is a temp file left by a writer that stopped ({age:.0f} s old)."
+        return Check(f"files.temp.{entry.name}", WARN, finding, "Remove it.", details, repair=repair)
+    if ".corrupt-" in entry.name:
+        finding = f"{entry} is an unreadable file moved aside earlier."
+        hint = "Kept for you to look at; delete it yourself when you no longer need it."
+        return Check(f"files.corrupt.{entry.name}", WARN, finding, hint, details)
+    if entry.name.endswith(".json.lock") and regular and flock_holder(str(entry)) is None:
+        repair = Repair(
+            f"remove the old lock file {entry}, if still no process holds it",
+            lambda: remove_leftover(found, unheld(found.path), "an unheld lock file"),
+        )
+        finding = f"{entry} is an old lock file no program uses any more."
+        return Check(f"files.lock.{entry.name}", WARN, finding, "Remove it.", details, repair=repair)
+    return None
 
 
 def _lock_check(found: Seen, state: DirLockState) -> Check:

@@ -37,94 +37,53 @@ def chmod_repair(what: Seen, mode: int) -> Repair:
 
 
 def check_dirs() -> list[Check]:
-    checks = []
-    for name, path in (("files.config_dir", paths.config_dir()), ("files.credentials_dir", paths.credentials_dir())):
-        found = seen(path)
-        if found is None:
-            checks.append(
-                Check(name, OK, f"{path} does not exist yet (signing in creates it, 0700).", "", {"path": str(path)})
-            )
-            continue
-        details = {"path": str(path), "mode": f"{found.permissions:04o}", "owner_uid": found.uid}
-        if found.is_link:
-            target = link_target(path)
-            details["points_to"] = target
-            try:
-                info = os.stat(path)
-            except OSError:
-                checks.append(
-                    Check(
-                        name,
-                        FAIL,
-                        f"{path} is a symbolic link to {target}, which does not exist.",
-                        "Remove the link or restore its target.",
-                        details,
-                    )
-                )
-                continue
-            mode = stat.S_IMODE(info.st_mode)
-            details["mode"] = f"{mode:04o}"
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or mode & 0o077:
-                checks.append(
-                    Check(
-                        name,
-                        WARN,
-                        f"{path} is a symbolic link to {target} (mode {mode:04o}, uid {info.st_uid}).",
-                        f"If {target} is yours alone, make it private yourself (chmod 700); {NO_LINKS}.",
-                        details,
-                    )
-                )
-            else:
-                checks.append(
-                    Check(
-                        name, OK, f"{path} is a symbolic link to {target}, private ({mode:04o}) and yours.", "", details
-                    )
-                )
-        elif not stat.S_ISDIR(found.mode):
-            checks.append(
-                Check(
-                    name,
-                    FAIL,
-                    f"{path} is not a directory.",
-                    "Move it away; signing in creates the directory.",
-                    details,
-                )
-            )
-        elif found.uid != os.getuid():
-            checks.append(
-                Check(
-                    name,
-                    FAIL,
-                    f"{path} belongs to uid {found.uid}, not to you (uid {os.getuid()}).",
-                    f"Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners).",
-                    details,
-                )
-            )
-        elif found.permissions & 0o022:  # others can replace config.toml or a credential file
-            checks.append(
-                Check(
-                    name,
-                    FAIL,
-                    f"{path} has mode {found.permissions:04o}: other users can replace what is inside.",
-                    f"Make it private: chmod 700 {path}.",
-                    details,
-                    repair=chmod_repair(found, 0o700),
-                )
-            )
-        elif found.permissions & 0o077:
-            checks.append(
-                Check(
-                    name,
-                    WARN,
-                    f"{path} has mode {found.permissions:04o}: other users can reach what is inside.",
-                    f"Make it private: chmod 700 {path}.",
-                    details,
-                    repair=chmod_repair(found, 0o700),
-                )
-            )
-        else:
-            checks.append(Check(name, OK, f"{path} is private ({found.permissions:04o}) and yours.", "", details))
-    return checks
+    """The two directories: absent, a link, not a directory, someone else's, open to others."""
+    dirs = (("files.config_dir", paths.config_dir()), ("files.credentials_dir", paths.credentials_dir()))
+    return [_dir_check(name, path) for name, path in dirs]
+
+
+def _dir_check(name: str, path: pathlib.Path) -> Check:
+    found = seen(path)
+    if found is None:
+        return Check(name, OK, f"{path} does not exist yet (signing in creates it, 0700).", "", {"path": str(path)})
+    details = {"path": str(path), "mode": f"{found.permissions:04o}", "owner_uid": found.uid}
+    mode = found.permissions
+    if found.is_link:
+        return _linked_dir_check(name, path, details)
+    if not stat.S_ISDIR(found.mode):
+        return Check(
+            name, FAIL, f"{path} is not a directory.", "Move it away; signing in creates the directory.", details
+        )
+    if found.uid != os.getuid():
+        finding = f"{path} belongs to uid {found.uid}, not to you (uid {os.getuid()})."
+        hint = f"Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners)."
+        return Check(name, FAIL, finding, hint, details)
+    private = f"Make it private: chmod 700 {path}."
+    if mode & 0o022:  # others can replace config.toml or a credential file
+        finding = f"{path} has mode {mode:04o}: other users can replace what is inside."
+        return Check(name, FAIL, finding, private, details, repair=chmod_repair(found, 0o700))
+    if mode & 0o077:
+        finding = f"{path} has mode {mode:04o}: other users can reach what is inside."
+        return Check(name, WARN, finding, private, details, repair=chmod_repair(found, 0o700))
+    return Check(name, OK, f"{path} is private ({mode:04o}) and yours.", "", details)
+
+
+def _linked_dir_check(name: str, path: pathlib.Path, details: dict) -> Check:
+    """A directory that is a symbolic link: doctor repairs nothing through it, only says so."""
+    target = link_target(path)
+    details["points_to"] = target
+    try:
+        info = os.stat(path)
+    except OSError:
+        finding = f"{path} is a symbolic link to {target}, which does not exist."
+        return Check(name, FAIL, finding, "Remove the link or restore its target.", details)
+    mode = stat.S_IMODE(info.st_mode)
+    details["mode"] = f"{mode:04o}"
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or mode & 0o077:
+        finding = f"{path} is a symbolic link to {target} (mode {mode:04o}, uid {info.st_uid})."
+        hint = f"If {target} is yours alone, make it private yourself (chmod 700); {NO_LINKS}."
+        return Check(name, WARN, finding, hint, details)
+    return Check(name, OK, f"{path} is a symbolic link to {target}, private ({mode:04o}) and yours.", "", details)
 
 
 def check_slot_files() -> list[Check]:
@@ -132,91 +91,63 @@ def check_slot_files() -> list[Check]:
     mode that also does not parse gets both findings, each with its repair (chmod first)."""
     directory = paths.credentials_dir()
     try:
-        entries = sorted(directory.iterdir())
+        files = sorted(directory.iterdir())
     except OSError:
         return []
     checks = []
-    for entry in entries:
-        if not entry.name.endswith(".json") or entry.name.startswith("."):
-            continue
-        slot = entry.name[:-5]
-        name = f"files.slot.{slot}"
-        found = seen(entry)
-        if found is None:
-            continue
-        details = {"path": str(entry)}
-        link = ""
-        info = os.lstat(entry)
-        if found.is_link:
-            target = link_target(entry)
-            details["points_to"] = target
-            try:
-                info = os.stat(entry)
-            except OSError:
-                checks.append(
-                    Check(
-                        name,
-                        FAIL,
-                        f"{entry} is a symbolic link to {target}, which does not exist.",
-                        "Remove the link or restore its target; then sign in.",
-                        details,
-                    )
-                )
-                continue
-            link = f" (a symbolic link to {target})"
-        mode = stat.S_IMODE(info.st_mode)
-        details["mode"] = f"{mode:04o}"
-        if not stat.S_ISREG(info.st_mode):
-            checks.append(
-                Check(name, FAIL, f"{entry}{link} is not a regular file.", "Move it away and sign in again.", details)
-            )
-            continue
-        if info.st_uid != os.getuid():
-            checks.append(
-                Check(
-                    name,
-                    FAIL,
-                    f"{entry}{link} belongs to uid {info.st_uid}, not to you.",
-                    f"`chown $USER {entry}` (doctor does not change owners).",
-                    details,
-                )
-            )
-            continue
-        problems = 0
-        if mode & 0o077:
-            readable = "readable by other users" if mode & 0o044 else "open to other users"
-            repair = None if link else chmod_repair(found, 0o600)
-            fix = f"chmod 600 {entry}" + (f" (its target: {NO_LINKS})" if link else "")
-            checks.append(
-                Check(name, FAIL, f"{entry}{link} has mode {mode:04o}: {readable}.", fix, details, repair=repair)
-            )
-            problems += 1
-        try:
-            parse_credentials(read_text(entry))
-        except (AuthError, OSError, ValueError) as exc:
-            repair = (
-                None
-                if link
-                else Repair(
-                    f"rename {entry} to {entry.name}.corrupt-<timestamp>, if it still does not parse",
-                    lambda what=found, slot=slot: move_aside(what, slot),
-                )
-            )
-            fix = "Move it aside (nothing is deleted) and sign in again." + (f" ({NO_LINKS})" if link else "")
-            checks.append(
-                Check(
-                    f"{name}.content" if problems else name,
-                    FAIL,
-                    f"{entry} cannot be used: {str(exc)[:160]}.",
-                    fix,
-                    details,
-                    repair=repair,
-                )
-            )
-            problems += 1
-        if not problems:
-            checks.append(Check(name, OK, f"{entry}{link}: private ({mode:04o}), yours, parses.", "", details))
+    for entry in files:
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
+            checks += _slot_file_checks(entry)
     return checks
+
+
+def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
+    slot = entry.name[:-5]
+    name = f"files.slot.{slot}"
+    found = seen(entry)
+    if found is None:
+        return []
+    details: dict = {"path": str(entry)}
+    link = ""
+    info = os.lstat(entry)
+    if found.is_link:
+        target = link_target(entry)
+        details["points_to"] = target
+        try:
+            info = os.stat(entry)
+        except OSError:
+            finding = f"{entry} is a symbolic link to {target}, which does not exist."
+            return [Check(name, FAIL, finding, "Remove the link or restore its target; then sign in.", details)]
+        link = f" (a symbolic link to {target})"
+    mode = stat.S_IMODE(info.st_mode)
+    details["mode"] = f"{mode:04o}"
+    if not stat.S_ISREG(info.st_mode):
+        return [Check(name, FAIL, f"{entry}{link} is not a regular file.", "Move it away and sign in again.", details)]
+    if info.st_uid != os.getuid():
+        finding = f"{entry}{link} belongs to uid {info.st_uid}, not to you."
+        return [Check(name, FAIL, finding, f"`chown $USER {entry}` (doctor does not change owners).", details)]
+    checks = []
+    if mode & 0o077:
+        readable = "readable by other users" if mode & 0o044 else "open to other users"
+        repair = None if link else chmod_repair(found, 0o600)
+        fix = f"chmod 600 {entry}" + (f" (its target: {NO_LINKS})" if link else "")
+        checks.append(Check(name, FAIL, f"{entry}{link} has mode {mode:04o}: {readable}.", fix, details, repair=repair))
+    unusable = _content_check(f"{name}.content" if checks else name, entry, found, slot, link, details)
+    if unusable is not None:
+        checks.append(unusable)
+    return checks or [Check(name, OK, f"{entry}{link}: private ({mode:04o}), yours, parses.", "", details)]
+
+
+def _content_check(name: str, entry: pathlib.Path, found: Seen, slot: str, link: str, details: dict) -> Check | None:
+    """A slot file that does not parse: moved aside (never through a link), never deleted."""
+    try:
+        parse_credentials(read_text(entry))
+    except (AuthError, OSError, ValueError) as exc:
+        change = f"rename {entry} to {entry.name}.corrupt-<timestamp>, if it still does not parse"
+        repair = None if link else Repair(change, lambda: move_aside(found, slot))
+        fix = "Move it aside (nothing is deleted) and sign in again." + (f" ({NO_LINKS})" if link else "")
+        return Check(name, FAIL, f"{entry} cannot be used: {str(exc)[:160]}.", fix, details, repair=repair)
+    return None
 
 
 def entries(directory: pathlib.Path) -> list[Seen]:

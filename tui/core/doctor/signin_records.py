@@ -29,75 +29,47 @@ def check_signin_records() -> list[Check]:
     found = seen(where)
     if found is None:
         return []
-    if found.is_link or not stat.S_ISDIR(found.mode):
-        what = f"a symbolic link to {link_target(where)}" if found.is_link else "not a directory"
-        return [
-            Check(
-                "files.signin",
-                FAIL,
-                f"{where} is {what}: sign-ins cannot be followed from another terminal.",
-                f"Remove it by hand ({NO_LINKS}); signing in makes a new one.",
-                {"path": str(where)},
-            )
-        ]
-    if found.uid != os.geteuid():
-        return [
-            Check(
-                "files.signin",
-                FAIL,
-                f"{where} belongs to uid {found.uid}, not to you: its records are never followed.",
-                "Remove it by hand (it is not yours to change); signing in makes a new one.",
-                {"path": str(where)},
-            )
-        ]
-    checks = []
-    if found.permissions & 0o022:
-        checks.append(
-            Check(
-                "files.signin",
-                FAIL,
-                f"{where} has mode {found.permissions:04o}: others can plant records in it, so none is followed.",
-                f"chmod 700 {where}.",
-                {"path": str(where)},
-                repair=chmod_repair(found, 0o700),
-            )
-        )
-    elif found.permissions != 0o700:
-        checks.append(
-            Check(
-                "files.signin",
-                WARN,
-                f"{where} has mode {found.permissions:04o}.",
-                f"chmod 700 {where}.",
-                {"path": str(where)},
-                repair=chmod_repair(found, 0o700),
-            )
-        )
+    unusable = _unusable_directory(where, found)
+    if unusable is not None:
+        return [unusable]
+    checks = _directory_mode(where, found)
     for entry in entries(where):
         checks.extend(_signin_entry(entry))
-    for region in Region:
-        record = follow.read(region)
-        if follow.is_pending(record):  # live: reported, never removed here (`login --new` abandons it)
-            checks.append(
-                Check(
-                    f"files.signin.{region.value}",
-                    OK,
-                    f"A {region.value} sign-in is waiting for approval.",
-                    "",
-                    {"region": region.value, "state": "pending"},
-                )
-            )
-    if not checks:
-        checks.append(
-            Check(
-                "files.signin",
-                OK,
-                f"{where} is private (0700) and holds only what sign-ins make.",
-                "",
-                {"path": str(where)},
-            )
-        )
-    return checks
+    checks += [_waiting(region) for region in Region if follow.is_pending(follow.read(region))]
+    finding = f"{where} is private (0700) and holds only what sign-ins make."
+    return checks or [Check("files.signin", OK, finding, "", {"path": str(where)})]
+
+
+def _unusable_directory(where: pathlib.Path, found: Seen) -> Check | None:
+    """A link, not a directory, or another user's: no record in it is ever followed."""
+    if found.is_link or not stat.S_ISDIR(found.mode):
+        what = f"a symbolic link to {link_target(where)}" if found.is_link else "not a directory"
+        finding = f"{where} is {what}: sign-ins cannot be followed from another terminal."
+        hint = f"Remove it by hand ({NO_LINKS}); signing in makes a new one."
+        return Check("files.signin", FAIL, finding, hint, {"path": str(where)})
+    if found.uid != os.geteuid():
+        finding = f"{where} belongs to uid {found.uid}, not to you: its records are never followed."
+        hint = "Remove it by hand (it is not yours to change); signing in makes a new one."
+        return Check("files.signin", FAIL, finding, hint, {"path": str(where)})
+    return None
+
+
+def _directory_mode(where: pathlib.Path, found: Seen) -> list[Check]:
+    mode = found.permissions
+    repair = chmod_repair(found, 0o700)
+    if mode & 0o022:
+        finding = f"{where} has mode {mode:04o}: others can plant records in it, so none is followed."
+        return [Check("files.signin", FAIL, finding, f"chmod 700 {where}.", {"path": str(where)}, repair=repair)]
+    if mode != 0o700:
+        finding = f"{where} has mode {mode:04o}."
+        return [Check("files.signin", WARN, finding, f"chmod 700 {where}.", {"path": str(where)}, repair=repair)]
+    return []
+
+
+def _waiting(region: Region) -> Check:
+    """A live sign-in: reported, never removed here (`login --new` abandons it)."""
+    finding = f"A {region.value} sign-in is waiting for approval."
+    return Check(f"files.signin.{region.value}", OK, finding, "", {"region": region.value, "state": "pending"})
 
 
 def _signin_entry(entry: Seen) -> list[Check]:

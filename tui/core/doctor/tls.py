@@ -26,50 +26,23 @@ def ssl_context() -> ssl.SSLContext:
 
 def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect, host_var: str) -> Check:
     """`host_var`: the setting that named the host (said when the certificate is for another name)."""
+    name = f"{prefix}.tls"
     start = time.monotonic()
     try:
         context = ssl_context()
     except (OSError, ssl.SSLError) as exc:
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the CA bundle cannot be loaded ({exc}).",
-            "Point SSL_CERT_FILE at a readable PEM bundle, or unset it.",
-            {},
-        )
+        hint = "Point SSL_CERT_FILE at a readable PEM bundle, or unset it."
+        return Check(name, FAIL, f"{region}: the CA bundle cannot be loaded ({exc}).", hint, {})
     try:
         with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
             info = from_ssl_dict(tls.getpeercert() or {})
             version = tls.version()
     except ssl.SSLCertVerificationError as exc:
-        presented = _presented_certificate(host, reconnect)
-        issuer = presented.issuer if presented else "an unknown issuer"
-        details = {"ms": ms_since(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
-        if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
-            return Check(
-                f"{prefix}.tls",
-                FAIL,
-                f"{region}: the certificate is not for {host} (issued by {issuer}).",
-                f"Check the {host_var} host name.",
-                details,
-            )
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
-            f"TLS inspection by {issuer}?",
-            "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
-            "include the public CAs too), or ask your IT for it.",
-            details,
-        )
+        return _untrusted(name, region, host, host_var, exc, _presented_certificate(host, reconnect), start)
     except (OSError, ssl.SSLError) as exc:
-        return Check(
-            f"{prefix}.tls",
-            FAIL,
-            f"{region}: the TLS handshake with {host} failed ({exc}).",
-            "A proxy or firewall may be interfering: check HTTPS_PROXY.",
-            {"ms": ms_since(start)},
-        )
+        finding = f"{region}: the TLS handshake with {host} failed ({exc})."
+        hint = "A proxy or firewall may be interfering: check HTTPS_PROXY."
+        return Check(name, FAIL, finding, hint, {"ms": ms_since(start)})
     details = {
         "ms": ms_since(start),
         "issuer": info.issuer,
@@ -80,20 +53,31 @@ def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnec
     left = (info.not_after - time.time()) if info.not_after else None
     expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
     if left is not None and left < CERT_SOON:
-        return Check(
-            f"{prefix}.tls",
-            WARN,
-            f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon.",
-            "Tell the service's operators; nothing to change here.",
-            details,
-        )
-    return Check(
-        f"{prefix}.tls",
-        OK,
-        f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version}).",
-        "",
-        details,
+        finding = f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon."
+        return Check(name, WARN, finding, "Tell the service's operators; nothing to change here.", details)
+    finding = f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version})."
+    return Check(name, OK, finding, "", details)
+
+
+def _untrusted(
+    name: str, region: str, host: str, host_var: str, exc: ssl.SSLCertVerificationError, presented, start: float
+) -> Check:
+    """A certificate that does not verify: for another name, or from a CA not trusted here (TLS
+    inspection, most often), said with the issuer it names."""
+    issuer = presented.issuer if presented else "an unknown issuer"
+    details = {"ms": ms_since(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
+    if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
+        finding = f"{region}: the certificate is not for {host} (issued by {issuer})."
+        return Check(name, FAIL, finding, f"Check the {host_var} host name.", details)
+    finding = (
+        f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
+        f"TLS inspection by {issuer}?"
     )
+    hint = (
+        "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
+        "include the public CAs too), or ask your IT for it."
+    )
+    return Check(name, FAIL, finding, hint, details)
 
 
 def _presented_certificate(host: str, reconnect) -> object | None:
