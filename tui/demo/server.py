@@ -5,7 +5,9 @@ Never used for real sign-ins: it is started explicitly (tests, `make demo`,
 
 Endpoints: POST /api/oauth/device_authorization, POST /api/oauth/token (device and refresh
 grants), GET/POST /device (a page where a person types the user code and approves or denies).
-Faults can be injected per path for the reliability suite (`inject`).
+Faults can be injected per path for the reliability suite (`inject`). The grants, tokens and
+their rotation live here; the HTTP side (recorded requests, faults, the page) is
+`tui.demo.handler`.
 """
 
 from __future__ import annotations
@@ -14,24 +16,22 @@ import argparse
 import base64
 import hashlib
 import hmac
-import html
 import json
 import secrets
-import socket
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, quote, urlsplit
+from http.server import ThreadingHTTPServer
+from urllib.parse import quote
 
 from tui.core.signin.protocol import DEVICE_GRANT
+from tui.demo.handler import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, Fault, Handler, RecordedRequest, Traffic
 
-DEVICE_PATH = "/api/oauth/device_authorization"
-TOKEN_PATH = "/api/oauth/token"  # noqa: S105 - a URL path, not a secret
-PAGE_PATH = "/device"
+__all__ = ["DEVICE_PATH", "PAGE_PATH", "TOKEN_PATH", "AuthServer", "Fault", "Grant", "RecordedRequest", "main"]
+
 USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"  # RFC 8628 6.1: no vowels, no look-alikes
 
 
@@ -54,38 +54,9 @@ class Grant:
 
 
 @dataclass
-class RecordedRequest:
-    method: str
-    path: str
-    form: dict[str, str]
-    headers: dict[str, str]
-    time: float
-
-
-@dataclass
-class Fault:
-    """A canned misbehaviour for the next `times` requests to a path.
-
-    mode: "respond" (status/body), "hang" (accept, never answer until the server stops),
-    "reset" (close the connection without answering), "trickle" (send the response one byte at a
-    time with `delay` seconds between bytes).
-    """
-
-    status: int = 500
-    body: bytes | str = b""
-    content_type: str = "application/json"
-    mode: str = "respond"
-    delay: float = 0.0
-    times: int = 1
-    gate: threading.Event | None = None  # "respond" waits for it (a test says when), at most 60 s
-
-
-@dataclass
 class _State:
     grants: dict[str, Grant] = field(default_factory=dict)
     refresh_tokens: dict[str, dict] = field(default_factory=dict)
-    requests: list[RecordedRequest] = field(default_factory=list)
-    faults: dict[str, list[Fault]] = field(default_factory=dict)
 
 
 class AuthServer:
@@ -128,9 +99,9 @@ class AuthServer:
         self.secret = secrets.token_bytes(32)
         self.lock = threading.Lock()
         self.state = _State()
-        self._stopping = threading.Event()
+        self.traffic = Traffic()  # requests received, faults to come
         self.date_offset = date_offset  # seconds added to the Date header (a skewed server clock)
-        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        self._httpd = ThreadingHTTPServer((host, port), Handler)
         self.tls = ssl_context is not None
         if ssl_context is not None:  # https:// with the caller's certificate (a throw-away CA in tests)
             self._httpd.socket = ssl_context.wrap_socket(self._httpd.socket, server_side=True)
@@ -150,7 +121,7 @@ class AuthServer:
         return self
 
     def stop(self) -> None:
-        self._stopping.set()
+        self.traffic.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread:
@@ -185,15 +156,12 @@ class AuthServer:
 
     def inject(self, path: str, fault: Fault | None = None, **kwargs) -> None:
         fault = fault or Fault(**kwargs)
-        with self.lock:
-            self.state.faults.setdefault(path, []).append(fault)
+        self.traffic.inject(path, fault)
 
     def requests(self, path: str | None = None, grant_type: str | None = None) -> list[RecordedRequest]:
-        with self.lock:
-            found = list(self.state.requests)
         return [
             r
-            for r in found
+            for r in self.traffic.recorded()
             if (path is None or r.path == path) and (grant_type is None or r.form.get("grant_type") == grant_type)
         ]
 
@@ -336,128 +304,6 @@ class AuthServer:
         if self.refresh_delay and self.rotate_on_receipt:
             time.sleep(self.refresh_delay)
         return 200, answer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "assistant-devserver"
-
-    def log_message(self, format: str, *args: object) -> None:  # quiet: tests read `requests`
-        pass
-
-    @property
-    def auth(self) -> AuthServer:
-        return self.server.auth  # type: ignore[attr-defined]
-
-    def _read_form(self) -> dict[str, str]:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
-        return {key: values[0] for key, values in parsed.items()}
-
-    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _json(self, status: int, data: dict) -> None:
-        self._send(status, json.dumps(data).encode())
-
-    def _take_fault(self, path: str) -> Fault | None:
-        with self.auth.lock:
-            queue = self.auth.state.faults.get(path)
-            if not queue:
-                return None
-            fault = queue[0]
-            fault.times -= 1
-            if fault.times <= 0:
-                queue.pop(0)
-            return fault
-
-    def _apply_fault(self, fault: Fault) -> None:
-        body = fault.body.encode("utf-8") if isinstance(fault.body, str) else fault.body
-        if fault.mode == "hang":
-            self.auth._stopping.wait(timeout=60)
-            self.close_connection = True
-            return
-        if fault.mode == "reset":
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-            self.close_connection = True
-            return
-        if fault.delay and fault.mode == "respond":
-            time.sleep(fault.delay)
-        if fault.gate is not None and fault.mode == "respond":
-            fault.gate.wait(timeout=60)
-        if fault.mode == "trickle":
-            head = (
-                f"HTTP/1.1 {fault.status} X\r\nContent-Type: {fault.content_type}\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-            ).encode()
-            try:
-                for byte in head + body:
-                    if self.auth._stopping.is_set():
-                        break
-                    self.wfile.write(bytes([byte]))
-                    self.wfile.flush()
-                    time.sleep(fault.delay)
-            except OSError:
-                pass
-            self.close_connection = True
-            return
-        self._send(fault.status, body, fault.content_type)
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
-        path = urlsplit(self.path).path
-        form = self._read_form()
-        with self.auth.lock:
-            self.auth.state.requests.append(
-                RecordedRequest("POST", path, form, {k: v for k, v in self.headers.items()}, time.time())
-            )
-        fault = self._take_fault(path)
-        if fault is not None:
-            self._apply_fault(fault)
-            return
-        if path == DEVICE_PATH:
-            self._json(*self.auth.device_authorization(form))
-        elif path == TOKEN_PATH:
-            self._json(*self.auth.token(form))
-        elif path == PAGE_PATH:
-            ok = self.auth.decide(form.get("user_code", ""), form.get("action") == "approve")
-            verdict = form.get("action") == "approve" and "approved" or "denied"
-            message = f"Device {verdict}. You can close this page." if ok else "Unknown, used or expired code."
-            self._page(message, status=200 if ok else 400)
-        else:
-            self._json(404, {"error": "not_found"})
-
-    def date_time_string(self, timestamp: float | None = None) -> str:
-        return super().date_time_string((time.time() if timestamp is None else timestamp) + self.auth.date_offset)
-
-    def do_GET(self) -> None:  # noqa: N802
-        parts = urlsplit(self.path)
-        with self.auth.lock:
-            self.auth.state.requests.append(
-                RecordedRequest("GET", parts.path, {}, {k: v for k, v in self.headers.items()}, time.time())
-            )
-        if parts.path == PAGE_PATH:
-            code = parse_qs(parts.query).get("user_code", [""])[0]
-            self._page(None, code)
-        else:
-            self._json(404, {"error": "not_found"})
-
-    def _page(self, message: str | None, code: str = "", status: int = 200) -> None:
-        note = f"<p class=msg>{html.escape(message)}</p>" if message else ""
-        body = f"""<!doctype html><html><head><meta charset=utf-8><title>Authorize device</title>
-<style>body{{font-family:sans-serif;max-width:28em;margin:4em auto}}input{{font-size:1.5em;letter-spacing:.1em}}</style>
-</head><body><h1>Authorize a device</h1>{note}
-<form method=post action="{PAGE_PATH}"><p><label>Code shown in your terminal<br>
-<input name=user_code value="{html.escape(code)}" autofocus autocomplete=off></label></p>
-<p><button name=action value=approve>Approve</button> <button name=action value=deny>Deny</button></p>
-</form><p><small>Local test server of assistant-auth. Never use it for a real account.</small></p>
-</body></html>"""
-        self._send(status, body.encode(), "text/html; charset=utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
