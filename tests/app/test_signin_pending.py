@@ -22,7 +22,7 @@ async def waiting_record(server) -> follow.Record:
     """A sign-in another process started and recorded (its lease is free: nobody polls now)."""
     attempt = SignIn(Region.CN)
     await attempt.request_code()
-    attempt.lease.release()
+    attempt.shared.lease.release()
     record = follow.read(Region.CN)
     assert record is not None
     return record

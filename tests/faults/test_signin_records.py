@@ -90,7 +90,7 @@ async def test_a_wrong_typed_field_in_our_record_is_ignored(home, server):
 
     attempt = SignIn(Region.CN)
     await attempt.request_code()
-    attempt.lease.release()  # its poller died
+    attempt.shared.lease.release()  # its poller died
     path = home / "signin" / "cn.json"
     data = json.loads(path.read_text())
     data["polls"] = "x"

@@ -140,7 +140,7 @@ class PlainSignIn:
         attempt = self.attempt
         if event == "following":
             left = f" ({attempt.countdown()} left)" if attempt.auth else ""
-            err(f"Following the sign-in started at {attempt.started_clock()}{left}.")
+            err(f"Following the sign-in started at {attempt.shared.started_clock()}{left}.")
             err("`assistant-auth login --new` abandons it and starts fresh.")
         elif event == "code":
             self.show_code()
@@ -171,10 +171,10 @@ class PlainSignIn:
         if auth is None:  # pragma: no cover - "code" is told with the code
             return
         region = attempt.region
-        if attempt.record_problem:
+        if attempt.shared.problem:
             err(
                 one_line(
-                    f"This sign-in cannot be followed from another terminal: {attempt.record_problem} "
+                    f"This sign-in cannot be followed from another terminal: {attempt.shared.problem} "
                     "(remove it; `assistant-auth doctor` shows how).",
                     1000,
                 )

@@ -38,7 +38,7 @@ _EXPORTS = {
     "get_access_token": "credentials.refresh",
     "refresh_access_token": "credentials.refresh",
     "read_valid_token": "credentials.refresh",
-    "MANAGED_PROVIDER": "config.provider",
+    "MANAGED_PROVIDER": "keys",
     "provision_managed_provider": "config.provider",
     "persist_device_signin": "signin.store",
     "redact": "redact",
@@ -64,7 +64,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.config.provider import MANAGED_PROVIDER, provision_managed_provider
+    from tui.core.config.provider import provision_managed_provider
     from tui.core.context import OAuthRef, TokenContext, resolve_context
     from tui.core.credentials.refresh import get_access_token, read_valid_token, refresh_access_token
     from tui.core.credentials.slot import (
@@ -75,7 +75,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from tui.core.errors import AuthError
     from tui.core.identity import device_id, identity_headers
-    from tui.core.keys import derive_scoped_key, resolve_storage_name
+    from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, resolve_storage_name
     from tui.core.paths import (
         config_dir,
         config_path,
@@ -84,7 +84,8 @@ if TYPE_CHECKING:  # pragma: no cover
         device_id_path,
     )
     from tui.core.redact import mask, redact
-    from tui.core.regions import Endpoints, Region, client_id, endpoints, parse_region
+    from tui.core.regions import Endpoints, Region, endpoints, parse_region
+    from tui.core.settings import client_id
     from tui.core.signin.api import poll_device_token
     from tui.core.signin.protocol import (
         DeviceAuthorization,

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 from tui.core.keys import context_fields, ref_fields
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 
 @dataclass(frozen=True)
 class OAuthRef:
@@ -22,7 +26,8 @@ class OAuthRef:
             return data
         if not isinstance(data, Mapping):
             return None
-        key, host = ref_fields(data)
+        fields = ref_fields(data)
+        key, host = fields if fields is not None else (None, None)
         return cls(key=key, oauth_host=host)
 
 
@@ -34,6 +39,6 @@ class TokenContext:
     token_endpoint: str  # oauth_host + "/api/oauth/token"
 
 
-def resolve_context(ref: OAuthRef | Mapping | None, base_url: str) -> TokenContext:
+def resolve_context(ref: OAuthRef | Mapping[str, Any] | None, base_url: str) -> TokenContext:
     key, name, host = context_fields(ref, base_url)
     return TokenContext(storage_key=key, storage_name=name, oauth_host=host, token_endpoint=host + "/api/oauth/token")

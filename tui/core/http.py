@@ -9,13 +9,17 @@ import contextlib
 import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from tui.core.errors import AuthError
 from tui.core.hints import unreachable
 from tui.core.redact import REDACTED, redact
+
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
 MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
@@ -91,7 +95,7 @@ def transport_detail(exc: BaseException) -> str:
 
 
 @contextlib.asynccontextmanager
-async def client_scope(client: object | None) -> AsyncIterator[object]:
+async def client_scope(client: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncClient]:
     """Use the caller's client, or build one with the 10-second timeout of spec 8."""
     if client is not None:
         yield client
@@ -131,7 +135,7 @@ def _transport_failed(failure: str, url: str, exc: BaseException) -> AuthError:
 
 
 async def post_form(
-    client: object,
+    client: httpx.AsyncClient,
     url: str,
     form: Mapping[str, str],
     headers: Mapping[str, str] | None,
@@ -174,7 +178,7 @@ class _Deadline(BaseException):
 
 
 @contextlib.contextmanager
-def _whole_exchange_budget(seconds: float):
+def _whole_exchange_budget(seconds: float) -> Iterator[None]:
     """In the main thread, an interval timer bounds the whole synchronous exchange (connect, TLS,
     sending, every read) to `seconds`, as `asyncio.timeout` does for the async one. Elsewhere each
     phase has the budget and the body loop checks the deadline."""

@@ -6,8 +6,12 @@ import base64
 
 from tui.core.files import jsonutil
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
-def decode_claims(token: object) -> dict | None:
+
+def decode_claims(token: object) -> dict[str, Any] | None:
     """The payload of a `header.payload.signature` token as a dict, or None if it is not a JWT."""
     if not isinstance(token, str) or token.count(".") != 2:
         return None

@@ -14,6 +14,8 @@ from tui.core.errors import AuthError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tui.core.regions import Region
 
 MANAGED_PROVIDER = "managed:assistant-code"
@@ -120,7 +122,7 @@ def host_for_key(key: object, base_url: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def provider_ref(oauth: object, base_url: str) -> tuple[dict | None, str | None]:
+def provider_ref(oauth: object, base_url: str) -> tuple[dict[str, Any] | None, str | None]:
     """A provider's `oauth` table as the reference to use, and the host inferred for it.
 
     Beyond the specification (README, "Sharing files with the official client"): when the key

@@ -11,6 +11,7 @@ the private files, and whether config.toml itself could not be read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.config.read import config_and_problem
 from tui.core.errors import AuthError
@@ -33,10 +34,10 @@ class Overview:
     managed: str | None  # the slot of `managed:assistant-code`, None without that entry
     config_problem: AuthError | None = None  # why config.toml could not be read, if it could not
     now: float | None = None  # the time states were classified at (None: the clock)
-    away: list[dict] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
-    waiting: list[dict] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
+    away: list[dict[str, Any]] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
 
-    def away_json(self) -> dict | None:
+    def away_json(self) -> dict[str, Any] | None:
         """`status --json`'s `away`: the latest unseen one (schema 1, additive)."""
         if not self.away:
             return None

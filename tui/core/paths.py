@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    import pathlib
+
 ENV_HOME = "ASSISTANT_CODE_HOME"
 DEFAULT_DIR_NAME = ".assistant-code"
 
@@ -27,23 +31,23 @@ def config_file() -> str:
     return os.path.join(config_dir_str(), "config.toml")
 
 
-def config_dir():
-    import pathlib
+def config_dir() -> pathlib.Path:
+    import pathlib  # here, not at the top: the token hot path never needs it
 
     return pathlib.Path(config_dir_str())
 
 
-def credentials_dir():
+def credentials_dir() -> pathlib.Path:
     return config_dir() / "credentials"
 
 
-def credentials_path(storage_name: str):
+def credentials_path(storage_name: str) -> pathlib.Path:
     return credentials_dir() / f"{storage_name}.json"
 
 
-def config_path():
+def config_path() -> pathlib.Path:
     return config_dir() / "config.toml"
 
 
-def device_id_path():
+def device_id_path() -> pathlib.Path:
     return config_dir() / "device_id"

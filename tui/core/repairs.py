@@ -71,7 +71,7 @@ class Seen:
         return (info.st_dev, info.st_ino) == (self.dev, self.ino)
 
 
-def seen(path: object) -> Seen | None:
+def seen(path: str | os.PathLike[str]) -> Seen | None:
     """The object at `path` as `lstat` sees it now (a link is seen as the link); None if absent."""
     try:
         info = os.lstat(path)
@@ -80,7 +80,7 @@ def seen(path: object) -> Seen | None:
     return Seen(str(path), info.st_dev, info.st_ino, info.st_mode, info.st_uid, info.st_mtime)
 
 
-def link_target(path: object) -> str:
+def link_target(path: str | os.PathLike[str]) -> str:
     try:
         return os.readlink(path)
     except OSError:

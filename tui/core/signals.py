@@ -33,13 +33,18 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from types import FrameType
+    from typing import Any
+
 FINISHING = "finishing the refresh so your session is kept…"
 DEFERRED = tuple(s for s in (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP")) if s is not None)
 
 _lock = threading.Lock()
 _depth = 0
 _pending: list[int] = []
-_saved: dict[int, object] = {}
+_saved: dict[int, Callable[[int, FrameType | None], Any] | int | None] = {}
 
 
 def _hold(signum: int, frame: object) -> None:

@@ -76,7 +76,7 @@ async def test_an_approved_attempt_walks_the_phases_in_order(home):
         Phase.SAVING,
         Phase.ENDED,
     ]
-    assert not attempt.lease.held  # the lease goes with the end
+    assert not attempt.shared.lease.held  # the lease goes with the end
     record = follow.read(Region.CN)
     assert record is not None and record.state == follow.ENDED and record.outcome == "success"
 
@@ -129,7 +129,7 @@ async def test_a_recorded_attempt_past_its_deadline_is_not_followed(home):
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
     first = SignIn(Region.CN)
     await first.request_code()
-    first.lease.release()  # its poller died
+    first.shared.lease.release()  # its poller died
     record = follow.read(Region.CN)
     follow.write(follow.Record(**{**record.__dict__, "deadline": record.deadline - 10}))
     second = SignIn(Region.CN)

@@ -12,9 +12,8 @@ from textual.widgets import Header, Static
 
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine
-from tui.core.config.provider import MANAGED_PROVIDER
 from tui.core.humantime import expiry
-from tui.core.keys import region_key, region_storage_name
+from tui.core.keys import MANAGED_PROVIDER, region_key, region_storage_name
 from tui.core.paths import config_path, credentials_path
 from tui.core.regions import Region, endpoints
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status

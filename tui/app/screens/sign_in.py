@@ -8,11 +8,8 @@ one policy (`tui.core.signals.SignInSignals`).
 
 from __future__ import annotations
 
-import asyncio
-import os
 import pathlib
 import signal
-import threading
 
 from textual import work
 from textual.app import ComposeResult
@@ -22,10 +19,11 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Header
 
+from tui.app.carry_on import hand_over
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.qr import QRCode, qr_placement
+from tui.app.widgets.qr import QRCode, QRPane
 from tui.app.widgets.safe import OneLine
 from tui.core.regions import Region, endpoints
 from tui.core.signals import SignInSignals
@@ -65,17 +63,6 @@ class QRScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def carry_on_then_exit(attempt: SignIn) -> None:
-    """The sign-in without its terminal, to its end; then the process ends (exit status 0 when
-    signed in). Nothing is left running: the app's thread may be stuck on the dead terminal."""
-    code = 1
-    try:
-        outcome = asyncio.run(attempt.carry_on())
-        code = 0 if outcome.success else 1
-    finally:
-        os._exit(code)
 
 
 class SignInScreen(Screen):
@@ -119,7 +106,7 @@ class SignInScreen(Screen):
         yield Header()
         with Horizontal(id="signin"):
             yield CodePane(f"Region {self.account_region.value} · authorization host {host}", id="code-pane")
-            yield Vertical(id="qr-pane")
+            yield QRPane(id="qr-pane")
         yield AppFooter()
 
     def on_mount(self) -> None:
@@ -173,27 +160,14 @@ class SignInScreen(Screen):
         return True
 
     def _hand_over(self) -> None:
-        """Stop this screen's worker (idle: nothing in flight), then let the attempt go on in a
-        thread of its own, on an event loop of its own, and end the app. The thread ends the
-        process when the attempt ends, whatever the app's shutdown does on a dead terminal."""
-        workers = [worker for worker in self.workers if worker.group == "sign-in"]
-        for worker in workers:
-            worker.cancel()
-
-        async def after_the_worker() -> None:
-            while not all(worker.is_finished for worker in workers):  # noqa: ASYNC110 - Textual workers have no awaitable end
-                await asyncio.sleep(0.01)
-            threading.Thread(
-                target=carry_on_then_exit, args=(self.attempt,), name="sign-in carries on", daemon=False
-            ).start()
-            self.app.exit()
-
-        asyncio.ensure_future(after_the_worker())
+        """Idle (nothing in flight): the attempt goes on after the app (`carry_on.hand_over`)."""
+        if self.attempt is not None:
+            hand_over(self.app, [worker for worker in self.workers if worker.group == "sign-in"], self.attempt)
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
         if event == "following":
-            self.notice(f"Following the sign-in started at {self.attempt.started_clock()} in another terminal.")
+            self.notice(f"Following the sign-in started at {self.attempt.shared.started_clock()} in another terminal.")
         elif event == "code":
             self.show_code()
         elif event == "slow_down":
@@ -315,29 +289,13 @@ class SignInScreen(Screen):
         self.report(open_url(target) if target else "The server sent no address to open.")
 
     def action_toggle_qr(self) -> None:
-        pane = self.query_one("#qr-pane")
-        if pane.display:
-            pane.display = False
-            pane.remove_children()
-            return
-
         data = self.auth.verification_uri_complete if self.auth else None
-        if not data:
-            self.report("No complete verification address to encode: use the address and code shown.", "warning")
-            return
-        refusal = address_refusal(data)
-        if refusal is not None:
-            self.report(f"No QR code for this address: {refusal}.", "warning")
-            return
-        place, why = qr_placement(data, self.size.width, self.size.height)
-        if place == "none":
-            self.report(why, "warning")
-            return
-        if place == "alone":  # fits only on its own
+        refusal = address_refusal(data) if data else None
+        place, why = self.query_one(QRPane).toggle(data, refusal, self.size.width, self.size.height)
+        if place == "alone" and data:
             self.app.push_screen(QRScreen(data))
-            return
-        pane.mount(QRCode(data, id="qr"))
-        pane.display = True
+        elif why:
+            self.report(why, "warning")
 
     def action_cancel(self) -> None:
         if not self.saving:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.app.widgets.safe import plain
@@ -70,3 +71,26 @@ class QRCode(Static):
 
     def __init__(self, data: str, **kwargs) -> None:
         super().__init__(plain("\n".join(qr_lines(data))), markup=False, **kwargs)
+
+
+class QRPane(Vertical):
+    """The column beside the code where its QR code appears when asked for (r), and goes again."""
+
+    def toggle(self, data: str | None, refusal: str | None, width: int, height: int) -> tuple[str, str]:
+        """Show or hide the QR code of `data` (the complete address; `refusal`: why the browser
+        policy refuses it) on a `width`×`height` terminal: ("hidden" | "shown" | "alone", "") or
+        ("none", why not), "alone" when it fits only on a screen of its own."""
+        if self.display:
+            self.display = False
+            self.remove_children()
+            return "hidden", ""
+        if not data:
+            return "none", "No complete verification address to encode: use the address and code shown."
+        if refusal is not None:
+            return "none", f"No QR code for this address: {refusal}."
+        place, why = qr_placement(data, width, height)
+        if place != "beside":
+            return place, why
+        self.mount(QRCode(data, id="qr"))
+        self.display = True
+        return "shown", ""

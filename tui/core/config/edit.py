@@ -30,6 +30,8 @@ BOOL_FIELDS = ("enabled", "active")
 OAUTH_FIELDS = {"oauth_key": "key", "oauth_host": "oauthHost"}
 SECRET_FIELDS = ("api_key",)
 
+KeyPath = tuple[str | int, ...]  # a value's place in a TOML document: keys and array indexes
+
 
 class ConfigChanged(AuthError):
     """The file changed on disk since it was loaded: saving would lose someone's edit."""
@@ -157,7 +159,7 @@ _SECRET_LINE = re.compile(
 )
 
 
-def masked_document(text: str, before: dict | None = None) -> tuple[str, dict] | None:
+def masked_document(text: str, before: dict[KeyPath, str] | None = None) -> tuple[str, dict[KeyPath, str]] | None:
     """`text` with every secret value (a string under a secret name: api_key, …, at any depth, in
     any TOML spelling: dotted or quoted keys, inline tables, arrays of tables, basic, literal and
     multi-line strings) replaced by its mask through the parsed document, so no line of it stays;
@@ -171,15 +173,15 @@ def masked_document(text: str, before: dict | None = None) -> tuple[str, dict] |
         doc = parse_config(text)
     except AuthError:
         return None
-    found: dict = {}
+    found: dict[KeyPath, str] = {}
 
-    def shown(value: str, path: tuple) -> str:
+    def shown(value: str, path: KeyPath) -> str:
         masked = mask(value)
         if before is not None and before.get(path, value) != value and mask(before[path]) == masked:
             masked += " (changed)"
         return masked
 
-    def walk(node: Any, path: tuple) -> None:
+    def walk(node: Any, path: KeyPath) -> None:
         if isinstance(node, dict):
             for key in list(node.keys()):
                 value, here = node[key], path + (str(key),)
@@ -226,7 +228,7 @@ def _hide_multiline_by_pattern(text: str) -> str:
 
 
 def _hide_by_pattern(text: str) -> str:
-    def hide(match: re.Match) -> str:
+    def hide(match: re.Match[str]) -> str:
         value = match.group("v")
         shown = mask(value) if value and "…" not in value and set(value) != {"•"} else value
         return f"{match.group('head')}{match.group('q')}{shown}{match.group('q')}"

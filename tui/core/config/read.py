@@ -7,6 +7,9 @@ document, for edits that keep every comment and byte). Tests check the scanner a
 
 from __future__ import annotations
 
+import os
+import sys
+
 from tui.core import paths
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER
@@ -47,7 +50,7 @@ def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None,
     return raw, untrusted_because(info, str(where))
 
 
-def untrusted_because(info, path: str) -> str | None:
+def untrusted_because(info: os.stat_result, path: str) -> str | None:
     """Why a config.toml with this `stat` may not choose the host that receives refresh tokens,
     as OpenSSH's StrictModes refuses ~/.ssh/config: it belongs to another user, others can write
     it, or it sits in a directory others can write (and so could replace it). None when it may."""
@@ -125,12 +128,12 @@ def parse_config(text: str) -> Any:
         raise config_error(exc) from None
 
 
-def parse_config_readonly(text: str) -> dict:
+def parse_config_readonly(text: str) -> dict[str, Any]:
     """A plain dict (tomllib): for listings and slot selection, never for writing."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI
-        import tomli as tomllib  # type: ignore[no-redef]  # one name for both parsers
+    else:  # Python 3.10: the same parser, from PyPI
+        import tomli as tomllib
 
     try:
         return tomllib.loads(text.removeprefix(BOM))
@@ -138,7 +141,7 @@ def parse_config_readonly(text: str) -> dict:
         raise config_error(exc) from None
 
 
-def read_config_readonly() -> dict:
+def read_config_readonly() -> dict[str, Any]:
     return parse_config_readonly(decode_config(read_config_bytes()))
 
 
@@ -173,13 +176,13 @@ def _string_value(text: str) -> str | None:
     return found[0] if found is not None and _end_of_value(found[1]) else None
 
 
-def _inline_table(text: str) -> dict | None:
+def _inline_table(text: str) -> dict[str, Any] | None:
     """`{ a = "x", b = "y" }` of plain strings, then only a comment; else None."""
     rest = text.strip()
     if not rest.startswith("{"):
         return None
     rest = rest[1:].lstrip()
-    table: dict = {}
+    table: dict[str, Any] = {}
     if rest.startswith("}"):
         return table if _end_of_value(rest[1:]) else None
     while True:
@@ -199,7 +202,7 @@ def _inline_table(text: str) -> dict | None:
             return None  # a trailing comma: invalid in TOML 1.0
 
 
-def scan_managed_provider(text: str) -> tuple[dict | None, str] | None:
+def scan_managed_provider(text: str) -> tuple[dict[str, Any] | None, str] | None:
     """A fast read of the managed provider's `oauth` table and `base_url`, for the token path.
 
     Handles the plain shapes this program and the official client write: one
@@ -239,8 +242,8 @@ class _Scan:
         self.section = "top"  # top | main | oauth | other
         self.seen_main = self.seen_oauth_table = False
         self.base_url: str | None = None
-        self.oauth: dict | None = None
-        self.keys: dict[str, set] = {"main": set(), "oauth": set()}
+        self.oauth: dict[str, Any] | None = None
+        self.keys: dict[str, set[str]] = {"main": set(), "oauth": set()}
 
     def header(self, stripped: str) -> None:
         if stripped.startswith("[["):
@@ -298,12 +301,12 @@ class _Scan:
                 raise _GiveUp
 
 
-def config_or_empty() -> dict:
+def config_or_empty() -> dict[str, Any]:
     """config.toml parsed read-only, or {} when it is missing or unreadable (listings only)."""
     return config_and_problem()[0]
 
 
-def config_and_problem() -> tuple[dict, AuthError | None]:
+def config_and_problem() -> tuple[dict[str, Any], AuthError | None]:
     """config.toml parsed read-only and None; or {} and why it cannot be read (for listings that
     say so instead of hiding it)."""
     try:

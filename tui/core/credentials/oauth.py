@@ -10,8 +10,12 @@ from tui.core.credentials.slot import usable_token
 from tui.core.files import jsonutil
 from tui.core.redact import register_token_fields
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
-def parse_token_response(text: str) -> dict:
+
+def parse_token_response(text: str) -> dict[str, Any]:
     """Strict parse of the 2.2 body; ValueError with a readable detail otherwise. Every secret in
     it is registered for redaction before anything can be shown."""
     data = jsonutil.loads(text)
@@ -40,6 +44,5 @@ def oauth_error_code(text: str) -> str | None:
         data = jsonutil.loads(text)
     except ValueError:
         return None
-    if isinstance(data, dict) and isinstance(data.get("error"), str):
-        return data["error"]
-    return None
+    error = data.get("error") if isinstance(data, dict) else None
+    return error if isinstance(error, str) else None

@@ -32,10 +32,22 @@ from tui.core.keys import context_fields, refuse_foreign_fallback
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
+    import logging
+    from collections.abc import Coroutine, Generator
+    from typing import Any
+
+    import httpx
+
+    from tui.core.files.atomic import Reserved
+    from tui.core.http import Response
+
+    # the refresh's steps: yield Send or Pause, receive a Send's response, return the access token
+    Steps = Generator["Send | Pause", "Response | None", str]
+
     from tui.core.context import OAuthRef
 
 
-def _log():
+def _log() -> logging.Logger:
     import logging
 
     return logging.getLogger("tui.core.credentials.refresh")
@@ -76,14 +88,16 @@ def printable(token: str) -> str:
     return token
 
 
-def _target(ref: OAuthRef | Mapping | None, base_url: str) -> tuple[str, str]:
+def _target(ref: OAuthRef | Mapping[str, Any] | None, base_url: str) -> tuple[str, str]:
     """(storage name, token endpoint) of spec 4.5, refusing a foreign fallback (safety)."""
     key, storage_name, host = context_fields(ref, base_url)
     refuse_foreign_fallback(key, host)
     return storage_name, host + "/api/oauth/token"
 
 
-def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: float | None = None) -> str | None:
+def read_valid_token(
+    ref: OAuthRef | Mapping[str, Any] | None, base_url: str, min_ttl: float | None = None
+) -> str | None:
     """The stored access token if it lives long enough, else None. Sync, no HTTP: the fast path.
 
     AuthError when the file is missing or unparsable (spec 7.2).
@@ -96,10 +110,10 @@ def read_valid_token(ref: OAuthRef | Mapping | None, base_url: str, min_ttl: flo
 
 
 async def get_access_token(
-    ref: OAuthRef | Mapping | None,
+    ref: OAuthRef | Mapping[str, Any] | None,
     base_url: str,
     *,
-    client=None,
+    client: httpx.AsyncClient | None = None,
     min_ttl: float | None = None,
     refuse: AuthError | None = None,
 ) -> str:
@@ -116,7 +130,11 @@ async def get_access_token(
 
 
 async def refresh_access_token(
-    ref: OAuthRef | Mapping | None, base_url: str, *, client=None, refuse: AuthError | None = None
+    ref: OAuthRef | Mapping[str, Any] | None,
+    base_url: str,
+    *,
+    client: httpx.AsyncClient | None = None,
+    refuse: AuthError | None = None,
 ) -> str:
     """Refresh now, even if the stored token is still valid, with the same single flight.
 
@@ -129,7 +147,7 @@ async def refresh_access_token(
 
 
 def get_access_token_sync(
-    ref: OAuthRef | Mapping | None,
+    ref: OAuthRef | Mapping[str, Any] | None,
     base_url: str,
     *,
     min_ttl: float | None = None,
@@ -153,11 +171,11 @@ def get_access_token_sync(
 async def _refresh_async(
     storage_name: str,
     endpoint: str,
-    seen: dict,
+    seen: dict[str, Any],
     force: bool,
     ttl: float,
     min_ttl: float | None,
-    client,
+    client: httpx.AsyncClient | None,
     refuse: AuthError | None,
 ) -> str:
     from tui.core.credentials.locks import hold_slot
@@ -167,12 +185,14 @@ async def _refresh_async(
         return await _drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
 
 
-def _refuse_revoked(creds: Mapping) -> None:
+def _refuse_revoked(creds: Mapping[str, Any]) -> None:
     if is_tombstone(creds):
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT)
 
 
-def _refuse_before_waiting(creds: Mapping, ttl: float, min_ttl: float | None, refuse: AuthError | None = None) -> None:
+def _refuse_before_waiting(
+    creds: Mapping[str, Any], ttl: float, min_ttl: float | None, refuse: AuthError | None = None
+) -> None:
     """What needs no lock to know: a refresh host nobody may trust, a revoked session, and a
     lifetime that no refresh can meet (the stored `expires_in` already says the server's tokens
     live less than asked)."""
@@ -186,18 +206,44 @@ def _refuse_before_waiting(creds: Mapping, ttl: float, min_ttl: float | None, re
 
 # -- the refresh, written once ------------------------------------------------------------------
 
-SEND, PAUSE = "send", "pause"
+
+class Send:
+    """A step of the refresh: send `form` to `url`; the driver answers with the response."""
+
+    __slots__ = ("url", "form")
+
+    def __init__(self, url: str, form: dict[str, str]) -> None:
+        self.url, self.form = url, form
 
 
-def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, ttl: float, min_ttl: float | None):
-    """Spec 4.3 under the slot's locks, as a generator: yields (SEND, url, form) once and
-    (PAUSE, seconds) when waiting, receives the response of a SEND, returns the access token."""
+class Pause:
+    """A step of the refresh: wait `seconds` (the driver answers with None)."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+
+def _access_token(creds: Mapping[str, Any]) -> str:
+    """The access token of credentials `fresh()` (or a token answer) already vouched for."""
+    token = creds["access_token"]
+    if not isinstance(token, str):  # pragma: no cover - fresh() and parse_token_response require it
+        raise AuthError("no access_token string")
+    return token
+
+
+def _refresh_steps(
+    storage_name: str, endpoint: str, seen: dict[str, Any], force: bool, ttl: float, min_ttl: float | None
+) -> Steps:
+    """Spec 4.3 under the slot's locks, as a generator: yields `Send` once and
+    `Pause` when waiting, receives the response of the `Send`, returns the access token."""
     creds = load_credentials(storage_name)
     _refuse_revoked(creds)
     rotated = creds.get("refresh_token") != seen.get("refresh_token")
     changed = rotated or creds["access_token"] != seen["access_token"]
     if fresh(creds, ttl) and (not force or changed):
-        return creds["access_token"]  # spec 4.3 step 5, or what another tool rotated meanwhile
+        return _access_token(creds)  # spec 4.3 step 5, or what another tool rotated meanwhile
     _refuse_before_waiting(creds, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
     # the file now, which is the adopted one when another tool rotated it.
@@ -216,7 +262,7 @@ def _refresh_steps(storage_name: str, endpoint: str, seen: dict, force: bool, tt
         reserved.discard()  # unused (an adopted rotation, an error): nothing is left behind
 
 
-def _room_for_the_answer(storage_name: str):
+def _room_for_the_answer(storage_name: str) -> Reserved:
     from tui.core.credentials.slot import reserve_room
     from tui.core.paths import credentials_path
 
@@ -233,12 +279,23 @@ def _room_for_the_answer(storage_name: str):
 WRITE_TRIES = 5  # attempts to store an answer the server already gave, within the critical section
 
 
-def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_ttl, reserved):
+def _send_and_keep(
+    storage_name: str,
+    endpoint: str,
+    form: dict[str, str],
+    creds: dict[str, Any],
+    refresh_token: str,
+    ttl: float,
+    min_ttl: float | None,
+    reserved: Reserved,
+) -> Steps:
     """Send the refresh and keep its answer (spec 4.3, 4.6), as steps of `_refresh_steps`."""
     from tui.core.credentials.oauth import oauth_error_code, parse_token_response
     from tui.core.redact import excerpt
 
-    response = yield SEND, endpoint, form
+    response = yield Send(endpoint, form)
+    if response is None:  # pragma: no cover - every driver answers a Send
+        raise RuntimeError("no response to the refresh request")
     if not response.ok:
         rejected = response.status in REJECTED_STATUSES and (
             response.status != 400 or oauth_error_code(response.text) == "invalid_grant"
@@ -246,11 +303,11 @@ def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_
         if rejected:
             # The other tool may have won a race we could not see (it ignores locks on some
             # systems): if the file now holds its rotation, use it; the user stays signed in.
-            yield PAUSE, ADOPT_DELAY
+            yield Pause(ADOPT_DELAY)
             latest = try_load(storage_name)
-            if _adoptable(latest, refresh_token, ttl):
+            if latest is not None and _adoptable(latest, refresh_token, ttl):
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", storage_name)
-                return latest["access_token"]
+                return _access_token(latest)
             _remember_rejection(storage_name, refresh_token, response.status)
         from tui.core.hints import sign_in_again
 
@@ -265,15 +322,17 @@ def _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_
     latest = try_load(storage_name)
     if latest is not None and fresh(latest, ttl) and latest["access_token"] != creds["access_token"]:
         _log().info("another process refreshed %s meanwhile; using its token", storage_name)
-        return latest["access_token"]
+        return _access_token(latest)
     yield from _store_answer(storage_name, tokens, reserved)
     lifetime = tokens.get("expires_in")
     if min_ttl is not None and isinstance(lifetime, int) and lifetime < ttl:
         raise LifetimeTooShort(lifetime, ttl)  # stored first: the rotated token is never lost
-    return tokens["access_token"]
+    return _access_token(tokens)
 
 
-def _store_answer(storage_name: str, tokens: dict, reserved):
+def _store_answer(
+    storage_name: str, tokens: dict[str, Any], reserved: Reserved
+) -> Generator[Send | Pause, Response | None, None]:
     """The answer into the room proved before sending; should that still fail, a few more tries
     (the disk may be freed meanwhile), then never success: what was lost, and what to do."""
     from tui.core.paths import credentials_path
@@ -287,7 +346,7 @@ def _store_answer(storage_name: str, tokens: dict, reserved):
             problem = exc
             _log().warning("could not write refreshed credentials for %s: %s", storage_name, exc.strerror or exc)
             if attempt + 1 < WRITE_TRIES:  # a pause between tries, none after the last
-                yield PAUSE, 0.2 * (attempt + 1)
+                yield Pause(0.2 * (attempt + 1))
     raise AuthError(
         f"the server rotated the tokens of {storage_name} but {credentials_path(storage_name)} could not be written "
         f"({problem.strerror or problem}): the new tokens are lost and the stored refresh token is spent",
@@ -306,15 +365,15 @@ def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> N
         _log().warning("could not remember the rejected refresh of %s: %s", storage_name, exc)
 
 
-def _adoptable(latest: dict | None, used_refresh_token: str, ttl: float) -> bool:
+def _adoptable(latest: dict[str, Any], used_refresh_token: str, ttl: float) -> bool:
     """The file now holds another tool's rotation: a different refresh token, a live access token."""
-    if latest is None or not fresh(latest, ttl):  # fresh: a usable access token that lives long enough
+    if not fresh(latest, ttl):  # fresh: a usable access token that lives long enough
         return False
     refresh = latest.get("refresh_token")
     return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
 
 
-def _drive(steps) -> str:
+def _drive(steps: Steps) -> str:
     """Run the refresh steps without an event loop. From the moment the request is sent until its
     answer is stored, signals wait (`storing_answer`)."""
     import contextlib
@@ -323,42 +382,42 @@ def _drive(steps) -> str:
     from tui.core.http import post_form_sync
     from tui.core.signals import storing_answer
 
-    result = None
+    result: Response | None = None
     with contextlib.closing(steps), contextlib.ExitStack() as critical:  # closed: the steps' own cleanup runs now
         while True:
             try:
                 step = steps.send(result)
             except StopIteration as done:
-                return done.value
-            if step[0] == SEND:
+                return str(done.value)  # the access token
+            if isinstance(step, Send):
                 critical.enter_context(storing_answer())
-                result = post_form_sync(step[1], step[2], None, "Token refresh request failed")
+                result = post_form_sync(step.url, step.form, None, "Token refresh request failed")
             else:
-                time.sleep(step[1])
+                time.sleep(step.seconds)
                 result = None
 
 
-async def _drive_async(steps, client) -> str:
+async def _drive_async(steps: Steps, client: httpx.AsyncClient | None) -> str:
     """Run the refresh steps on the event loop. Once the request is sent, the rest runs as a task
     of its own that a cancellation of the caller does not abandon: the caller waits for the
     answer to be stored, then is cancelled."""
     import asyncio
     import contextlib
 
-    result = None
+    result: Response | None = None
     with contextlib.closing(steps):  # closed on every exit: the steps' own cleanup runs now
         while True:
             try:
                 step = steps.send(result)
             except StopIteration as done:
-                return done.value
-            if step[0] == SEND:
+                return str(done.value)  # the access token
+            if isinstance(step, Send):
                 return await _to_the_end(_send_and_store(steps, step, client))
-            await asyncio.sleep(step[1])
+            await asyncio.sleep(step.seconds)
             result = None
 
 
-async def _send_and_store(steps, step, client) -> str:
+async def _send_and_store(steps: Steps, send: Send, client: httpx.AsyncClient | None) -> str:
     import asyncio
 
     from tui.core.http import client_scope, post_form
@@ -366,17 +425,19 @@ async def _send_and_store(steps, step, client) -> str:
 
     with storing_answer():
         async with client_scope(client) as http:
-            result = await post_form(http, step[1], step[2], None, "Token refresh request failed")
+            result: Response | None = await post_form(http, send.url, send.form, None, "Token refresh request failed")
         while True:
             try:
                 step = steps.send(result)
             except StopIteration as done:
-                return done.value
-            await asyncio.sleep(step[1])
+                return str(done.value)
+            if isinstance(step, Send):  # pragma: no cover - a refresh sends once
+                raise RuntimeError("a second request in one refresh")
+            await asyncio.sleep(step.seconds)
             result = None
 
 
-async def _to_the_end(coroutine):
+async def _to_the_end(coroutine: Coroutine[Any, Any, str]) -> str:
     """Await `coroutine` in a task of its own; a cancellation of the caller waits for it to finish
     (its answer stored), then is raised."""
     import asyncio

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from typing import Any
 
 from tui.core.files import ownfiles
 
@@ -43,7 +44,7 @@ def remember(storage_name: str, refresh_token: str, status: int, now: float | No
         os.close(fd)
 
 
-def rejected_at(storage_name: str, fields: dict) -> float | None:
+def rejected_at(storage_name: str, fields: dict[str, Any]) -> float | None:
     """When the refresh token in `fields` (the slot file's JSON) was rejected, or None: no record,
     or a record of another refresh token (a new sign-in or a rotation since)."""
     refresh = fields.get("refresh_token")

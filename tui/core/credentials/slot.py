@@ -13,12 +13,14 @@ from tui.core.files import jsonutil
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
+    import logging
     import pathlib
+    from typing import Any
 
     from tui.core.files.atomic import Reserved
 
 
-def _log():
+def _log() -> logging.Logger:
     import logging
 
     return logging.getLogger("tui.core.credentials.slot")
@@ -28,7 +30,7 @@ EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"
 
 
-def lives_at_least(creds: Mapping, seconds: float, now: float | None = None) -> bool:
+def lives_at_least(creds: Mapping[str, Any], seconds: float, now: float | None = None) -> bool:
     """The access token has more than `seconds` left: `expires_at` absent (no expiry, spec 2.1),
     or now < expires_at - seconds."""
     expires_at = creds.get("expires_at") if isinstance(creds, Mapping) else None
@@ -45,13 +47,13 @@ def usable_token(value: object) -> bool:
     return isinstance(value, str) and bool(value) and all("!" <= ch <= "~" for ch in value)
 
 
-def fresh(creds: Mapping, seconds: float, now: float | None = None) -> bool:
+def fresh(creds: Mapping[str, Any], seconds: float, now: float | None = None) -> bool:
     """The stored access token can be used for more than `seconds`; anything less (expiring, or
     unusable) needs a refresh."""
     return usable_token(creds.get("access_token")) and lives_at_least(creds, seconds, now)
 
 
-def is_expired(creds: Mapping, now: float | None = None) -> bool:
+def is_expired(creds: Mapping[str, Any], now: float | None = None) -> bool:
     """Expired when `expires_at` is present and now >= expires_at - 30; absent means not expired."""
     return not lives_at_least(creds, EXPIRY_LEEWAY, now)
 
@@ -70,7 +72,7 @@ def is_tombstone(creds: object) -> bool:
     )
 
 
-def merge_token_response(current_text: str, response: Mapping, now: float | None = None) -> object:
+def merge_token_response(current_text: str, response: Mapping[str, Any], now: float | None = None) -> object:
     """Spec 4.6: merge a token response into the current file content.
 
     Unparsable content starts from an empty object; content that parses to a non-object is
@@ -100,7 +102,7 @@ def merge_token_response(current_text: str, response: Mapping, now: float | None
     return merged
 
 
-def parse_credentials(text: str) -> dict:
+def parse_credentials(text: str) -> dict[str, Any]:
     """Parse credential JSON; AuthError `Failed to parse OAuth credentials: <detail>` otherwise."""
     try:
         data = jsonutil.loads(text)
@@ -131,7 +133,7 @@ def read_text(path: str | pathlib.Path) -> str:
         raise ValueError(f"invalid UTF-8: {exc}") from None
 
 
-def load_credentials(storage_name: str) -> dict:
+def load_credentials(storage_name: str) -> dict[str, Any]:
     path = paths.credentials_file(storage_name)
     try:
         text = read_text(path)
@@ -151,13 +153,13 @@ def load_credentials(storage_name: str) -> dict:
         raise _damaged(exc.message, path) from None
 
 
-def _damaged(message: str, path: pathlib.Path) -> AuthError:
+def _damaged(message: str, path: str | pathlib.Path) -> AuthError:
     from tui.core.hints import damaged_file
 
     return AuthError(message, damaged_file(path))
 
 
-def try_load(storage_name: str) -> dict | None:
+def try_load(storage_name: str) -> dict[str, Any] | None:
     """The parsed credentials, or None when missing or unreadable (for the re-read rules)."""
     try:
         return load_credentials(storage_name)
@@ -220,7 +222,7 @@ def move_aside(path: pathlib.Path) -> pathlib.Path:
 
 
 def write_merged(
-    storage_name: str, response: Mapping, now: float | None = None, reserved: Reserved | None = None
+    storage_name: str, response: Mapping[str, Any], now: float | None = None, reserved: Reserved | None = None
 ) -> pathlib.Path:
     """Read the current file, merge the token response (4.6) and write it back.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
@@ -65,7 +66,7 @@ def check_config() -> list[Check]:
     return [*checks, *([host] if host else []), _base_url(entry)]
 
 
-def _managed_slot(config: dict) -> Check:
+def _managed_slot(config: dict[str, Any]) -> Check:
     """The managed provider names a slot, and that slot has a credential file."""
     try:
         slot = storage_name_of(provider_selection(MANAGED_PROVIDER, config))
@@ -81,7 +82,7 @@ def _managed_slot(config: dict) -> Check:
     return Check("config.managed", FAIL, finding, hint, {"slot": slot})
 
 
-def _oauth_host(config: dict, entry: dict) -> Check | None:
+def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
     """The entry's oauthHost is the one its key was made for (written back when a rewrite by the
     official client dropped it); None when the entry names neither."""
     base = str(entry.get("base_url", "")).rstrip("/")
@@ -104,7 +105,7 @@ def _oauth_host(config: dict, entry: dict) -> Check | None:
     return Check("config.oauth_host", OK, f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.", "", {"host": host})
 
 
-def _base_url(entry: dict) -> Check:
+def _base_url(entry: dict[str, Any]) -> Check:
     """The entry's base_url is one region's API."""
     base = str(entry.get("base_url", "")).rstrip("/")
     regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
@@ -125,7 +126,7 @@ def _holds_secret(node: object) -> bool:
     return False
 
 
-def check_config_mode(config: dict) -> Check:
+def check_config_mode(config: dict[str, Any]) -> Check:
     """config.toml chooses the host that receives refresh tokens: others must not write it (a
     failure: refresh tokens are refused for hosts it names), nor read it when it holds an api_key."""
     path = paths.config_file()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
+from typing import Any
 
 from tui.core import paths
 from tui.core.credentials.slot import parse_credentials, read_text
@@ -68,7 +69,7 @@ def _dir_check(name: str, path: pathlib.Path) -> Check:
     return Check(name, OK, f"{path} is private ({mode:04o}) and yours.", "", details)
 
 
-def _linked_dir_check(name: str, path: pathlib.Path, details: dict) -> Check:
+def _linked_dir_check(name: str, path: pathlib.Path, details: dict[str, Any]) -> Check:
     """A directory that is a symbolic link: doctor repairs nothing through it, only says so."""
     target = link_target(path)
     details["points_to"] = target
@@ -107,7 +108,7 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
     found = seen(entry)
     if found is None:
         return []
-    details: dict = {"path": str(entry)}
+    details: dict[str, Any] = {"path": str(entry)}
     link = ""
     info = os.lstat(entry)
     if found.is_link:
@@ -138,7 +139,9 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
     return checks or [Check(name, OK, f"{entry}{link}: private ({mode:04o}), yours, parses.", "", details)]
 
 
-def _content_check(name: str, entry: pathlib.Path, found: Seen, slot: str, link: str, details: dict) -> Check | None:
+def _content_check(
+    name: str, entry: pathlib.Path, found: Seen, slot: str, link: str, details: dict[str, Any]
+) -> Check | None:
     """A slot file that does not parse: moved aside (never through a link), never deleted."""
     try:
         parse_credentials(read_text(entry))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.repairs import (
     Repair,  # every repair of a check goes through tui.core.repairs
@@ -21,7 +22,7 @@ class Check:
     status: str  # ok | warn | fail | skip
     finding: str  # one sentence: what is true
     fix: str = ""  # one sentence: what to do, when something is wrong
-    details: dict = field(default_factory=dict)  # plain JSON values (timings in ms, hosts, modes)
+    details: dict[str, Any] = field(default_factory=dict)  # plain JSON values (timings in ms, hosts, modes)
     repair: Repair | None = None
     repaired: str | None = None  # what a repair did, once applied
     repair_failed: str | None = None  # why a repair failed or was declined
@@ -32,7 +33,7 @@ class Check:
         self.finding = one_line(self.finding, FINDING_WIDTH)
         self.fix = one_line(self.fix, FINDING_WIDTH)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = {"name": self.name, "status": self.status, "finding": self.finding, "fix": self.fix or None}
         data["details"] = self.details
         data["repair"] = self.repair.change if self.repair else None

@@ -6,6 +6,7 @@ import os
 import platform
 import socket
 from importlib import metadata
+from typing import Any
 
 from tui.core import paths
 from tui.core.doctor.model import Check
@@ -18,7 +19,7 @@ from tui.core.untrusted import one_line
 SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
 
 
-def to_json(checks: list[Check], exit_code: int) -> dict:
+def to_json(checks: list[Check], exit_code: int) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "exit_code": exit_code, "checks": [c.to_dict() for c in checks]}
 
 
@@ -59,7 +60,7 @@ def _scrub(value, pairs):
     return value
 
 
-def environment(over_ssh: bool) -> dict:
+def environment(over_ssh: bool) -> dict[str, Any]:
     """What a bug report needs about where it ran: versions, the OS, the terminal type and
     whether it runs over SSH (yes/no: never an address)."""
 
@@ -80,7 +81,7 @@ def environment(over_ssh: bool) -> dict:
     }
 
 
-def bug_report(checks: list[Check], exit_code: int, over_ssh: bool = False) -> dict:
+def bug_report(checks: list[Check], exit_code: int, over_ssh: bool = False) -> dict[str, Any]:
     """The whole result with no token, refresh token, device code or api_key (there are none in
     it, and `redact` runs over every string anyway) and nothing personal: identities, the device
     id, the local host name and home path are replaced. Authorization host names are kept."""

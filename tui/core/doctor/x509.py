@@ -9,6 +9,7 @@ from __future__ import annotations
 import calendar
 import ssl
 from dataclasses import dataclass
+from typing import Any
 
 _NAMES = {b"\x55\x04\x03": "CN", b"\x55\x04\x0a": "O", b"\x55\x04\x0b": "OU"}
 
@@ -90,10 +91,10 @@ def parse_certificate(der: bytes) -> CertInfo:
         raise ValueError(f"not a certificate: {exc}") from None
 
 
-def from_ssl_dict(cert: dict) -> CertInfo:
+def from_ssl_dict(cert: dict[str, Any]) -> CertInfo:
     """The same fields from `SSLSocket.getpeercert()` (a verified certificate)."""
 
-    def name(rdns) -> str:
+    def name(rdns: Any) -> str:
         labels = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU"}
         return ", ".join(f"{labels[k]}={v}" for rdn in rdns or () for k, v in rdn if k in labels)
 

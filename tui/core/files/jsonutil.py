@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import TypeGuard
 
-def is_int(value: object) -> bool:
+
+def is_int(value: object) -> TypeGuard[int]:
     """A JSON integer: Python's bool is an int, JSON's true is not."""
     return isinstance(value, int) and not isinstance(value, bool)
 

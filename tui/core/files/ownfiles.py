@@ -9,6 +9,8 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from typing import Any
 
 from tui.core import paths
 
@@ -69,7 +71,7 @@ def created_dir(name: str) -> int:
 
 
 @contextlib.contextmanager
-def existing_dir(name: str):
+def existing_dir(name: str) -> Iterator[int | None]:
     """For reading or removing: a descriptor of `<config_dir>/<name>/` while the block runs, or
     None when it is absent or not a plain directory of ours (nothing there to read)."""
     try:
@@ -83,7 +85,7 @@ def existing_dir(name: str):
             os.close(fd)
 
 
-def write_record(fd: int, name: str, record: dict) -> None:
+def write_record(fd: int, name: str, record: dict[str, Any]) -> None:
     """Replace `name` in the directory `fd` with `record` as JSON, atomically (0600)."""
     tmp = f".{name}.{secrets.token_hex(4)}.tmp"
     data = (json.dumps(record, indent=2, ensure_ascii=True) + "\n").encode()
@@ -102,7 +104,7 @@ def write_record(fd: int, name: str, record: dict) -> None:
         raise
 
 
-def read_record(fd: int, name: str) -> dict | None:
+def read_record(fd: int, name: str) -> dict[str, Any] | None:
     """The JSON object `name` in the directory `fd`, or None (absent, not a regular file, too big,
     not an object, a link). RecordProblem when it is not the person's own and private (checked on
     the opened descriptor): such a record is never trusted."""

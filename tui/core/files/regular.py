@@ -14,12 +14,12 @@ MAX_FILE = 1 << 20  # 1 MiB: far beyond any credential file or config.toml
 
 
 class _Refused(OSError):
-    def __init__(self, path: object, reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
         super().__init__(f"{path} is {reason}")
         self.reason = reason  # without the path, for a line that shows the path already
 
     def __str__(self) -> str:
-        return self.args[0]
+        return str(self.args[0])
 
 
 class NotRegularFile(_Refused):
@@ -34,7 +34,7 @@ def _size(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit} bytes"
 
 
-def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE, *, follow_symlinks: bool = True) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; FileNotFoundError when missing,
     NotRegularFile / TooLarge (with the path in the message) otherwise, other OSErrors as is
     (ELOOP for a symbolic link when `follow_symlinks` is False)."""
@@ -42,7 +42,7 @@ def read_regular(path: object, limit: int = MAX_FILE, *, follow_symlinks: bool =
 
 
 def read_regular_stat(
-    path: object, limit: int = MAX_FILE, *, follow_symlinks: bool = True
+    path: str | os.PathLike[str], limit: int = MAX_FILE, *, follow_symlinks: bool = True
 ) -> tuple[bytes, os.stat_result]:
     """`read_regular`, and the `fstat` of the file it read (its owner and mode, at no extra cost)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
@@ -93,22 +94,6 @@ class SignIn(AttemptView):
         if phase not in TRANSITIONS[self.phase]:
             raise InvalidTransition(f"{self.phase.value} -> {phase.value}")
         self.phase = phase
-
-    @property
-    def leads(self) -> bool:
-        return self.shared.leads
-
-    @property
-    def lease(self) -> follow.Lease:
-        return self.shared.lease
-
-    @property
-    def record_problem(self) -> str | None:
-        return self.shared.problem
-
-    def started_clock(self) -> str:
-        """ "14:02": when the attempt was started (in whichever terminal)."""
-        return self.shared.started_clock()
 
     def _changed(self, event: str) -> None:
         if self.on_change is not None:
@@ -241,7 +226,7 @@ class SignIn(AttemptView):
             and self.outcome.kind == "error"
             and self.outcome.transient
             and self.auth is not None
-            and self.leads
+            and self.shared.leads
             and self.seconds_left() > self.interval
         )
 
@@ -258,7 +243,7 @@ class SignIn(AttemptView):
 
     def give_up(self) -> None:
         """The person declined to keep polling after an error: the attempt ends here."""
-        if self.phase is Phase.ENDED and self.outcome is not None and self.lease.held:
+        if self.phase is Phase.ENDED and self.outcome is not None and self.shared.lease.held:
             self._end_record(self.outcome)
 
     # -- following another terminal's attempt -------------------------------------------------
@@ -299,7 +284,11 @@ class SignIn(AttemptView):
         """The terminal went away: carry on without one (only a poller that has shown its code,
         and only when detachable). Approved tokens waiting for the slot's locks now wait at most
         `LOCK_WAIT_DETACHED`. False when the attempt cannot carry on (the face ends as before)."""
-        if not self.detachable or self.phase not in (Phase.WAITING, Phase.POLLING, Phase.SAVING) or not self.leads:
+        if (
+            not self.detachable
+            or self.phase not in (Phase.WAITING, Phase.POLLING, Phase.SAVING)
+            or not self.shared.leads
+        ):
             return False
         self.detached = True
         self.on_change = None  # nobody to tell
@@ -345,7 +334,7 @@ class SignIn(AttemptView):
         self.lock_wait = text
         self._changed("saving")
 
-    async def _save(self, tokens: dict) -> str:
+    async def _save(self, tokens: dict[str, Any]) -> str:
         """POLLING -> SAVING: the approved tokens are kept until saved (`Approval`); without a
         terminal, the wait for the slot's locks is bounded."""
         if self.phase is not Phase.SAVING:
@@ -365,7 +354,7 @@ class SignIn(AttemptView):
         if self._on_idle is not None:  # nothing is in flight any more
             callback, self._on_idle = self._on_idle, None
             callback()
-        if record_it and self.lease.held and not self.can_keep_polling:  # else the same code may still be polled
+        if record_it and self.shared.lease.held and not self.can_keep_polling:  # else the same code may still be polled
             self._end_record(outcome)
         if notify:
             self._changed("finished")
@@ -384,12 +373,7 @@ class SignIn(AttemptView):
 
     def _end_record(self, outcome: Outcome) -> None:
         """How it ended, without the device code; "seen" when a terminal shows it now."""
-        try:
-            identity = slot_status(self.storage_name).identity_claim if outcome.success else None
-        except Exception:  # noqa: BLE001 - who signed in is a courtesy; the record must still end
-            identity = None
-        detail = (outcome.error or "").splitlines()[0] if outcome.error else None
-        self.shared.end(outcome.kind, identity, not self.detached, detail)
+        self.shared.end(outcome, self.storage_name, seen=not self.detached)
 
     def who(self) -> str:
         """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""

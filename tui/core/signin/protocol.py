@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from tui.core.credentials.oauth import oauth_error_code, parse_token_response
 from tui.core.errors import AuthError
@@ -18,7 +18,8 @@ from tui.core.hints import refused, server_trouble
 from tui.core.http import client_scope, post_form
 from tui.core.identity import identity_headers
 from tui.core.redact import excerpt, register_secret
-from tui.core.regions import Region, client_id, endpoints, parse_region
+from tui.core.regions import Region, endpoints, parse_region
+from tui.core.settings import client_id
 
 log = logging.getLogger("tui.core.signin.protocol")
 
@@ -42,7 +43,7 @@ class DeviceAuthorization:
     expires_in: int | None = None
     interval: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @property
@@ -73,8 +74,8 @@ class PollStatus:
     status: StatusName
     interval: int | None = None
 
-    def to_dict(self) -> dict:
-        out: dict = {"status": self.status}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status}
         if self.interval is not None and self.status in ("pending", "slow_down"):
             out["interval"] = self.interval
         return out
@@ -86,7 +87,7 @@ class PollResult:
     saved: the caller saves them)."""
 
     status: PollStatus
-    tokens: dict | None = None
+    tokens: dict[str, Any] | None = None
 
     def __repr__(self) -> str:  # the tokens are secrets
         return f"PollResult(status={self.status!r}, tokens={'[redacted]' if self.tokens else None})"

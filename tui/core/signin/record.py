@@ -8,6 +8,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.regions import Region
 
@@ -96,7 +97,7 @@ class Record:
             return None  # nothing that could be polled or shown: not a pending attempt
         return record
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """What is written: an ended record keeps no code, no address, no poller."""
         head = {
             "version": 2,
@@ -150,7 +151,7 @@ class Record:
             ended_at=float(int(time.time())),
         )
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """For `status --json`: how an attempt without a terminal ended."""
         return {
             "started_at": self.started_at,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError
@@ -20,7 +21,7 @@ from tui.core.signin.store import save_signin
 class Approval:
     """The tokens of one approval, until `save()` has stored them."""
 
-    def __init__(self, tokens: Mapping, region: Region, on_wait: Callable[[str], object]) -> None:
+    def __init__(self, tokens: Mapping[str, Any], region: Region, on_wait: Callable[[str], object]) -> None:
         self.tokens = dict(tokens)
         self.region = region
         self.on_wait = on_wait  # "Waiting for …" lines while the slot's locks are held elsewhere

@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 from tui.core.regions import Region
 from tui.core.signin import follow
+from tui.core.signin.state import Outcome
+from tui.core.slots.state import slot_status
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,17 @@ class Shared:
         except (OSError, follow.RecordProblem):
             pass  # the attempt goes on; only following it from another terminal is lost
 
-    def end(self, kind: str, identity: str | None, seen: bool, detail: str | None) -> None:
-        """How it ended, without the device code; then the lease goes."""
+    def end(self, outcome: Outcome, slot: str, *, seen: bool) -> None:
+        """How it ended, without the device code, with who signed in to `slot` after success;
+        then the lease goes."""
+        try:
+            identity = slot_status(slot).identity_claim if outcome.success else None
+        except Exception:  # noqa: BLE001 - who signed in is a courtesy; the record must still end
+            identity = None
+        detail = (outcome.error or "").splitlines()[0] if outcome.error else None
         try:
             if self.record is not None:
-                follow.write(self.record.ended(kind, identity, seen, detail))
+                follow.write(self.record.ended(outcome.kind, identity, seen, detail))
         except (OSError, follow.RecordProblem):
             pass
         finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Mapping
+from typing import Any
 
 from tui.core.config.provider import provision_managed_provider
 from tui.core.credentials import rejections
@@ -29,7 +30,7 @@ from tui.core.regions import Region, parse_region
 PURPOSE = "saving the sign-in"
 
 
-def write_signin_tokens(token_response: Mapping, region: Region) -> tuple[str, str]:
+def write_signin_tokens(token_response: Mapping[str, Any], region: Region) -> tuple[str, str]:
     """Step 1 without the locks (the caller holds them): (oauth_key, storage_name)."""
     oauth_key = region_key(region)
     storage_name = resolve_storage_name(oauth_key)
@@ -46,7 +47,7 @@ def slot_of(region: Region) -> str:
     return resolve_storage_name(region_key(region))
 
 
-async def save_signin(token_response: Mapping, region: Region, *, timeout: float | None = None) -> str:
+async def save_signin(token_response: Mapping[str, Any], region: Region, *, timeout: float | None = None) -> str:
     """Spec 4.4 for async callers; returns the storage name. `timeout`: seconds to wait for the
     slot's locks (None: as long as it takes)."""
     async with hold_slot(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
@@ -55,7 +56,9 @@ async def save_signin(token_response: Mapping, region: Region, *, timeout: float
     return storage_name
 
 
-def persist_device_signin(token_response: Mapping, region: Region | str, *, timeout: float | None = None) -> str:
+def persist_device_signin(
+    token_response: Mapping[str, Any], region: Region | str, *, timeout: float | None = None
+) -> str:
     """Spec 4.4 for synchronous callers (the core API's name, so a region's text is parsed here,
     at the door); returns the storage name."""
     region = parse_region(region)

@@ -18,6 +18,10 @@ from tui.core.config.read import (
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 
 class Selection:
     """A slot to use: the OAuth reference (a mapping or None), the API base and a label."""
@@ -56,7 +60,7 @@ def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
     return exc
 
 
-def provider_selection(name: str, config: dict | None = None, untrusted: str | None = None) -> Selection:
+def provider_selection(name: str, config: dict[str, Any] | None = None, untrusted: str | None = None) -> Selection:
     """The slot provider `name` uses. `config`: config.toml already parsed by the caller, and
     `untrusted` why that file may not choose a refresh host (else both are read here)."""
     if config is None:
@@ -136,7 +140,7 @@ def select(
     return Selection(None, settings.base_url("cn"), "the default slot")
 
 
-def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
+def oauth_providers(config: dict[str, Any] | None = None) -> list[tuple[str, Selection]]:
     """(name, Selection) of every provider of config.toml with an `oauth` table, in file order."""
     config = config_or_empty() if config is None else config
     providers = config.get("providers")
@@ -148,7 +152,7 @@ def oauth_providers(config: dict | None = None) -> list[tuple[str, Selection]]:
     return found
 
 
-def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
+def providers_by_slot(config: dict[str, Any] | None = None) -> dict[str, list[str]]:
     """storage_name -> names of the providers (with an `oauth` block) that resolve to it."""
     from tui.core.context import resolve_context
 
@@ -158,7 +162,7 @@ def providers_by_slot(config: dict | None = None) -> dict[str, list[str]]:
     return found
 
 
-def inferred_hosts(config: dict | None = None) -> dict[str, str]:
+def inferred_hosts(config: dict[str, Any] | None = None) -> dict[str, str]:
     """provider name -> the host its scoped key was made for, for providers whose `oauth` table
     names no host (status and the inspector report them so the host can be written back)."""
     return {name: chosen.inferred_host for name, chosen in oauth_providers(config) if chosen.inferred_host}

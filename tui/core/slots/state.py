@@ -5,7 +5,8 @@ from __future__ import annotations
 import pathlib
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from tui.core import paths
 from tui.core.credentials import rejections
@@ -53,7 +54,7 @@ class SlotStatus:
     mode: int | None = None
     size: int | None = None
     mtime: float | None = None
-    fields: dict = field(default_factory=dict, compare=False, repr=False)
+    fields: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     refresh_rejected_at: float | None = None  # the server rejected the refresh token in the file
 
     @property
@@ -107,7 +108,7 @@ class SlotStatus:
             return None
         return self.expires_at - (time.time() if now is None else now)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """For `status --json`: never a token."""
         return {
             "name": self.name,
@@ -134,30 +135,29 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return SlotStatus(name, path, MISSING, "no credential file")
     except OSError as exc:
         return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False))
-    meta = {"mode": stat.S_IMODE(info.st_mode), "size": info.st_size, "mtime": info.st_mtime}
+    read = SlotStatus(name, path, UNPARSABLE, mode=stat.S_IMODE(info.st_mode), size=info.st_size, mtime=info.st_mtime)
     try:
         data = jsonutil.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        return SlotStatus(name, path, UNPARSABLE, str(exc), **meta)
+        return replace(read, detail=str(exc))
     if not isinstance(data, dict):
-        return SlotStatus(name, path, NOT_OBJECT, f"JSON {type(data).__name__}, expected an object", **meta)
-    refresh = data.get("refresh_token")
-    expires_at = data.get("expires_at")
-    extra = {
-        "has_refresh_token": isinstance(refresh, str) and bool(refresh),
-        "expires_at": expires_at if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) else None,
-        "scope": data.get("scope") if isinstance(data.get("scope"), str) else None,
-        "token_type": data.get("token_type") if isinstance(data.get("token_type"), str) else None,
-        "fields": data,
-    }
+        return replace(read, state=NOT_OBJECT, detail=f"JSON {type(data).__name__}, expected an object")
+    refresh, expires_at = data.get("refresh_token"), data.get("expires_at")
+    parsed = replace(
+        read,
+        detail="",
+        has_refresh_token=isinstance(refresh, str) and bool(refresh),
+        expires_at=expires_at if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) else None,
+        scope=data.get("scope") if isinstance(data.get("scope"), str) else None,
+        token_type=data.get("token_type") if isinstance(data.get("token_type"), str) else None,
+        fields=data,
+    )
     if is_tombstone(data):
-        return SlotStatus(name, path, REVOKED, REVOKED_DETAIL, **meta, **extra)
+        return replace(parsed, state=REVOKED, detail=REVOKED_DETAIL)
     if not isinstance(data.get("access_token"), str) or not data["access_token"]:
-        return SlotStatus(name, path, NO_ACCESS_TOKEN, "no access_token string", **meta, **extra)
-    state = (
-        EXPIRED if is_expired(data, now) or not usable_token(data["access_token"]) else VALID
-    )  # refreshes on next use
-    return SlotStatus(name, path, state, **meta, **extra, refresh_rejected_at=rejections.rejected_at(name, data))
+        return replace(parsed, state=NO_ACCESS_TOKEN, detail="no access_token string")
+    expired = is_expired(data, now) or not usable_token(data["access_token"])  # refreshes on next use
+    return replace(parsed, state=EXPIRED if expired else VALID, refresh_rejected_at=rejections.rejected_at(name, data))
 
 
 def signed_in_as(status: SlotStatus) -> str:

@@ -5,6 +5,8 @@ config.toml is shared with the official client, so a switch moves both tools to 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tui.core.config.provider import provision_managed_provider
 from tui.core.config.read import config_or_empty
 from tui.core.errors import AuthError
@@ -19,7 +21,7 @@ from tui.core.slots.choice import provider_selection, storage_name_of
 from tui.core.slots.state import slot_status
 
 
-def managed_slot(config: dict | None = None) -> str | None:
+def managed_slot(config: dict[str, Any] | None = None) -> str | None:
     """The slot `managed:assistant-code` resolves to, or None when config.toml has no such entry
     (or cannot be read). `config`: config.toml already parsed read-only by the caller."""
     config = config_or_empty() if config is None else config

@@ -7,7 +7,6 @@
 """
 
 from tui.core.credentials.locks.acquire import (
-    LockUnavailable,
     hold_slot,
     hold_slot_sync,
     lock_timeout,
@@ -16,6 +15,7 @@ from tui.core.credentials.locks.acquire import (
 )
 from tui.core.credentials.locks.state import (
     DirLockState,
+    LockUnavailable,
     age_text,
     dir_lock_path,
     dir_lock_state,

@@ -277,7 +277,7 @@ def _try_dir_lock(path: str) -> DirLock | None:
 # -- holding a slot ---------------------------------------------------------------------------
 
 
-def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
+def _acquire(storage_name: str, wait: _Wait, releases: list[Callable[[], object]]) -> Iterator[float]:
     """Take the three locks in order. Yields the delay before each retry; `releases` gets one
     callback per lock taken, so the driver can undo exactly what is held on any exit."""
     thread_lock = _thread_lock(storage_name)
@@ -301,13 +301,13 @@ def _acquire(storage_name: str, wait: _Wait, releases: list) -> Iterator[float]:
     remove_legacy_lock(storage_name)
 
 
-def _release(releases: list) -> None:
+def _release(releases: list[Callable[[], object]]) -> None:
     while releases:
         releases.pop()()
 
 
 def _attempts(
-    storage_name: str, timeout: float | None, purpose: str, releases: list, write_error: bool
+    storage_name: str, timeout: float | None, purpose: str, releases: list[Callable[[], object]], write_error: bool
 ) -> Iterator[float]:
     wait = _Wait(storage_name, lock_timeout() if timeout == -1.0 else timeout, purpose)
     try:
@@ -328,7 +328,7 @@ async def hold_slot(
     """
     import asyncio  # here: the command line's refresh holds the locks without an event loop
 
-    releases: list = []
+    releases: list[Callable[[], object]] = []
     try:
         for delay in _attempts(storage_name, timeout, purpose, releases, write_error):
             await asyncio.sleep(delay)
@@ -342,7 +342,7 @@ def hold_slot_sync(
     storage_name: str, *, timeout: float | None = -1.0, purpose: str = "writing", write_error: bool = False
 ) -> Iterator[None]:
     """`hold_slot` for synchronous callers (logout, repairs): same locks, same order, same bound."""
-    releases: list = []
+    releases: list[Callable[[], object]] = []
     try:
         for delay in _attempts(storage_name, timeout, purpose, releases, write_error):
             time.sleep(delay)
