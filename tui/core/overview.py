@@ -34,8 +34,8 @@ class Overview:
     managed: str | None  # the slot of `managed:assistant-code`, None without that entry
     config_problem: AuthError | None = None  # why config.toml could not be read, if it could not
     now: float | None = None  # the time states were classified at (None: the clock)
-    away: list[dict[str, Any]] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
-    waiting: list[dict[str, Any]] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
+    away: list[follow.Record] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
+    waiting: list[follow.Record] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
 
     def away_json(self) -> dict[str, Any] | None:
         """`status --json`'s `away`: the latest unseen one (schema 1, additive)."""

@@ -227,6 +227,7 @@ def move_aside(what: Seen, slot: str) -> str:
     have written a valid one meanwhile: then nothing is done). Nothing is ever deleted."""
     if what.is_link:
         raise NotDone(f"{what.path} is a symbolic link to {link_target(what.path)}: nothing is moved through a link")
+    locks: contextlib.AbstractContextManager[object]
     try:
         resolve_storage_name(slot)
         locks = hold_slot_sync(slot, purpose="moving the unreadable file aside")
@@ -308,7 +309,7 @@ class ModeChange:
     what: Seen
     mode: int  # the mode it should have
 
-    def describe(self, show=str) -> str:
+    def describe(self, show: Callable[[str], str] = str) -> str:
         return f"{show(self.what.path)}: {self.what.permissions:04o} -> {self.mode:04o}"
 
 

@@ -176,20 +176,20 @@ def _string_value(text: str) -> str | None:
     return found[0] if found is not None and _end_of_value(found[1]) else None
 
 
-def _inline_table(text: str) -> dict[str, Any] | None:
+def _inline_table(text: str) -> dict[str, str] | None:
     """`{ a = "x", b = "y" }` of plain strings, then only a comment; else None."""
     rest = text.strip()
     if not rest.startswith("{"):
         return None
     rest = rest[1:].lstrip()
-    table: dict[str, Any] = {}
+    table: dict[str, str] = {}
     if rest.startswith("}"):
         return table if _end_of_value(rest[1:]) else None
     while True:
         name, eq, rest = rest.partition("=")
         key = _bare_key(name)
         found = _basic_string(rest) if eq and key is not None and key not in table else None
-        if found is None:
+        if found is None or key is None:
             return None
         table[key] = found[0]
         rest = found[1].lstrip()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
@@ -23,6 +23,10 @@ from tui.core.overview import Overview
 from tui.core.redact import is_secret_name
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
+
+if TYPE_CHECKING:
+    import httpx
+
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, signed_in_as
 
 
@@ -53,8 +57,8 @@ def check_config() -> list[Check]:
     except AuthError as exc:
         return [Check("config.parse", FAIL, exc.message + ".", exc.hint or f"Fix {path} by hand.", {"path": str(path)})]
     checks = [Check("config.parse", OK, f"{path} parses.", "", {"path": str(path)}), check_config_mode(config)]
-    providers = config.get("providers") if isinstance(config.get("providers"), dict) else {}
-    entry = providers.get(MANAGED_PROVIDER)
+    providers = config.get("providers")
+    entry = providers.get(MANAGED_PROVIDER) if isinstance(providers, dict) else None
     if not isinstance(entry, dict):
         hint = "Sign in (`assistant-auth login`) to create it."
         return [*checks, Check("config.managed", WARN, f'No [providers."{MANAGED_PROVIDER}"] entry.', hint, {})]
@@ -98,7 +102,12 @@ def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
     if fields is None or fields[1] is None:
         return None
     key, host = fields
-    if key is not None and derive_scoped_key(host, base) != key.strip() and key.strip() != "oauth/assistant-code":
+    if (
+        host is not None
+        and key is not None
+        and derive_scoped_key(host, base) != key.strip()
+        and key.strip() != "oauth/assistant-code"
+    ):
         finding = f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}."
         hint = "Sign in again in the right region: it rewrites the entry."
         return Check("config.oauth_host", FAIL, finding, hint, {"host": host, "key": key})
@@ -139,10 +148,12 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     details = {"path": path, "mode": f"{mode:04o}"}
     secret = _holds_secret(config)
     wanted = mode & ~(0o077 if secret else 0o022)
-    ours = found is not None and not found.is_link and info.st_uid == os.getuid()
+    ours = found if found is not None and not found.is_link and info.st_uid == os.getuid() else None
 
     def fixing(target: int) -> Repair | None:
-        return Repair(f"chmod {target:04o} {path} (now {mode:04o})", lambda: fix_mode(found, target)) if ours else None
+        if ours is None:
+            return None
+        return Repair(f"chmod {target:04o} {path} (now {mode:04o})", lambda: fix_mode(ours, target))
 
     problem = untrusted_because(info, path)
     if problem:
@@ -200,7 +211,7 @@ def expiry_text(left: float | None) -> str:
     return f"expires in {minutes} min" if minutes < 120 else f"expires in {minutes // 60} h"
 
 
-async def probe_refresh(client=None) -> Check:
+async def probe_refresh(client: httpx.AsyncClient | None = None) -> Check:
     """--probe: refresh the managed slot (spends one refresh token; the new one is stored)."""
     try:
         selection = provider_selection(MANAGED_PROVIDER)

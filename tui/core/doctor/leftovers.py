@@ -7,6 +7,7 @@ import os
 import pathlib
 import stat
 import time
+from typing import Any
 
 from tui.core import paths
 from tui.core.credentials.locks import (
@@ -83,13 +84,14 @@ def _leftover(found: Seen, now: float) -> Check | None:
 def _lock_check(found: Seen, state: DirLockState) -> Check:
     """One `oauth/<name>.lock`: held, stale (also stamped in the future), or not a lock at all."""
     name = f"files.lock.oauth.{pathlib.Path(found.path).name}"
-    details = {"path": found.path, "kind": state.kind}
-    if state.age is not None:
-        details["age_s"] = round(state.age)
-    if state.kind == DirLockState.HELD:
-        return Check(name, OK, f"{found.path} is held right now ({age_text(state.age)}).", "", details)
-    if state.kind in (DirLockState.STALE, DirLockState.FOREIGN) and is_stale(state.age):
-        why = "its holder stopped" if state.age > 0 else "a clock that was ahead, or a copied home"
+    details: dict[str, Any] = {"path": found.path, "kind": state.kind}
+    age = state.age  # set for a held, stale or foreign directory (it has an mtime)
+    if age is not None:
+        details["age_s"] = round(age)
+    if state.kind == DirLockState.HELD and age is not None:
+        return Check(name, OK, f"{found.path} is held right now ({age_text(age)}).", "", details)
+    if state.kind in (DirLockState.STALE, DirLockState.FOREIGN) and age is not None and is_stale(age):
+        why = "its holder stopped" if age > 0 else "a clock that was ahead, or a copied home"
         return Check(
             name,
             WARN,

@@ -34,7 +34,12 @@ class Check:
         self.fix = one_line(self.fix, FINDING_WIDTH)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"name": self.name, "status": self.status, "finding": self.finding, "fix": self.fix or None}
+        data: dict[str, Any] = {
+            "name": self.name,
+            "status": self.status,
+            "finding": self.finding,
+            "fix": self.fix or None,
+        }
         data["details"] = self.details
         data["repair"] = self.repair.change if self.repair else None
         if self.repaired is not None:

@@ -129,8 +129,8 @@ def probe_region(region: str) -> list[Check]:
         if check.status == FAIL:
             return checks
     with probe.sock or contextlib.nullcontext():
-        for stage in (probe.tunnel_check, probe.tls_check):
-            found = stage()
+        for later in (probe.tunnel_check, probe.tls_check):  # None: nothing to say (no proxy)
+            found = later()
             if found is not None:
                 checks.append(found)
                 if found.status == FAIL:

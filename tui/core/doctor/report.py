@@ -48,7 +48,7 @@ def _personal(checks: list[Check]) -> list[tuple[str, str]]:
     return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
 
 
-def _scrub(value, pairs):
+def _scrub(value: Any, pairs: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
         for text, replacement in pairs:
             value = value.replace(text, replacement)
@@ -87,7 +87,8 @@ def bug_report(checks: list[Check], exit_code: int, over_ssh: bool = False) -> d
     id, the local host name and home path are replaced. Authorization host names are kept."""
     data = {"schema_version": SCHEMA_VERSION, "environment": environment(over_ssh), **to_json(checks, exit_code)}
     data["redacted"] = "identities, device id, local host name and home path replaced"
-    return _scrub(data, _personal(checks))
+    scrubbed: dict[str, Any] = _scrub(data, _personal(checks))
+    return scrubbed
 
 
 SYMBOLS = {"ok": "✔", "warn": "!", "fail": "✘", "skip": "-"}

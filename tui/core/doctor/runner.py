@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
 from tui.core.doctor.leftovers import check_leftovers
@@ -15,6 +17,9 @@ from tui.core.errors import AuthError
 from tui.core.overview import overview
 from tui.core.redact import redact
 from tui.core.repairs import NotDone
+
+if TYPE_CHECKING:
+    import httpx
 
 Progress = Callable[[str], object]
 
@@ -38,10 +43,14 @@ def local_checks() -> list[Check]:
 
 
 async def run_doctor(
-    *, offline: bool = False, probe: bool = False, progress: Progress | None = None, client=None
+    *,
+    offline: bool = False,
+    probe: bool = False,
+    progress: Progress | None = None,
+    client: httpx.AsyncClient | None = None,
 ) -> list[Check]:
     """Every check, in a stable order. `progress(text)` is called as stages start."""
-    say = progress or (lambda _text: None)
+    say: Progress = progress or (lambda _text: None)
     say("Checking files, config.toml and credentials…")
     checks = local_checks()
     if offline:
@@ -50,7 +59,7 @@ async def run_doctor(
         say("Checking the network path to cn and global…")
         checks += guarded("network.ca", lambda: [check_ca()])
         regions = await asyncio.gather(
-            *(asyncio.to_thread(guarded, f"network.{r}", lambda r=r: probe_region(r)) for r in ("cn", "global"))
+            *(asyncio.to_thread(guarded, f"network.{r}", functools.partial(probe_region, r)) for r in ("cn", "global"))
         )
         for found in regions:
             checks.extend(found)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import socket
 import ssl
 import time
+from collections.abc import Callable
 
 from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.doctor.x509 import from_ssl_dict, parse_certificate
+from tui.core.doctor.x509 import CertInfo, from_ssl_dict, parse_certificate
+
+Reconnect = Callable[[], socket.socket]  # a new connection to the host
 
 CERT_SOON = 14 * 86400  # a certificate that expires within two weeks is a warning
 
@@ -24,7 +27,7 @@ def ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context(trust_env=True)
 
 
-def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect, host_var: str) -> Check:
+def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect: Reconnect, host_var: str) -> Check:
     """`host_var`: the setting that named the host (said when the certificate is for another name)."""
     name = f"{prefix}.tls"
     start = time.monotonic()
@@ -60,7 +63,13 @@ def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnec
 
 
 def _untrusted(
-    name: str, region: str, host: str, host_var: str, exc: ssl.SSLCertVerificationError, presented, start: float
+    name: str,
+    region: str,
+    host: str,
+    host_var: str,
+    exc: ssl.SSLCertVerificationError,
+    presented: CertInfo | None,
+    start: float,
 ) -> Check:
     """A certificate that does not verify: for another name, or from a CA not trusted here (TLS
     inspection, most often), said with the issuer it names."""
@@ -80,7 +89,7 @@ def _untrusted(
     return Check(name, FAIL, finding, hint, details)
 
 
-def _presented_certificate(host: str, reconnect) -> object | None:
+def _presented_certificate(host: str, reconnect: Reconnect) -> CertInfo | None:
     """The certificate a server presents, read without verification, on a new connection (only
     to name its issuer; nothing is sent over it)."""
     context = ssl.create_default_context()

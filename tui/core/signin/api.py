@@ -7,10 +7,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from tui.core.regions import Region, parse_region
 from tui.core.signin.protocol import PollStatus, poll_for_tokens
 from tui.core.signin.store import save_signin
+
+if TYPE_CHECKING:
+    import httpx
 
 
 async def poll_device_token(
@@ -18,7 +22,7 @@ async def poll_device_token(
     interval: int,
     region: Region | str | None = None,
     *,
-    client=None,
+    client: httpx.AsyncClient | None = None,
     on_status: Callable[[PollStatus], object] | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
@@ -49,6 +49,9 @@ from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcom
 from tui.core.signin.store import slot_of
 from tui.core.signin.view import AttemptView
 from tui.core.slots.state import signed_in_as, slot_status
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["EVENTS", "InvalidTransition", "Outcome", "Phase", "SignIn", "TRANSITIONS", "outcome_for"]
 
@@ -70,7 +73,7 @@ class SignIn(AttemptView):
         self,
         region: Region,
         *,
-        client: object | None = None,
+        client: httpx.AsyncClient | None = None,
         on_change: Callable[[str], object] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,

@@ -143,7 +143,8 @@ def away(now: float | None = None) -> list[Record]:
 
 def waiting(now: float | None = None) -> list[Record]:
     """Attempts that can still be approved, one per region at most."""
-    return [record for record in (read(region, now) for region in Region) if is_pending(record, now)]
+    records = [read(region, now) for region in Region]
+    return [record for record in records if record is not None and record.is_live(now)]
 
 
 def mark_seen(region: Region) -> None:

@@ -9,17 +9,20 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui.core.credentials.oauth import oauth_error_code, parse_token_response
 from tui.core.errors import AuthError
 from tui.core.files import jsonutil
 from tui.core.hints import refused, server_trouble
-from tui.core.http import client_scope, post_form
+from tui.core.http import Response, client_scope, post_form
 from tui.core.identity import identity_headers
 from tui.core.redact import excerpt, register_secret
 from tui.core.regions import Region, endpoints, parse_region
 from tui.core.settings import client_id
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("tui.core.signin.protocol")
 
@@ -120,7 +123,9 @@ def parse_device_authorization(text: str) -> DeviceAuthorization:
     )
 
 
-async def start_device_authorization(region: Region | str | None = None, *, client=None) -> DeviceAuthorization:
+async def start_device_authorization(
+    region: Region | str | None = None, *, client: httpx.AsyncClient | None = None
+) -> DeviceAuthorization:
     """Spec 3.1 / 4.1 (the core API's name: a region's text is parsed here, at the door)."""
     ep = endpoints(parse_region(region))
     url = ep.oauth_host + "/api/oauth/device_authorization"
@@ -145,7 +150,7 @@ async def poll_for_tokens(
     interval: int,
     region: Region,
     *,
-    client=None,
+    client: httpx.AsyncClient | None = None,
     on_status: Callable[[PollStatus], object] | None = None,
     on_request: Callable[[], object] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -193,7 +198,7 @@ async def poll_for_tokens(
             await sleep(current)
 
 
-def _poll_answer(response, url: str, current: int) -> PollStatus:
+def _poll_answer(response: Response, url: str, current: int) -> PollStatus:
     """Spec 3.2's rows for a non-success answer: the next status, or AuthError."""
     code = oauth_error_code(response.text)
     if code is None:

@@ -20,7 +20,11 @@ from tui.core.keys import MANAGED_PROVIDER
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
     from typing import Any
+
+    from tui.core.context import OAuthRef
+    from tui.core.regions import Region
 
 
 class Selection:
@@ -29,7 +33,12 @@ class Selection:
     __slots__ = ("ref", "base_url", "label", "inferred_host", "refusal")
 
     def __init__(
-        self, ref: object, base_url: str, label: str, inferred_host: str | None = None, refusal: AuthError | None = None
+        self,
+        ref: OAuthRef | Mapping[str, Any] | None,
+        base_url: str,
+        label: str,
+        inferred_host: str | None = None,
+        refusal: AuthError | None = None,
     ) -> None:
         self.ref = ref
         self.base_url = base_url
@@ -147,7 +156,8 @@ def oauth_providers(config: dict[str, Any] | None = None) -> list[tuple[str, Sel
     found = []
     for name, entry in providers.items() if isinstance(providers, dict) else ():
         if isinstance(entry, dict) and isinstance(entry.get("oauth"), dict):
-            base = entry.get("base_url") if isinstance(entry.get("base_url"), str) else ""
+            base = entry.get("base_url")
+            base = base if isinstance(base, str) else ""
             found.append((str(name), provider_entry_selection(entry["oauth"], base, f"provider {name}")))
     return found
 
@@ -189,7 +199,7 @@ def selection_for_slot(storage_name: str) -> Selection:
     return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")
 
 
-def region_for_slot(storage_name: str):
+def region_for_slot(storage_name: str) -> Region:
     from tui.core.keys import region_of_slot
     from tui.core.regions import Region
 
