@@ -21,12 +21,13 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e .
 	touch $(DEMO_STAMP)
 
-# lint and format first (fast, fail early), then the suite: four workers on two cores (most tests
+# lint, format and types first (fast, fail early), then the suite: four workers on two cores (most tests
 # wait on servers, subprocesses and terminals, not on the CPU), one file per worker at a time so a
 # file's tests never race each other
 test: $(STAMP)
 	$(BIN)/ruff check tui tests
 	$(BIN)/ruff format --check tui tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 4 --dist loadfile
 
 demo: $(DEMO_STAMP)

@@ -3,8 +3,7 @@ exception (a 5,000-digit --min-ttl once reached "unexpected error")."""
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tests.cli.test_cli import run
 from tui.cli.options import MAX_MIN_TTL, min_ttl_value, parse_flags

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 import tomlkit
-from hypothesis import assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tui.app import AssistantAuthApp

@@ -15,8 +15,7 @@ import io
 import json
 import time
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds

@@ -47,7 +47,7 @@ def run_fast(args: list[str]) -> int:
         problem = f"--env {variable!r} is not a valid environment variable name"
     min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
     if problem or ttl_problem:
-        return usage_problem(problem or ttl_problem)
+        return usage_problem(problem or ttl_problem or "")
     _chosen, token = obtain(values, min_ttl)
     if isinstance(token, int):
         return token  # nothing runs without a token

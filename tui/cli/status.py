@@ -21,13 +21,11 @@ SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or
 
 def run(ns) -> int:
     narrowed = any(v is not None for v in selector_values(ns).values())
-    if narrowed:
-        selected = selected_slot(ns)
-        if selected is None:
-            return EXIT_ERROR
+    chosen = selected_slot(ns) if narrowed else None
+    if narrowed and chosen is None:
+        return EXIT_ERROR
     view = overview()  # one read of the slots and config.toml for everything below
-    if not narrowed:
-        selected = view.default_slot
+    selected = chosen or view.default_slot
     slots = [view.slot(selected)] if narrowed else list(view.slots)
     if selected not in [s.name for s in slots]:
         slots.insert(0, view.slot(selected))

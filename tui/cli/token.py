@@ -58,7 +58,7 @@ def run_fast(args: list[str]) -> int:
         problem = problem or (f"unexpected argument {rest[0]!r}" if rest else None)
         min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
         if problem or ttl_problem:
-            return usage_problem(problem or ttl_problem)
+            return usage_problem(problem or ttl_problem or "")
     else:
         min_ttl = None
     chosen, token = obtain(values, min_ttl)

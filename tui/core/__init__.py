@@ -63,33 +63,46 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.config.provider import provision_managed_provider
-    from tui.core.context import OAuthRef, TokenContext, resolve_context
-    from tui.core.credentials.refresh import get_access_token, read_valid_token, refresh_access_token
+if TYPE_CHECKING:  # pragma: no cover - `name as name`: an explicit re-export, for type checkers
+    from tui.core.config.provider import provision_managed_provider as provision_managed_provider
+    from tui.core.context import OAuthRef as OAuthRef, TokenContext as TokenContext, resolve_context as resolve_context
+    from tui.core.credentials.refresh import (
+        get_access_token as get_access_token,
+        read_valid_token as read_valid_token,
+        refresh_access_token as refresh_access_token,
+    )
     from tui.core.credentials.slot import (
-        is_expired,
-        load_credentials,
-        merge_token_response,
-        write_credentials,
+        is_expired as is_expired,
+        load_credentials as load_credentials,
+        merge_token_response as merge_token_response,
+        write_credentials as write_credentials,
     )
-    from tui.core.errors import AuthError
-    from tui.core.identity import device_id, identity_headers
-    from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, resolve_storage_name
+    from tui.core.errors import AuthError as AuthError
+    from tui.core.identity import device_id as device_id, identity_headers as identity_headers
+    from tui.core.keys import (
+        MANAGED_PROVIDER as MANAGED_PROVIDER,
+        derive_scoped_key as derive_scoped_key,
+        resolve_storage_name as resolve_storage_name,
+    )
     from tui.core.paths import (
-        config_dir,
-        config_path,
-        credentials_dir,
-        credentials_path,
-        device_id_path,
+        config_dir as config_dir,
+        config_path as config_path,
+        credentials_dir as credentials_dir,
+        credentials_path as credentials_path,
+        device_id_path as device_id_path,
     )
-    from tui.core.redact import mask, redact
-    from tui.core.regions import Endpoints, Region, endpoints, parse_region
-    from tui.core.settings import client_id
-    from tui.core.signin.api import poll_device_token
+    from tui.core.redact import mask as mask, redact as redact
+    from tui.core.regions import (
+        Endpoints as Endpoints,
+        Region as Region,
+        endpoints as endpoints,
+        parse_region as parse_region,
+    )
+    from tui.core.settings import client_id as client_id
+    from tui.core.signin.api import poll_device_token as poll_device_token
     from tui.core.signin.protocol import (
-        DeviceAuthorization,
-        PollStatus,
-        start_device_authorization,
+        DeviceAuthorization as DeviceAuthorization,
+        PollStatus as PollStatus,
+        start_device_authorization as start_device_authorization,
     )
-    from tui.core.signin.store import persist_device_signin
+    from tui.core.signin.store import persist_device_signin as persist_device_signin

@@ -112,7 +112,7 @@ class AuthServer:
     # -- life cycle -------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
+        host, port = str(self._httpd.server_address[0]), self._httpd.server_address[1]
         return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     def start(self) -> AuthServer:
@@ -138,7 +138,8 @@ class AuthServer:
         wanted = user_code.strip().upper().replace(" ", "")
         matches = [g for g in self.state.grants.values() if g.user_code.upper() == wanted or g.user_code == user_code]
         pending = [g for g in matches if g.state == "pending"]
-        return (pending or matches or [None])[-1]  # the newest pending grant wins
+        chosen = pending or matches
+        return chosen[-1] if chosen else None  # the newest pending grant wins
 
     def decide(self, user_code: str, approve: bool) -> bool:
         with self.lock:

@@ -123,7 +123,7 @@ def bench_token(server, home: pathlib.Path) -> None:
     for label, (env, creds) in _token_scenarios(server, home).items():
         floor = [sys.executable, "-I", "-c", f"import json;print(json.load(open({str(creds)!r}))['access_token'])"]
         commands = {"assistant-auth token": ours, "floor": floor}
-        if gh_dir:
+        if gh and gh_dir:
             env = {**env, "GH_CONFIG_DIR": gh_dir}
             commands["gh auth token"] = [gh, "auth", "token"]
         for command in commands.values():  # warm the page cache

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 from tui.app import AssistantAuthApp
 from tui.app.screens.doctor import DoctorScreen
-from tui.core import Region, persist_device_signin
 from tui.core.keys import region_storage_name
+from tui.core.regions import Region
+from tui.core.signin.store import persist_device_signin
 
 NOW = 1_800_000_000  # 2027-01-15 08:00:00 UTC
 CODE = "WDJB-MJHT"
@@ -146,8 +147,12 @@ def screen_is(pilot, name: str) -> bool:
 
 async def _code_shown(pilot) -> None:
     await pilot.press("enter")
-    attempt = lambda: getattr(pilot.app.screen, "attempt", None)  # noqa: E731
-    await wait_for(pilot, lambda: attempt() is not None and attempt().polls == 1)
+
+    def polls() -> int:
+        attempt = getattr(pilot.app.screen, "made", None)  # the sign-in screen's attempt, once made
+        return attempt.polls if attempt is not None else 0
+
+    await wait_for(pilot, lambda: polls() == 1)
 
 
 async def _qr(pilot) -> None:

@@ -8,8 +8,7 @@ import os
 import time
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tui.core.regions import Region
 from tui.core.signin import follow

@@ -10,9 +10,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Header
 
+from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
@@ -113,7 +113,7 @@ def detail_lines(
     return lines
 
 
-def disk_signature() -> tuple:
+def disk_signature() -> tuple[tuple[str, int, int, int], ...]:
     """Changes when any credential file or config.toml changes on disk (the official CLI too)."""
     entries = []
     try:
@@ -127,7 +127,7 @@ def disk_signature() -> tuple:
         pass
     try:
         info = config_path().stat()
-        entries.append(("config.toml", info.st_mtime_ns, info.st_size))
+        entries.append(("config.toml", info.st_mtime_ns, info.st_size, info.st_mode))
     except OSError:
         pass
     return tuple(entries)
@@ -142,7 +142,7 @@ ACTION_APPLIES = {
 }
 
 
-class CredentialsScreen(Screen):
+class CredentialsScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
@@ -224,6 +224,8 @@ class CredentialsScreen(Screen):
             return
         self.shown_slot = slot.name
         view = self.view
+        if view is None:  # pragma: no cover - a slot is selected only after the view was read
+            return
         lines = detail_lines(
             slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings
         )
@@ -285,7 +287,7 @@ class CredentialsScreen(Screen):
             selection = selection_for_slot(name)
             with reporting_to(lambda text: self.notice(one_line(text, 1000))):
                 await refresh_access_token(
-                    selection.ref, selection.base_url, client=self.app.http_client, refuse=selection.refusal
+                    selection.ref, selection.base_url, client=self.host.http_client, refuse=selection.refusal
                 )
         except AuthError as exc:
             self.notice(explain_for(exc, selection).describe())
@@ -296,7 +298,7 @@ class CredentialsScreen(Screen):
     def action_sign_in(self) -> None:
         slot = self.selected
         name = slot.name if slot else "assistant-code"
-        self.app.action_sign_in(region_for_slot(name).value)
+        self.host.action_sign_in(region_for_slot(name).value)
 
     def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
         """Ask, then run a change from the core; report its outcome and reload the table. A repair
@@ -364,7 +366,7 @@ class CredentialsScreen(Screen):
             lambda: move_aside(found, slot.name),
             "Could not move the file",
             lambda result: result[0].upper() + result[1:] + ".",
-            then=lambda: self.app.action_sign_in(region_for_slot(slot.name).value),
+            then=lambda: self.host.action_sign_in(region_for_slot(slot.name).value),
         )
 
     def action_switch(self) -> None:
@@ -374,7 +376,7 @@ class CredentialsScreen(Screen):
         if region is None:
             self.notice("Only a region's slot can be used for the managed provider: select cn or global.")
             return
-        switched, message = self.app.switch_managed(region)
+        switched, message = self.host.switch_managed(region)
         if switched:
             self.reload()
         self.notice(message)

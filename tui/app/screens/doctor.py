@@ -8,9 +8,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, LoadingIndicator
 
+from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
@@ -20,7 +20,7 @@ from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
 
-class DoctorScreen(Screen):
+class DoctorScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width

@@ -7,9 +7,9 @@ import pathlib
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine
 from tui.core.humantime import expiry
@@ -61,7 +61,7 @@ def next_steps(demo: object | None) -> str:
     )
 
 
-class DoneScreen(Screen):
+class DoneScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("done.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "home", "Home"),  # first: the footer keeps it at any width
@@ -87,7 +87,7 @@ class DoneScreen(Screen):
                     yield OneLine(value, classes="value")
             if self.note:
                 yield OneLine(self.note, id="done-note")
-            yield Static(next_steps(self.app.demo), id="done-next", markup=False)
+            yield Static(next_steps(self.host.demo), id="done-next", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:

@@ -7,10 +7,10 @@ import time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
@@ -73,7 +73,7 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     return "\n".join(lines), css, region
 
 
-class HomeScreen(Screen):
+class HomeScreen(AppScreen[None]):
     BINDINGS = [
         Binding("enter", "start", "Sign in", priority=True),
         Binding("q", "app.request_quit", "Quit"),  # early: the footer keeps it at any width
@@ -179,18 +179,18 @@ class HomeScreen(Screen):
 
     def action_switch(self) -> None:
         """Point the managed provider at the highlighted region's sign-in (no new sign-in)."""
-        self.app.switch_managed(self.selected_region)
+        self.host.switch_managed(self.selected_region)
         self.refresh_slot()
 
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
         region = self.selected_region
         if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
-            self.app.action_sign_in(region.value)
+            self.host.action_sign_in(region.value)
             return
         status = overview().region_slot(region)  # now: the person may have waited on this screen
         if not status.usable:
-            self.app.action_sign_in(region.value)
+            self.host.action_sign_in(region.value)
             return
         if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
             self.app.push_screen(
@@ -203,7 +203,7 @@ class HomeScreen(Screen):
                     no="Later",
                     default_yes=True,
                 ),
-                lambda replace: self.app.action_sign_in(region.value) if replace else None,
+                lambda replace: self.host.action_sign_in(region.value) if replace else None,
             )
             return
 
@@ -216,5 +216,5 @@ class HomeScreen(Screen):
                 yes="Sign in again",
                 no="Keep it",
             ),
-            lambda replace: self.app.action_sign_in(region.value) if replace else None,
+            lambda replace: self.host.action_sign_in(region.value) if replace else None,
         )

@@ -7,16 +7,16 @@ import pathlib
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
+from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.regions import Region
-from tui.core.signin.attempt import Outcome
+from tui.core.signin.attempt import Outcome, SignIn
 
 
-class OutcomeScreen(Screen):
+class OutcomeScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("outcome.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
@@ -25,7 +25,7 @@ class OutcomeScreen(Screen):
         Binding("q", "app.request_quit", "Quit"),
     ]
 
-    def __init__(self, region: Region, outcome: Outcome, attempt: object | None = None) -> None:
+    def __init__(self, region: Region, outcome: Outcome, attempt: SignIn | None = None) -> None:
         super().__init__()
         self.account_region = region
         self.outcome = outcome
@@ -74,8 +74,8 @@ class OutcomeScreen(Screen):
         return self.can_keep_polling if action == "keep_polling" else True
 
     def action_keep_polling(self) -> None:
-        if self.can_keep_polling:
-            self.app.keep_polling(self.attempt)
+        if self.attempt is not None and self.can_keep_polling:
+            self.host.keep_polling(self.attempt)
 
     def _give_up(self) -> None:
         """Leaving without keeping polling ends the attempt: its record and lease go."""
@@ -84,7 +84,7 @@ class OutcomeScreen(Screen):
 
     def action_retry(self) -> None:
         self._give_up()
-        self.app.action_sign_in(self.account_region.value, replace=True)
+        self.host.action_sign_in(self.account_region.value, replace=True)
 
     def action_back(self) -> None:
         self._give_up()

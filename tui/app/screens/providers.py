@@ -7,9 +7,9 @@ import pathlib
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Static
 
+from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
@@ -36,7 +36,7 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
     rows = []
     for name, entry in list_providers(doc):
         fields = provider_fields(entry)
-        oauth = fields["oauth_key"] or ("(derived)" if isinstance(entry.get("oauth"), dict) else "—")
+        oauth = str(fields["oauth_key"]) or ("(derived)" if isinstance(entry.get("oauth"), dict) else "—")
         if fields["oauth_host"]:
             oauth += f" @ {fields['oauth_host']}"
         flag = lambda v: "yes" if v else "no"  # noqa: E731
@@ -60,7 +60,7 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
 FIX_FIELDS = "Fix the fields marked in red, then save again."
 
 
-class ProvidersScreen(Screen):
+class ProvidersScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
@@ -326,5 +326,9 @@ class ProvidersScreen(Screen):
                 yes="Discard",
                 no="Keep editing",
             ),
-            lambda discard: self.app.pop_screen() if discard else None,
+            self._discard_if,
         )
+
+    def _discard_if(self, discard: bool | None) -> None:
+        if discard:
+            self.app.pop_screen()

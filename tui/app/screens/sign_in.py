@@ -16,10 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen
 from textual.widgets import Header
 
 from tui.app.carry_on import hand_over
+from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
@@ -65,7 +67,7 @@ class QRScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class SignInScreen(Screen):
+class SignInScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),  # first: the footer keeps it at any width
@@ -86,19 +88,26 @@ class SignInScreen(Screen):
     def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
         super().__init__()
         self.account_region = region
-        self.attempt = attempt  # made on mount, or an attempt to keep polling with the same code
+        self.made: SignIn | None = attempt  # made on mount, or an attempt to keep polling with the same code
         self.signals = SignInSignals(discard=self.terminated, lost_terminal=self.carry_on_without_terminal)
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
         self.can_open = False  # a browser may and can open the address here (decided once)
 
     @property
+    def attempt(self) -> SignIn:
+        """The attempt this screen draws (made on mount)."""
+        if self.made is None:  # pragma: no cover - every caller runs after on_mount
+            raise RuntimeError("the sign-in attempt is made on mount")
+        return self.made
+
+    @property
     def auth(self):
-        return self.attempt.auth if self.attempt else None
+        return self.made.auth if self.made else None
 
     @property
     def saving(self) -> bool:
         """Approved tokens are waiting for the slot's locks."""
-        return self.attempt is not None and self.attempt.saving
+        return self.made is not None and self.made.saving
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -113,12 +122,12 @@ class SignInScreen(Screen):
         self.title = "assistant-auth"
         self.sub_title = f"sign in · {self.account_region.value}"
         self.query_one("#qr-pane").display = False
-        if self.attempt is None:
+        if self.made is None:
             # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client
             # or in the demo (its server ends with the app)
-            detachable = self.app.http_client is None and self.app.demo is None
-            self.attempt = SignIn(
-                self.account_region, client=self.app.http_client, clock=self.app.signin_clock, detachable=detachable
+            detachable = self.host.http_client is None and self.host.demo is None
+            self.made = SignIn(
+                self.account_region, client=self.host.http_client, clock=self.host.signin_clock, detachable=detachable
             )
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
@@ -146,22 +155,22 @@ class SignInScreen(Screen):
         self.app.exit(return_code=128 + signal.SIGTERM)
 
     def on_unmount(self) -> None:
-        if not self.app.detached_attempt:  # a detached sign-in keeps SIGHUP ignored to its end
+        if not self.host.detached_attempt:  # a detached sign-in keeps SIGHUP ignored to its end
             self.signals.remove()
 
     def carry_on_without_terminal(self) -> bool:
         """The terminal is gone (SIGHUP, or EIO under Textual's reader): a sign-in that has shown
         its code carries on after the app, which ends between polls (no server answer is dropped)."""
-        if self.attempt is None or not self.attempt.detach():
+        if self.made is None or not self.made.detach():
             return False
         lose_terminal()
-        self.app.detached_attempt = self.attempt
+        self.host.detached_attempt = self.attempt
         self.attempt.when_idle(self._hand_over)  # between polls: no server answer is dropped
         return True
 
     def _hand_over(self) -> None:
         """Idle (nothing in flight): the attempt goes on after the app (`carry_on.hand_over`)."""
-        if self.attempt is not None:
+        if self.made is not None:
             hand_over(self.app, [worker for worker in self.workers if worker.group == "sign-in"], self.attempt)
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
@@ -185,7 +194,7 @@ class SignInScreen(Screen):
                 self.notify(text, severity="warning", timeout=self.attempt.BACK_OFF + 2, markup=False)
                 self.set_timer(self.attempt.BACK_OFF, self.keep_polling)
                 return
-            self.app.show_outcome(self.attempt)
+            self.host.show_outcome(self.attempt)
             return
         self.tick()
 
@@ -198,7 +207,7 @@ class SignInScreen(Screen):
         target = attempt.open_target
         self.refusal = address_refusal(target)
         self.can_open = self.refusal is None and self.browser_available()
-        demo = self.app.demo
+        demo = self.host.demo
         self.pane.show_code(
             attempt,
             refusal=self.refusal,
@@ -211,7 +220,7 @@ class SignInScreen(Screen):
             text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
             self.notice(text)
             self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
-        elif target and attempt.started_here and should_auto_open(self.app.no_browser):
+        elif target and attempt.started_here and should_auto_open(self.host.no_browser):
             self.notice(open_url(target))
 
     # -- live status ---------------------------------------------------------------------------
@@ -224,13 +233,13 @@ class SignInScreen(Screen):
     def notice_in_view(self) -> bool:
         return self.pane.notice_in_view()
 
-    def report(self, text: str, severity: str = "information") -> None:
+    def report(self, text: str, severity: SeverityLevel = "information") -> None:
         """The result of a key, said once: on the notice line below the status when that line is
         in view, else as a toast (a toast over the live status would hide it)."""
         self.notice(text)
         self.call_after_refresh(self._toast_if_hidden, text, severity)
 
-    def _toast_if_hidden(self, text: str, severity: str) -> None:
+    def _toast_if_hidden(self, text: str, severity: SeverityLevel) -> None:
         if self.pane.notice_text != text:
             return  # a newer notice replaced it
         if self.notice_in_view():
@@ -239,7 +248,7 @@ class SignInScreen(Screen):
         self.notify(text, severity=severity, timeout=6, markup=False)
 
     def quit_question(self) -> tuple[str, str] | None:
-        if self.attempt is None or self.attempt.phase is Phase.ENDED:
+        if self.made is None or self.made.phase is Phase.ENDED:
             return None
         if self.saving:
             return (
@@ -260,7 +269,7 @@ class SignInScreen(Screen):
         self._copy(self.auth.user_code if self.auth else None, "code")
 
     def action_copy_url(self) -> None:
-        self._copy(self.attempt.open_target if self.attempt else None, "address")
+        self._copy(self.made.open_target if self.made else None, "address")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`o Open browser` is offered only where a browser can open (never over SSH) and for an
@@ -268,21 +277,21 @@ class SignInScreen(Screen):
         if action == "open_browser":
             return self.auth is not None and self.can_open
         if action == "demo_approve":
-            return self.app.demo is not None and self.auth is not None
+            return self.host.demo is not None and self.auth is not None
         return True
 
     def browser_available(self) -> bool:
-        target = self.attempt.open_target if self.attempt else None
-        return not self.app.no_browser and bool(target and browser_commands(target))
+        target = self.made.open_target if self.made else None
+        return not self.host.no_browser and bool(target and browser_commands(target))
 
     def action_demo_approve(self) -> None:
-        if self.app.demo is not None and self.auth is not None:
-            self.report(self.app.demo.approve(self.auth.user_code))
+        if self.host.demo is not None and self.auth is not None:
+            self.report(self.host.demo.approve(self.auth.user_code))
 
     def action_open_browser(self) -> None:
         if self.auth is None:
             return
-        if self.app.no_browser:
+        if self.host.no_browser:
             self.report("Browser disabled by --no-browser: open the address on any device.")
             return
         target = self.attempt.open_target
@@ -319,7 +328,7 @@ class SignInScreen(Screen):
         )
 
     def _cancel(self) -> None:
-        if self.attempt is not None and self.attempt.watching:
+        if self.made is not None and self.made.watching:
             discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
             self.app.notify(
                 "Discarded the sign-in that went on without a terminal."

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core.credentials.slot import EXPIRY_LEEWAY as LEEWAY
 from tui.core.credentials.slot import (
+    EXPIRY_LEEWAY as LEEWAY,
     fresh,
     is_tombstone,
     load_credentials,

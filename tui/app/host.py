@@ -1,0 +1,56 @@
+"""What the screens ask of the app, typed: `AppScreen.host` is the running `AssistantApp` seen
+through `Host` (a protocol, so no screen imports the app module that loads it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    import httpx
+
+    from tui.core.regions import Region
+    from tui.core.signin.attempt import SignIn
+
+
+class Demo(Protocol):
+    """`assistant-auth demo` only: the local approval page, and approving through it."""
+
+    page: str
+
+    def approve(self, user_code: str) -> str: ...
+
+
+class Host(Protocol):
+    no_browser: bool
+    http_client: httpx.AsyncClient | None  # tests may share one client; None: the core makes its own
+    signin_clock: Callable[[], float]
+    demo: Demo | None
+    detached_attempt: SignIn | None
+
+    def action_sign_in(self, region: str | None = None, replace: bool = False) -> None: ...
+
+    def show_outcome(self, attempt: SignIn) -> None: ...
+
+    def keep_polling(self, attempt: SignIn) -> None: ...
+
+    def switch_managed(self, region: Region) -> tuple[bool, str]: ...
+
+
+ResultType = TypeVar("ResultType")
+
+
+class AppScreen(Screen[ResultType]):
+    """A screen of this app."""
+
+    @property
+    def host(self) -> Host:
+        """The app, as what the screens ask of it."""
+        return cast(Host, self.app)
+
+
+def host_of(node: Any) -> Host:
+    """`host` for a widget (its app)."""
+    return cast(Host, node.app)
