@@ -23,12 +23,16 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 
 # lint, format and types first (fast, fail early), then the suite: four workers on two cores (most tests
 # wait on servers, subprocesses and terminals, not on the CPU), one file per worker at a time so a
-# file's tests never race each other
+# file's tests never race each other. Beside it, the core and command-line tests on the oldest and
+# newest supported Pythons when they are installed (tui/dev/pythons.py says which ran).
 test: $(STAMP)
 	$(BIN)/ruff check tui tests
 	$(BIN)/ruff format --check tui tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 4 --dist loadfile
+	@$(BIN)/python -m tui.dev.pythons > $(VENV)/pythons.log 2>&1 & others=$$!; \
+	$(BIN)/python -m pytest -q -n 4 --dist loadfile; main=$$?; \
+	wait $$others; rest=$$?; cat $(VENV)/pythons.log; \
+	test $$main -eq 0 && test $$rest -eq 0
 
 demo: $(DEMO_STAMP)
 	$(BIN)/assistant-auth demo
@@ -40,4 +44,4 @@ screenshots: $(STAMP)
 	$(BIN)/python -m tui.dev.screenshots screenshots
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .venv-3.10 .venv-3.13 .pytest_cache .mypy_cache

@@ -1,0 +1,165 @@
+"""`make test`'s run on the oldest and newest supported Pythons, beside the main run.
+
+Finds Python 3.10 and 3.13 (on PATH as `python3.10` / `python3.13`, else pyenv's
+interpreters), gives each a virtual environment of its own with the project's wheel and its test
+extra from pyproject.toml (kept in `.venv-3.10`, `.venv-3.13`; the dependencies are installed
+again when pyproject.toml changes, the project every time), and runs the core and command-line
+tests there. Says plainly which interpreters were found, which were not (skipped)
+and what each run gave. Exit status 1 when a run failed, 0 otherwise (a missing interpreter is
+not a failure: it is said).
+
+    python -m tui.dev.pythons [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VERSIONS = ("3.10", "3.13")  # the oldest and newest supported (pyproject.toml's classifiers)
+# the core and the command line: what a server without a desktop runs (the app's snapshot
+# tests draw with the main run's Python)
+SUITES = ("tests/core", "tests/cli")
+WORKERS = "2"  # per interpreter: they run beside the main run's four
+
+
+@dataclass
+class Result:
+    version: str
+    python: str | None  # None: not found
+    ok: bool = True
+    summary: str = ""
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        if self.python is None:
+            return f"Python {self.version}: not found on PATH or under pyenv: skipped"
+        verdict = "passed" if self.ok else "FAILED"
+        return f"Python {self.version} ({self.python}): core and command-line tests {verdict}: {self.summary} ({self.seconds:.0f} s)"
+
+
+def find(version: str) -> str | None:
+    """`pythonX.Y` on PATH, else the newest pyenv interpreter of that version."""
+    on_path = shutil.which(f"python{version}")
+    if on_path and _runs(on_path, version):
+        return on_path
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    found = sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")))
+    for candidate in reversed(found):
+        if _runs(candidate, version):
+            return candidate
+    return None
+
+
+def _runs(python: str, version: str) -> bool:
+    """The interpreter starts and is the version asked for (a pyenv shim may point elsewhere)."""
+    try:
+        out = subprocess.run(  # noqa: S603 - an interpreter found above, no shell
+            [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+def build_wheel(log: list[str]) -> pathlib.Path | None:
+    """The project's wheel, built once for every interpreter (pure Python), in a temporary
+    directory: two builds at once in the source tree would race over its build directory."""
+    out = pathlib.Path(tempfile.mkdtemp(prefix="assistant-auth-wheel-"))
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
+    wheels = sorted(out.glob("*.whl"))
+    if done.returncode != 0 or not wheels:
+        log.append(f"building the wheel failed:\n{done.stdout}{done.stderr}")
+        return None
+    return wheels[-1]
+
+
+def environment(version: str, python: str, wheel: pathlib.Path, log: list[str]) -> pathlib.Path | None:
+    """`.venv-X.Y` with the project's wheel and its test extra (the dependencies are installed
+    again only when pyproject.toml changed; the project itself every time)."""
+    venv = ROOT / f".venv-{version}"
+    stamp = venv / ".installed"
+    bin_python = venv / "bin" / "python"
+    pyproject = ROOT / "pyproject.toml"
+    pip = [str(bin_python), "-m", "pip", "install", "--quiet"]
+    if stamp.exists() and bin_python.exists() and stamp.stat().st_mtime >= pyproject.stat().st_mtime:
+        steps = [[*pip, "--no-deps", "--force-reinstall", str(wheel)]]
+    else:
+        shutil.rmtree(venv, ignore_errors=True)
+        steps = [[python, "-m", "venv", str(venv)], [*pip, "--upgrade", "pip"], [*pip, f"{wheel}[test]"]]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
+        if done.returncode != 0:
+            log.append(f"`{' '.join(step[:5])} …` failed:\n{done.stdout}{done.stderr}")
+            return None
+    stamp.touch()
+    return bin_python
+
+
+def run_suites(version: str, python: str, wheel: pathlib.Path) -> Result:
+    result = Result(version, python)
+    log: list[str] = []
+    start = time.monotonic()
+    env_python = environment(version, python, wheel, log)
+    if env_python is None:
+        result.ok, result.summary = False, "could not build its environment\n" + "\n".join(log)
+        return result
+    # the tests import the source tree (pytest puts the repository first on sys.path); the
+    # commands they start are the installed console script: the same code
+    command = [str(env_python), "-m", "pytest", "-q", "-n", WORKERS, "--dist", "loadfile", "-p", "no:cacheprovider"]
+    done = subprocess.run([*command, *SUITES], capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
+    result.seconds = time.monotonic() - start
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    result.ok = done.returncode == 0
+    result.summary = lines[-1].strip("= ") if lines else f"pytest exited {done.returncode}"
+    if not result.ok:
+        failures = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
+        result.summary += "\n" + "\n".join(failures[:30] or lines[-40:])
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="only say which interpreters are found")
+    args = parser.parse_args(argv)
+    found = {version: find(version) for version in VERSIONS}
+    if args.list:
+        for version, python in found.items():
+            print(Result(version, python).line() if python is None else f"Python {version}: {python}")
+        return 0
+    log: list[str] = []
+    wheel = build_wheel(log) if any(found.values()) else None
+    if any(found.values()) and wheel is None:
+        print("Other supported Pythons: " + "\n".join(log))
+        return 1
+    with ThreadPoolExecutor(max_workers=len(VERSIONS)) as pool:
+        futures = [
+            pool.submit(run_suites, version, python, wheel) if python and wheel else None
+            for version, python in found.items()
+        ]
+        results = [
+            future.result() if future is not None else Result(version, None)
+            for version, future in zip(found, futures, strict=True)
+        ]
+    print("Other supported Pythons (beside the main run):")
+    for result in results:
+        print("  " + result.line())
+    return 0 if all(result.ok for result in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
