@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every write is done by now: one that cannot land is an error, whichever command made it
         if sys.stdout is not None:
             sys.stdout.flush()
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the last boundary: no traceback reaches a user
         return _failed(exc)
     return code
 

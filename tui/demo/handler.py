@@ -10,8 +10,8 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
-from typing import Protocol
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Protocol, cast
 from urllib.parse import parse_qs, urlsplit
 
 DEVICE_PATH = "/api/oauth/device_authorization"
@@ -92,6 +92,12 @@ class Endpoints(Protocol):
     def decide(self, user_code: str, approve: bool) -> bool: ...
 
 
+class Server(ThreadingHTTPServer):
+    """The listening socket, with the endpoints its handlers answer from."""
+
+    auth: Endpoints
+
+
 class Handler(BaseHTTPRequestHandler):
     """One HTTP request to the server: recorded, perhaps answered by an injected fault, else by
     the `AuthServer`'s endpoint logic (JSON) or the approval page (HTML)."""
@@ -104,7 +110,7 @@ class Handler(BaseHTTPRequestHandler):
 
     @property
     def auth(self) -> Endpoints:
-        return self.server.auth  # type: ignore[attr-defined]
+        return cast(Server, self.server).auth
 
     def _read_form(self) -> dict[str, str]:
         length = int(self.headers.get("Content-Length") or 0)
@@ -178,7 +184,7 @@ class Handler(BaseHTTPRequestHandler):
     def date_time_string(self, timestamp: float | None = None) -> str:
         return super().date_time_string((time.time() if timestamp is None else timestamp) + self.auth.date_offset)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
         parts = urlsplit(self.path)
         self.auth.traffic.record(RecordedRequest("GET", parts.path, {}, dict(self.headers.items()), time.time()))
         if parts.path == PAGE_PATH:

@@ -24,11 +24,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from urllib.parse import quote
 
 from tui.core.signin.protocol import DEVICE_GRANT
-from tui.demo.handler import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, Fault, Handler, RecordedRequest, Traffic
+from tui.demo.handler import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, Fault, Handler, RecordedRequest, Server, Traffic
 
 __all__ = ["DEVICE_PATH", "PAGE_PATH", "TOKEN_PATH", "AuthServer", "Fault", "Grant", "RecordedRequest", "main"]
 
@@ -101,12 +100,12 @@ class AuthServer:
         self.state = _State()
         self.traffic = Traffic()  # requests received, faults to come
         self.date_offset = date_offset  # seconds added to the Date header (a skewed server clock)
-        self._httpd = ThreadingHTTPServer((host, port), Handler)
+        self._httpd = Server((host, port), Handler)
         self.tls = ssl_context is not None
         if ssl_context is not None:  # https:// with the caller's certificate (a throw-away CA in tests)
             self._httpd.socket = ssl_context.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
-        self._httpd.auth = self  # type: ignore[attr-defined]
+        self._httpd.auth = self
         self._thread: threading.Thread | None = None
 
     # -- life cycle -------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
         oauth = str(fields["oauth_key"]) or ("(derived)" if isinstance(entry.get("oauth"), dict) else "—")
         if fields["oauth_host"]:
             oauth += f" @ {fields['oauth_host']}"
-        flag = lambda v: "yes" if v else "no"  # noqa: E731
+        flag = lambda v: "yes" if v else "no"  # noqa: E731 - a one-word formatter beside its uses
         rows.append(
             (
                 name,
