@@ -23,8 +23,9 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 
 # lint, format and types first (fast, fail early), then the suite: four workers on two cores (most tests
 # wait on servers, subprocesses and terminals, not on the CPU), one file per worker at a time so a
-# file's tests never race each other. Beside it, the core and command-line tests on the oldest and
-# newest supported Pythons when they are installed (tui/dev/pythons.py says which ran).
+# file's tests never race each other. Beside it, a representative part of the core and command-line
+# tests on the oldest and newest supported Pythons when they are installed (tui/dev/pythons.py says
+# which ran).
 test: $(STAMP)
 	$(BIN)/ruff check tui tests
 	$(BIN)/ruff format --check tui tests
