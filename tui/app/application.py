@@ -15,8 +15,6 @@ from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
 from tui.core.regions import Region
-from tui.core.slots.switch import switch_region
-from tui.terminal.browser import open_url
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
 # imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual
@@ -77,6 +75,8 @@ class AssistantAuthApp(App):
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """A clicked hyperlink goes through the same browser policy as `o` (never over SSH,
         never a console browser, only safe addresses)."""
+        from tui.terminal.browser import open_url  # lazy: the browser policy loads when a link is clicked, not at start
+
         self.notify(open_url(url), timeout=6, markup=False)
 
     def on_mount(self) -> None:
@@ -151,6 +151,8 @@ class AssistantAuthApp(App):
         """Point the managed provider at `region`'s existing sign-in; a toast says what happened.
         Returns (switched, the sentence shown)."""
         try:
+            from tui.core.slots.switch import switch_region  # lazy: only when a switch is asked for, not at start
+
             message = switch_region(region)
         except AuthError as exc:
             self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)

@@ -1,8 +1,8 @@
 """`make test`'s run on the oldest and newest supported Pythons, beside the main run.
 
 Finds Python 3.10 and 3.13 (on PATH as `python3.10` / `python3.13`, else pyenv's
-interpreters), gives each a virtual environment of its own with the project's wheel and its test
-extra from pyproject.toml (kept in `.venv-3.10`, `.venv-3.13`; the dependencies are installed
+interpreters), gives each a virtual environment of its own with the project's wheel and the test
+tools those tests need (as the test extra of pyproject.toml pins them) (kept in `.venv-3.10`, `.venv-3.13`; the dependencies are installed
 again when pyproject.toml changes, the project every time), and runs the core and command-line
 tests there. Says plainly which interpreters were found, which were not (skipped)
 and what each run gave. Exit status 1 when a run failed, 0 otherwise (a missing interpreter is
@@ -17,6 +17,7 @@ import argparse
 import glob
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,11 @@ SUITES = (
     "tests/cli/test_options.py",
 )
 EVERYTHING = ("tests/core", "tests/cli")
+# what those tests need beyond the product (versions from the test extra): not the linters, the
+# type checker, the TLS and proxy tools of the doctor tests or the snapshot plugin, whose
+# installs would cost more than the tests
+TEST_TOOLS = ("pytest", "pytest-asyncio", "respx", "pytest-timeout", "hypothesis")
+EVERYTHING_TOOLS = ("pytest-xdist", "trustme", "proxy.py")  # for --all
 
 
 @dataclass
@@ -101,8 +107,21 @@ def build_wheel(log: list[str]) -> pathlib.Path | None:
     return wheels[-1]
 
 
-def environment(version: str, python: str, wheel: pathlib.Path, log: list[str]) -> pathlib.Path | None:
-    """`.venv-X.Y` with the project's wheel and its test extra (the dependencies are installed
+def test_requirements(names: tuple[str, ...]) -> list[str]:
+    """The test extra's requirements of `names`, as pyproject.toml pins them."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the main run's Python may be 3.10: tomli is in the test extra
+        import tomli as tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    return [spec for spec in extra if re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0] in names]
+
+
+def environment(
+    version: str, python: str, wheel: pathlib.Path, tools: list[str], log: list[str]
+) -> pathlib.Path | None:
+    """`.venv-X.Y` with the project's wheel and the test tools (the dependencies are installed
     again only when pyproject.toml changed; the project itself every time)."""
     venv = ROOT / f".venv-{version}"
     stamp = venv / ".installed"
@@ -110,10 +129,10 @@ def environment(version: str, python: str, wheel: pathlib.Path, log: list[str]) 
     pyproject = ROOT / "pyproject.toml"
     pip = [str(bin_python), "-m", "pip", "install", "--quiet"]
     if stamp.exists() and bin_python.exists() and stamp.stat().st_mtime >= pyproject.stat().st_mtime:
-        steps = [[*pip, "--no-deps", "--force-reinstall", str(wheel)]]
+        steps = [[*pip, "--no-deps", "--force-reinstall", str(wheel)], [*pip, *tools]]
     else:
         shutil.rmtree(venv, ignore_errors=True)
-        steps = [[python, "-m", "venv", str(venv)], [*pip, f"{wheel}[test]"]]
+        steps = [[python, "-m", "venv", str(venv)], [*pip, str(wheel), *tools]]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
         if done.returncode != 0:
@@ -127,7 +146,8 @@ def run_suites(version: str, python: str, wheel: pathlib.Path, suites: tuple[str
     result = Result(version, python)
     log: list[str] = []
     start = time.monotonic()
-    env_python = environment(version, python, wheel, log)
+    tools = test_requirements(TEST_TOOLS + (EVERYTHING_TOOLS if suites == EVERYTHING else ()))
+    env_python = environment(version, python, wheel, tools, log)
     if env_python is None:
         result.ok, result.summary = False, "could not build its environment\n" + "\n".join(log)
         return result

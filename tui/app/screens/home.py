@@ -123,7 +123,8 @@ class HomeScreen(AppScreen[None]):
         self.set_interval(5, self.refresh_slot)
 
     def on_screen_resume(self) -> None:
-        self.refresh_slot()
+        if self.view is not None:  # back from another screen (on_mount has just read them the first time)
+            self.refresh_slot()
 
     def refresh_slot(self) -> Region | None:
         """Redraw the slots; returns the managed provider's region."""
