@@ -27,8 +27,8 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 # tests on the oldest and newest supported Pythons when they are installed (tui/dev/pythons.py says
 # which ran).
 test: $(STAMP)
-	$(BIN)/ruff check tui tests
-	$(BIN)/ruff format --check tui tests
+	$(BIN)/ruff check tui tests setup.py
+	$(BIN)/ruff format --check tui tests setup.py
 	$(BIN)/mypy
 	@$(BIN)/python -m tui.dev.pythons > $(VENV)/pythons.log 2>&1 & others=$$!; \
 	$(BIN)/python -m pytest -q -n 4 --dist loadfile; main=$$?; \

@@ -12,6 +12,7 @@ import venv
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+LOCALE_VARIABLES = ("ASSISTANT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
 def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
@@ -61,3 +62,14 @@ def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
     status = subprocess.run([str(script), "status"], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
     assert status.returncode == 1 and "Traceback" not in status.stderr  # nothing signed in yet
     assert "assistant-code" in status.stdout + status.stderr
+    # the message catalogs, compiled by the project's build: the wheel has the .mo, not the source
+    assert "tui/locale/zh_CN/LC_MESSAGES/assistant-auth.mo" in names
+    assert not any(n.endswith(".po") for n in names)
+    chinese = subprocess.run(
+        [str(python), "-c", "from tui.core.i18n import _; print(_('Not signed in'))"],
+        capture_output=True,
+        text=True,
+        env={**{k: v for k, v in env.items() if k not in LOCALE_VARIABLES}, "LANG": "zh_CN.UTF-8"},
+        cwd=tmp_path,
+    )
+    assert chinese.stdout.strip() == "未登录", chinese

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
+from tui.core.i18n import N_
 from tui.core.regions import Region
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
@@ -25,10 +26,10 @@ class AssistantAuthApp(App):
     CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
     BINDINGS = [
-        Binding("ctrl+q", "request_quit", "Quit", priority=True),
+        Binding("ctrl+q", "request_quit", N_("Quit"), priority=True),
         # not a priority: in a text field ctrl+c copies, as Textual's inputs do
-        Binding("ctrl+c", "request_quit", "Quit", show=False),
-        Binding("question_mark,f1", "help", "Help"),
+        Binding("ctrl+c", "request_quit", N_("Quit"), show=False),
+        Binding("question_mark,f1", "help", N_("Help")),
     ]
 
     def __init__(

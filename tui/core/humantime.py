@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from tui.core.i18n import _
+
 
 def clock(seconds: float) -> str:
     """`14:05`, or `1:02:03` past an hour; never negative (a countdown)."""
@@ -19,18 +21,18 @@ def plural(count: int, word: str) -> str:
 
 
 def relative(seconds: float) -> str:
-    """`in 14 min`, `3 h ago`, `in 5 s` ..."""
+    """`in 14 min`, `3 h ago`, `in 5 s` ... (each a whole phrase of the catalog)."""
     future = seconds >= 0
     value = abs(seconds)
     if value < 60:
-        text = f"{int(value)} s"
+        phrase, n = (_("in {n} s") if future else _("{n} s ago")), str(int(value))
     elif value < 3600:
-        text = f"{int(value // 60)} min"
+        phrase, n = (_("in {n} min") if future else _("{n} min ago")), str(int(value // 60))
     elif value < 86400 * 2:
-        text = f"{value / 3600:.1f} h".replace(".0 h", " h")
+        phrase, n = (_("in {n} h") if future else _("{n} h ago")), f"{value / 3600:.1f}".removesuffix(".0")
     else:
-        text = f"{int(value // 86400)} days"
-    return f"in {text}" if future else f"{text} ago"
+        phrase, n = (_("in {n} days") if future else _("{n} days ago")), str(int(value // 86400))
+    return phrase.format(n=n)
 
 
 def stamp(epoch: float) -> str:

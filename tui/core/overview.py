@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.core.config.read import config_and_problem
 from tui.core.errors import AuthError
+from tui.core.i18n import _
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
 from tui.core.signin import follow
 from tui.core.slots.choice import inferred_hosts, providers_by_slot
@@ -84,17 +85,28 @@ def overview(now: float | None = None) -> Overview:
 
 def away_text(record: follow.Record) -> str:
     """ "While you were away, the sign-in started at 14:02 completed: signed in as Ada · cn"."""
-    head = f"While you were away, the sign-in started at {record.started_clock()}"
+    started, region = record.started_clock(), record.region.value
     outcome = record.outcome
+    if outcome == "success" and record.identity:
+        return _(
+            "While you were away, the sign-in started at {started} completed: signed in as {who} · {region}"
+        ).format(started=started, who=one_line(record.identity, 80), region=region)
     if outcome == "success":
-        who = f" as {one_line(record.identity, 80)}" if record.identity else ""
-        return f"{head} completed: signed in{who} · {record.region.value}"
+        return _("While you were away, the sign-in started at {started} completed: signed in · {region}").format(
+            started=started, region=region
+        )
     if outcome == "access_denied":
-        return f"{head} was denied in the browser."
+        return _("While you were away, the sign-in started at {started} was denied in the browser.").format(
+            started=started
+        )
     if outcome in ("expired", "timeout"):
-        return f"{head} expired before it was approved: sign in again."
-    detail = one_line(record.detail or "it stopped with an error", 300)
-    return f"{head} did not complete: {detail}"
+        return _(
+            "While you were away, the sign-in started at {started} expired before it was approved: sign in again."
+        ).format(started=started)
+    detail = one_line(record.detail, 300) if record.detail else _("it stopped with an error")
+    return _("While you were away, the sign-in started at {started} did not complete: {detail}").format(
+        started=started, detail=detail
+    )
 
 
 def away_lines() -> list[str]:

@@ -16,6 +16,7 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
+from tui.core.i18n import N_, _
 from tui.core.overview import Overview, away_text, overview
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
@@ -28,21 +29,30 @@ HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 6
 def slot_line(status: SlotStatus, now: float | None = None) -> str:
     """One slot in a sentence: who is signed in and until when, or what is wrong."""
     if status.state == MISSING:
-        return "Not signed in"
+        return _("Not signed in")
     if status.state == REVOKED:
-        return "Signed out (revoked) by the official client: sign in again"
+        return _("Signed out (revoked) by the official client: sign in again")
     if status.has_expiry:
-        who = f"Signed in as {one_line(status.identity, HOME_IDENTITY)}" if status.identity else "Signed in"
+        name = one_line(status.identity, HOME_IDENTITY) if status.identity else None
+        who = _("Signed in as {who}").format(who=name) if name else _("Signed in")
         if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
             left = status.expires_in(now)
-            ends = "; refresh rejected" if status.refresh_rejected else ""
-            return f"{who} · expires {relative(left)}{ends}" if left is not None else f"{who} · no expiry{ends}"
+            if left is None:
+                return (
+                    _("{who} · no expiry; refresh rejected") if status.refresh_rejected else _("{who} · no expiry")
+                ).format(who=who)
+            line = (
+                _("{who} · expires {when}; refresh rejected")
+                if status.refresh_rejected
+                else _("{who} · expires {when}")
+            )
+            return line.format(who=who, when=relative(left))
         if status.refresh_rejected:
-            return f"{who} · refresh rejected: sign in again"
+            return _("{who} · refresh rejected: sign in again").format(who=who)
         if status.has_refresh_token:
-            return f"{who} · token expired, refreshes on next use"
-        return f"{who} · expired, no refresh token: sign in again"
-    return f"{status.label}: {one_line(status.detail, 50)}"
+            return _("{who} · token expired, refreshes on next use").format(who=who)
+        return _("{who} · expired, no refresh token: sign in again").format(who=who)
+    return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail, 50))
 
 
 def home_summary(view: Overview) -> tuple[str, str, Region | None]:
@@ -55,11 +65,13 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         label = status.region or one_line(status.name, 24)
         lines.append(f"{marker} {label:<7} {slot_line(status, view.now)}")
     if view.managed is not None:
-        lines.append("* used by the managed provider and `token`")
+        lines.append(_("* used by the managed provider and `token`"))
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
         left = clock(max(record.deadline - time.time(), 0))
         lines.append(
-            f"A {record.region.value} sign-in waits for approval ({left} left): Enter follows it, n abandons it."
+            _("A {region} sign-in waits for approval ({left} left): Enter follows it, n abandons it.").format(
+                region=record.region.value, left=left
+            )
         )
     lines.extend(away_text(record) for record in view.away)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
@@ -75,13 +87,13 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
 
 class HomeScreen(AppScreen[None]):
     BINDINGS = [
-        Binding("enter", "start", "Sign in", priority=True),
-        Binding("q", "app.request_quit", "Quit"),  # early: the footer keeps it at any width
-        Binding("w", "switch", "Switch to region"),
-        Binding("i", "app.inspect", "Credentials"),
-        Binding("p", "app.providers", "Providers"),
-        Binding("d", "app.doctor", "Doctor"),
-        Binding("n", "abandon", "Abandon waiting sign-in"),
+        Binding("enter", "start", N_("Sign in"), priority=True),
+        Binding("q", "app.request_quit", N_("Quit")),  # early: the footer keeps it at any width
+        Binding("w", "switch", N_("Switch to region")),
+        Binding("i", "app.inspect", N_("Credentials")),
+        Binding("p", "app.providers", N_("Providers")),
+        Binding("d", "app.doctor", N_("Doctor")),
+        Binding("n", "abandon", N_("Abandon waiting sign-in")),
     ]
 
     def __init__(self, region: Region | None = None) -> None:
@@ -92,12 +104,12 @@ class HomeScreen(AppScreen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="home"):
-            yield Static("Your coding-assistant accounts", id="title")
+            yield Static(_("Your coding-assistant accounts"), id="title")
             yield PlainStatic("", id="slot")
-            yield Static("Choose the region of your account:", classes="prompt")
+            yield Static(_("Choose the region of your account:"), classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
-                "Enter signs in to the highlighted region, w switches to its existing sign-in.", classes="hint"
+                _("Enter signs in to the highlighted region, w switches to its existing sign-in."), classes="hint"
             )
         yield AppFooter()
 
@@ -107,14 +119,14 @@ class HomeScreen(AppScreen[None]):
         for region in (Region.CN, Region.GLOBAL):
             host = endpoints(region).oauth_host
             if region.value in unset:  # said before Enter, in words that fit 60 columns
-                label = f"{region.value:<7} placeholder: set {unset[region.value]}"
+                label = f"{region.value:<7} " + _("placeholder: set {variable}").format(variable=unset[region.value])
             else:
-                label = f"{region.value:<7} {host}" + ("   (default)" if region is Region.CN else "")
+                label = f"{region.value:<7} {host}" + ("   " + _("(default)") if region is Region.CN else "")
             options.append(Option(plain(one_line(label)), id=region.value))  # hosts come from the environment
         return options
 
     def on_mount(self) -> None:
-        self.sub_title = "home"
+        self.sub_title = _("home")
         managed = self.refresh_slot()  # one read of the slots and config.toml for both
         region = self.initial_region or managed or Region.CN
         regions = self.query_one("#regions", OptionList)
@@ -155,15 +167,18 @@ class HomeScreen(AppScreen[None]):
         def answer(yes: bool | None) -> None:
             if yes:
                 follow.abandon(region)
-                self.app.notify(f"Abandoned the {region.value} sign-in that waited for approval.", markup=False)
+                self.app.notify(
+                    _("Abandoned the {region} sign-in that waited for approval.").format(region=region.value),
+                    markup=False,
+                )
                 self.set_timer(0.5, self.refresh_slot)
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Abandon the waiting {region.value} sign-in?",
-                "Its code stops being polled; a new sign-in gets a new code.",
-                yes="Abandon",
-                no="Keep it",
+                _("Abandon the waiting {region} sign-in?").format(region=region.value),
+                _("Its code stops being polled; a new sign-in gets a new code."),
+                yes=_("Abandon"),
+                no=_("Keep it"),
             ),
             answer,
         )
@@ -196,12 +211,13 @@ class HomeScreen(AppScreen[None]):
         if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
             self.app.push_screen(
                 ConfirmScreen(
-                    f"Sign in to {region.value} again?",
-                    f"{slot_line(status)}.\n"
-                    "The server rejected its refresh token: when the access token expires it stops "
-                    "working. Sign in again now (`assistant-auth login` on the command line).",
-                    yes="Sign in again",
-                    no="Later",
+                    _("Sign in to {region} again?").format(region=region.value),
+                    _(
+                        "{state}.\nThe server rejected its refresh token: when the access token expires it stops "
+                        "working. Sign in again now (`assistant-auth login` on the command line)."
+                    ).format(state=slot_line(status)),
+                    yes=_("Sign in again"),
+                    no=_("Later"),
                     default_yes=True,
                 ),
                 lambda replace: self.host.action_sign_in(region.value) if replace else None,
@@ -210,12 +226,13 @@ class HomeScreen(AppScreen[None]):
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Replace your {region.value} sign-in?",
-                f"{slot_line(status)}.\n"
-                "It still works: a new sign-in is not needed. Signing in again replaces its tokens, "
-                "for the official client too.",
-                yes="Sign in again",
-                no="Keep it",
+                _("Replace your {region} sign-in?").format(region=region.value),
+                _(
+                    "{state}.\nIt still works: a new sign-in is not needed. Signing in again replaces its tokens, "
+                    "for the official client too."
+                ).format(state=slot_line(status)),
+                yes=_("Sign in again"),
+                no=_("Keep it"),
             ),
             lambda replace: self.host.action_sign_in(region.value) if replace else None,
         )

@@ -3,11 +3,14 @@ give way first while Back/Cancel, Help and Quit always stay (the help screen lis
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+from tui.core.i18n import _
 
 COMPACT_BELOW = 100  # columns: under this the keys lose their padding
 PALETTE_BELOW = 90  # columns: under this the `^p palette` key is left out (ctrl+p still opens it)
@@ -25,7 +28,8 @@ def essential(binding: Binding) -> bool:
 
 
 def key_width(key: str, description: str, compact: bool) -> int:
-    return len(key) + 1 + len(description) + (1 if compact else 2)
+    """Cells, not characters: a CJK character takes two."""
+    return cell_len(key) + 1 + cell_len(_(description)) + (1 if compact else 2)
 
 
 def fitted(keys: list[tuple[Binding, bool, str, str]], width: int, compact: bool) -> list:
@@ -74,7 +78,7 @@ class AppFooter(Footer):
         self.styles.grid_size_columns = len(keys)
         for binding, enabled, tooltip, shown in keys:
             yield FooterKey(
-                binding.key, shown, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
+                binding.key, shown, _(binding.description), binding.action, disabled=not enabled, tooltip=tooltip
             ).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             active = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
@@ -82,9 +86,9 @@ class AppFooter(Footer):
                 yield FooterKey(
                     active.binding.key,
                     self.app.get_key_display(active.binding),
-                    active.binding.description,
+                    _(active.binding.description),
                     active.binding.action,
                     classes="-command-palette",
                     disabled=not active.enabled,
-                    tooltip=active.binding.description,
+                    tooltip=_(active.binding.description),
                 )

@@ -13,6 +13,7 @@ from tui.core.credentials import rejections
 from tui.core.credentials.slot import is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
 from tui.core.files.regular import describe, read_regular
+from tui.core.i18n import N_, _
 from tui.core.identity import read_device_id
 from tui.core.jwt import IDENTITY_WIDTH, identity_of
 from tui.core.keys import region_of_slot
@@ -30,14 +31,14 @@ REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
 REVOKED_DETAIL = "the official client marked this session revoked; sign in again with `assistant-auth login`"
 
 LABELS = {
-    VALID: "valid",
-    EXPIRED: "expired",
-    MISSING: "missing",
-    UNREADABLE: "unreadable",
-    UNPARSABLE: "unparsable",
-    NOT_OBJECT: "not an object",
-    NO_ACCESS_TOKEN: "missing access_token",
-    REVOKED: "signed out (revoked)",
+    VALID: N_("valid"),
+    EXPIRED: N_("expired"),
+    MISSING: N_("missing"),
+    UNREADABLE: N_("unreadable"),
+    UNPARSABLE: N_("unparsable"),
+    NOT_OBJECT: N_("not an object"),
+    NO_ACCESS_TOKEN: N_("missing access_token"),
+    REVOKED: N_("signed out (revoked)"),
 }
 
 
@@ -76,11 +77,11 @@ class SlotStatus:
 
     @property
     def label(self) -> str:
-        text = LABELS.get(self.state, self.state)
+        text = _(LABELS[self.state]) if self.state in LABELS else self.state
         if self.state in (VALID, EXPIRED) and not self.has_refresh_token:
-            text += " (no refresh token)"
-        elif self.state in (VALID, EXPIRED) and self.refresh_rejected:
-            text += " (refresh rejected)"
+            return _("{state} (no refresh token)").format(state=text)
+        if self.state in (VALID, EXPIRED) and self.refresh_rejected:
+            return _("{state} (refresh rejected)").format(state=text)
         return text
 
     @property

@@ -1,0 +1,28 @@
+"""The build's one addition to pyproject.toml: the message catalogs, compiled.
+
+`tui/locale/<lang>/LC_MESSAGES/*.po` (the sources, in the repository) become `.mo` files in the
+built package, so a wheel (and `pipx install .`) ships them; `tui.core.msgfmt` does the compiling.
+"""
+
+import pathlib
+import sys
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+class BuildWithCatalogs(build_py):
+    def run(self) -> None:
+        super().run()
+        sys.path.insert(0, str(ROOT))
+        from tui.core.msgfmt import compile_po
+
+        for source in sorted((ROOT / "tui" / "locale").glob("*/LC_MESSAGES/*.po")):
+            target = pathlib.Path(self.build_lib) / source.relative_to(ROOT).with_suffix(".mo")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(compile_po(source.read_text(encoding="utf-8")))
+
+
+setup(cmdclass={"build_py": BuildWithCatalogs})

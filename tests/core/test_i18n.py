@@ -1,0 +1,130 @@
+"""The reader's language: chosen from the environment as gettext reads it, English as the source
+and the fallback, and a catalog that keeps up with the code."""
+
+from __future__ import annotations
+
+import gettext
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tui.core import i18n
+from tui.core.msgfmt import compile_po, parse_po
+from tui.dev import messages
+
+LOCALE_VARIABLES = ("ASSISTANT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+@pytest.fixture
+def environment(monkeypatch):
+    for name in LOCALE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+    def set_to(**values: str) -> str:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        return i18n.language()
+
+    return set_to
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({}, "en"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh-CN"),
+        ({"LANG": "zh_SG.UTF-8"}, "zh-CN"),
+        ({"LANG": "zh_Hans"}, "zh-CN"),
+        ({"LANG": "zh"}, "zh-CN"),
+        ({"LANG": "zh_TW.UTF-8"}, "en"),  # Traditional Chinese: not Simplified
+        ({"LANG": "fr_FR.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "zh_CN.UTF-8"}, "zh-CN"),
+        ({"LC_MESSAGES": "zh_CN.UTF-8", "LC_ALL": "C"}, "en"),  # LC_ALL first; C wins
+        ({"LC_ALL": "C", "LANGUAGE": "zh_CN"}, "en"),  # gettext ignores LANGUAGE in the C locale
+        ({"LANG": "en_US.UTF-8", "LANGUAGE": "zh_CN:en"}, "zh-CN"),
+        ({"LANG": "zh_CN.UTF-8", "LANGUAGE": "fr:en"}, "en"),  # the first language we speak
+        ({"LANG": "zh_CN.UTF-8", "ASSISTANT_LANG": "en"}, "en"),  # the explicit setting wins
+        ({"LANG": "C", "ASSISTANT_LANG": "zh-CN"}, "zh-CN"),
+        ({"LANG": "zh_CN.UTF-8", "ASSISTANT_LANG": "klingon"}, "zh-CN"),  # not a choice: the locale decides
+    ],
+)
+def test_the_language_follows_the_environment_as_gettext_reads_it(environment, values, expected):
+    assert environment(**values) == expected
+
+
+def test_english_is_the_source_and_a_missing_translation_shows_it(environment):
+    environment(ASSISTANT_LANG="en")
+    assert i18n._("Not signed in") == "Not signed in"
+    environment(ASSISTANT_LANG="zh-CN")
+    assert i18n._("Not signed in") == "未登录"
+    assert i18n._("A sentence no catalog has") == "A sentence no catalog has"  # never a message id
+
+
+def test_every_marked_string_is_translated_with_its_placeholders():
+    """A new string marked for translation fails here until the Chinese catalog has it."""
+    marked = messages.marked_strings()
+    assert len({m.msgid for m in marked}) >= 60
+    catalogs = messages.catalogs()
+    assert set(catalogs) == {"zh_CN"}
+    assert messages.problems(catalogs["zh_CN"], marked) == []
+
+
+def test_the_completeness_check_is_not_vacuous(tmp_path):
+    source = tmp_path / "tui"
+    source.mkdir()
+    (source / "m.py").write_text('x = _("Hello {name}")\ny = N_("Bye")\nz = _(variable)\n')
+    marked = messages.marked_strings(source)
+    assert [m.msgid for m in marked] == ["Hello {name}", "Bye"]
+    po = tmp_path / "x.po"
+    po.write_text('msgid "Hello {name}"\nmsgstr "你好 {nom}"\n\n#, fuzzy\nmsgid "Old"\nmsgstr "旧"\n')
+    found = messages.problems(po, marked)
+    assert any("placeholders differ" in p for p in found)
+    assert any("missing: 'Bye'" in p for p in found)
+    assert any("stale" in p and "Old" in p for p in found)
+
+
+def test_compiled_catalogs_read_back_through_gettext():
+    text = (
+        'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n"Plural-Forms: nplurals=1; plural=0;\\n"\n\n'
+        'msgid "One"\nmsgstr "一"\n\n'
+        'msgid "Two\\nlines"\nmsgstr ""\n"两\\n"\n"行"\n\n'
+        '#, fuzzy\nmsgid "Guess"\nmsgstr "猜"\n\n'
+        'msgid "Empty"\nmsgstr ""\n\n'
+        'msgid "{n} poll"\nmsgid_plural "{n} polls"\nmsgstr[0] "{n} 次轮询"\n'
+    )
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(text)))
+    assert catalog.gettext("One") == "一"
+    assert catalog.gettext("Two\nlines") == "两\n行"
+    assert catalog.gettext("Guess") == "Guess"  # fuzzy: left out, as msgfmt does
+    assert catalog.gettext("Empty") == "Empty"
+    assert catalog.ngettext("{n} poll", "{n} polls", 3) == "{n} 次轮询"
+
+
+printable = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=40)
+
+
+@given(st.dictionaries(printable, printable, max_size=8))
+def test_any_catalog_round_trips(pairs):
+    quoted = "".join(f"msgid {messages._quote(k)}\nmsgstr {messages._quote(v)}\n\n" for k, v in pairs.items())
+    header = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    assert {e.msgid: e.msgstr[0] for e in parse_po(header + quoted) if e.msgid} == pairs
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(header + quoted)))
+    for key, value in pairs.items():
+        assert catalog.gettext(key) == value
+
+
+def test_the_token_path_never_loads_the_catalogs(tmp_path):
+    """`token` prints a token for programs: translation machinery stays off its hot path, in any
+    language."""
+    from tests.conftest import write_creds
+
+    write_creds(tmp_path, {"access_token": "tok", "expires_at": 4_000_000_000})
+    code = "import sys; from tui.cli import main; main(['token']); print('tui.core.i18n' in sys.modules)"
+    env = {**os.environ, "ASSISTANT_CODE_HOME": str(tmp_path), "LANG": "zh_CN.UTF-8"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip().splitlines() == ["tok", "False"]

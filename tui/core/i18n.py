@@ -1,0 +1,111 @@
+"""The language a person reads: English (the source, and the fallback) or Simplified Chinese.
+
+The choice follows gettext's reading of the environment: `ASSISTANT_LANG` (en | zh-CN) first when
+set, else `LANGUAGE` (a list, tried in order; ignored when the locale is C/POSIX), `LC_ALL`,
+`LC_MESSAGES`, `LANG`. A Chinese locale written for Simplified Chinese (zh_CN, zh_SG, zh_Hans,
+zh) gives Simplified Chinese; anything else English. It is read at each call, so a test (or a
+program embedding the core) can change it.
+
+Strings are marked at their one home: `_("…")` where they are shown; `N_("…")` where they are
+defined ahead of time (bindings, tables), translated by whoever shows them. Placeholders are
+filled after translation (`_("Signed in as {who}").format(who=…)`), never a sentence assembled
+from translated pieces. Machine output (JSON, exit codes, `token`'s stdout, files) is never
+translated, and neither is text from a server or a file.
+
+The catalogs are gettext's: `tui/locale/<lang>/LC_MESSAGES/assistant-auth.po` in the repository,
+compiled to `.mo` by the project's build (so a wheel ships them); in a checkout that was never
+built, the `.po` is compiled in memory on first use.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import os
+import pathlib
+
+from tui.core.msgfmt import compile_po
+
+DOMAIN = "assistant-auth"
+ENGLISH, CHINESE = "en", "zh-CN"
+LANGUAGES = (ENGLISH, CHINESE)
+ENV = "ASSISTANT_LANG"
+_SIMPLIFIED = ("zh_cn", "zh_sg", "zh_hans", "zh")
+_CATALOG_DIR = {CHINESE: "zh_CN"}
+_loaded: dict[str, gettext.NullTranslations] = {}
+
+
+def _spoken(value: str) -> str | None:
+    """The language a locale name asks for, when it is one of ours: "zh_CN.UTF-8" -> zh-CN,
+    "en_GB" -> en, "C" -> en; None for another language (gettext would look further)."""
+    name = value.strip().split(".")[0].split("@")[0].replace("-", "_").lower()
+    if not name:
+        return None
+    if name in _SIMPLIFIED or name.startswith("zh_hans"):
+        return CHINESE
+    if name in ("c", "posix") or name == "en" or name.startswith("en_"):
+        return ENGLISH
+    return None
+
+
+def language() -> str:
+    """ "en" or "zh-CN", from the environment as gettext reads it (`ASSISTANT_LANG` first)."""
+    explicit = _spoken(os.environ.get(ENV, ""))
+    if explicit is not None:
+        return explicit
+    locale_name = next((os.environ[v] for v in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(v)), "")
+    if _spoken(locale_name) == ENGLISH and locale_name.split(".")[0].upper() in ("C", "POSIX"):
+        return ENGLISH  # the C locale: gettext ignores LANGUAGE then
+    for candidate in [*os.environ.get("LANGUAGE", "").split(":"), locale_name]:
+        found = _spoken(candidate)
+        if found is not None:
+            return found
+    return ENGLISH
+
+
+def catalog(lang: str) -> gettext.NullTranslations:
+    """The translations of `lang` (English: none, the source is English)."""
+    if lang in _loaded:
+        return _loaded[lang]
+    translations: gettext.NullTranslations = gettext.NullTranslations()
+    directory = _CATALOG_DIR.get(lang)
+    if directory is not None:
+        translations = _read_catalog(directory) or translations
+    _loaded[lang] = translations
+    return translations
+
+
+def _read_catalog(directory: str) -> gettext.NullTranslations | None:
+    here = pathlib.Path(__file__).resolve().parents[1] / "locale" / directory / "LC_MESSAGES"
+    compiled, source = here / f"{DOMAIN}.mo", here / f"{DOMAIN}.po"
+    try:
+        if compiled.exists() and (not source.exists() or compiled.stat().st_mtime >= source.stat().st_mtime):
+            with compiled.open("rb") as handle:
+                return gettext.GNUTranslations(handle)
+        if source.exists():  # a checkout that was never built
+            return gettext.GNUTranslations(io.BytesIO(compile_po(source.read_text(encoding="utf-8"))))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _(message: str) -> str:
+    """`message` in the reader's language (itself when untranslated)."""
+    lang = language()
+    return message if lang == ENGLISH else catalog(lang).gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    lang = language()
+    if lang == ENGLISH:
+        return singular if count == 1 else plural
+    return catalog(lang).ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, translated where shown"
+    """Marks `message` for the catalog without translating it (it is translated where shown)."""
+    return message
+
+
+def is_chinese() -> bool:
+    return language() == CHINESE
