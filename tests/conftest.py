@@ -32,6 +32,7 @@ def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Pat
     monkeypatch.setenv("ASSISTANT_BASE_URL_CN", CN_BASE)
     monkeypatch.setenv("ASSISTANT_BASE_URL_GLOBAL", GLOBAL_BASE)
     monkeypatch.setenv("ASSISTANT_CLIENT_ID", "test-client")
+    monkeypatch.setenv("ASSISTANT_LANG", "en")  # whatever the machine's locale; test_i18n chooses otherwise
     monkeypatch.delenv("SSH_CONNECTION", raising=False)
     monkeypatch.delenv("SSH_TTY", raising=False)
     return config

@@ -22,7 +22,7 @@ SECRET = re.compile(r"eyJ[A-Za-z0-9_-]{8,}|rt-scene-0{8,}|scene-device-code")
 
 @pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
 def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path):
-    with staged(tmp_path) as home:
+    with staged(tmp_path, scene.lang) as home:
         app = build(scene, home)
         assert snap_compare(app, terminal_size=scene.size, run_before=scene.steps)
 

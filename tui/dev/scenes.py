@@ -215,6 +215,7 @@ class Scene:
     size: tuple[int, int] = SIZE
     region: str | None = None
     extra: dict = field(default_factory=dict)
+    lang: str = "en"  # ASSISTANT_LANG for the scene, whatever the machine's locale
 
 
 SCENES = [
@@ -240,26 +241,35 @@ SCENES = [
     ),
     Scene("16-doctor", files=signed_in, steps=_doctor),
     Scene("17-qr-alone-small-terminal", steps=_qr, size=(60, 20)),
+    Scene("18-home-zh", files=signed_in, lang="zh-CN"),
+    Scene("19-home-zh-small-terminal", files=signed_in, size=(60, 18), lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
 
 @contextlib.contextmanager
-def staged(root: pathlib.Path) -> Iterator[pathlib.Path]:
-    """The scene's environment for the duration: a home under `root`, the placeholder hosts, UTC
-    and a frozen wall clock. Restores everything afterwards."""
+def staged(root: pathlib.Path, lang: str = "en") -> Iterator[pathlib.Path]:
+    """The scene's environment for the duration: a home under `root`, the placeholder hosts, UTC,
+    the language and a frozen wall clock. Restores everything afterwards."""
     home = root / "home" / ".assistant-code"
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(home, 0o700)
     saved = {
-        name: os.environ.get(name) for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ", "FORCE_HYPERLINK")
+        name: os.environ.get(name)
+        for name in (*HOST_VARS, "HOME", "ASSISTANT_CODE_HOME", "TZ", "FORCE_HYPERLINK", "ASSISTANT_LANG")
     }
     real_time = time.time
     for name in HOST_VARS:
         os.environ.pop(name, None)
     # FORCE_HYPERLINK: the same link on every machine, whatever TERM says
     os.environ.update(
-        {"HOME": str(root / "home"), "ASSISTANT_CODE_HOME": str(home), "TZ": "UTC", "FORCE_HYPERLINK": "1"}
+        {
+            "HOME": str(root / "home"),
+            "ASSISTANT_CODE_HOME": str(home),
+            "TZ": "UTC",
+            "FORCE_HYPERLINK": "1",
+            "ASSISTANT_LANG": lang,
+        }
     )
     time.tzset()
     time.time = lambda: float(NOW)  # the scene's wall clock (expiry texts, written expires_at)

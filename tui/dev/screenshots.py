@@ -15,7 +15,10 @@ from tui.dev.scenes import BY_NAME, SCENES, build, staged
 
 
 async def capture(scene, out: pathlib.Path) -> pathlib.Path:
-    with tempfile.TemporaryDirectory(prefix="assistant-auth-scene-") as tmp, staged(pathlib.Path(tmp)) as home:
+    with (
+        tempfile.TemporaryDirectory(prefix="assistant-auth-scene-") as tmp,
+        staged(pathlib.Path(tmp), scene.lang) as home,
+    ):
         app = build(scene, home)
         async with app.run_test(size=scene.size) as pilot:
             await pilot.pause(0.2)

@@ -4,7 +4,8 @@ Beyond the spec's re-read rules, a token that the official client rotated meanwh
 (before a refresh, and after a rejected one), so the two tools never sign each other out.
 
 The refresh itself is written once, as `_refresh_steps`: a generator that decides everything and
-yields only its I/O ("send this form", "pause"). Two drivers run it under the slot's locks: one
+yields only its I/O ("send this form", "pause"). Two drivers (`tui.core.credentials.drive`) run
+it under the slot's locks: one
 with an event loop (the library's `get_access_token`, the TUI) and one without
 (`get_access_token_sync`, the command line, whose refresh path stays near the floor of a bare
 script). Both enter the critical section of `tui.core.signals` before the request is sent: its
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
+from tui.core.credentials.drive import Pause, Send, drive, drive_async
 from tui.core.credentials.slot import (
     EXPIRY_LEEWAY as LEEWAY,
     fresh,
@@ -33,18 +35,15 @@ from tui.core.keys import context_fields, refuse_foreign_fallback
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
     import logging
-    from collections.abc import Coroutine, Generator
+    from collections.abc import Generator
     from typing import Any
 
     import httpx
 
+    from tui.core.context import OAuthRef
+    from tui.core.credentials.drive import Steps
     from tui.core.files.atomic import Reserved
     from tui.core.http import Response
-
-    # the refresh's steps: yield Send or Pause, receive a Send's response, return the access token
-    Steps = Generator["Send | Pause", "Response | None", str]
-
-    from tui.core.context import OAuthRef
 
 
 def _log() -> logging.Logger:
@@ -165,7 +164,7 @@ def get_access_token_sync(
     from tui.core.credentials.locks import hold_slot_sync
 
     with hold_slot_sync(storage_name):
-        return printable(_drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
+        return printable(drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
 
 
 async def _refresh_async(
@@ -182,7 +181,7 @@ async def _refresh_async(
 
     _refuse_before_waiting(seen, ttl, min_ttl, refuse)
     async with hold_slot(storage_name):
-        return await _drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
+        return await drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
 
 
 def _refuse_revoked(creds: Mapping[str, Any]) -> None:
@@ -205,24 +204,6 @@ def _refuse_before_waiting(
 
 
 # -- the refresh, written once ------------------------------------------------------------------
-
-
-class Send:
-    """A step of the refresh: send `form` to `url`; the driver answers with the response."""
-
-    __slots__ = ("url", "form")
-
-    def __init__(self, url: str, form: dict[str, str]) -> None:
-        self.url, self.form = url, form
-
-
-class Pause:
-    """A step of the refresh: wait `seconds` (the driver answers with None)."""
-
-    __slots__ = ("seconds",)
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
 
 
 def _access_token(creds: Mapping[str, Any]) -> str:
@@ -371,88 +352,3 @@ def _adoptable(latest: dict[str, Any], used_refresh_token: str, ttl: float) -> b
         return False
     refresh = latest.get("refresh_token")
     return isinstance(refresh, str) and bool(refresh) and refresh != used_refresh_token
-
-
-def _drive(steps: Steps) -> str:
-    """Run the refresh steps without an event loop. From the moment the request is sent until its
-    answer is stored, signals wait (`storing_answer`)."""
-    import contextlib
-    import time
-
-    from tui.core.http import post_form_sync
-    from tui.core.signals import storing_answer
-
-    result: Response | None = None
-    with contextlib.closing(steps), contextlib.ExitStack() as critical:  # closed: the steps' own cleanup runs now
-        while True:
-            try:
-                step = steps.send(result)
-            except StopIteration as done:
-                return str(done.value)  # the access token
-            if isinstance(step, Send):
-                critical.enter_context(storing_answer())
-                result = post_form_sync(step.url, step.form, None, "Token refresh request failed")
-            else:
-                time.sleep(step.seconds)
-                result = None
-
-
-async def _drive_async(steps: Steps, client: httpx.AsyncClient | None) -> str:
-    """Run the refresh steps on the event loop. Once the request is sent, the rest runs as a task
-    of its own that a cancellation of the caller does not abandon: the caller waits for the
-    answer to be stored, then is cancelled."""
-    import asyncio
-    import contextlib
-
-    result: Response | None = None
-    with contextlib.closing(steps):  # closed on every exit: the steps' own cleanup runs now
-        while True:
-            try:
-                step = steps.send(result)
-            except StopIteration as done:
-                return str(done.value)  # the access token
-            if isinstance(step, Send):
-                return await _to_the_end(_send_and_store(steps, step, client))
-            await asyncio.sleep(step.seconds)
-            result = None
-
-
-async def _send_and_store(steps: Steps, send: Send, client: httpx.AsyncClient | None) -> str:
-    import asyncio
-
-    from tui.core.http import client_scope, post_form
-    from tui.core.signals import storing_answer
-
-    with storing_answer():
-        async with client_scope(client) as http:
-            result: Response | None = await post_form(http, send.url, send.form, None, "Token refresh request failed")
-        while True:
-            try:
-                step = steps.send(result)
-            except StopIteration as done:
-                return str(done.value)
-            if isinstance(step, Send):  # pragma: no cover - a refresh sends once
-                raise RuntimeError("a second request in one refresh")
-            await asyncio.sleep(step.seconds)
-            result = None
-
-
-async def _to_the_end(coroutine: Coroutine[Any, Any, str]) -> str:
-    """Await `coroutine` in a task of its own; a cancellation of the caller waits for it to finish
-    (its answer stored), then is raised."""
-    import asyncio
-
-    task = asyncio.ensure_future(coroutine)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if task.cancelled():
-                raise
-            cancelled = True  # the answer is stored first; the cancellation is honoured after
-        except BaseException:  # noqa: BLE001 - the task's own error: raised below, from the task
-            break
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.result()
