@@ -128,3 +128,10 @@ def test_the_token_path_never_loads_the_catalogs(tmp_path):
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(tmp_path), "LANG": "zh_CN.UTF-8"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip().splitlines() == ["tok", "False"]
+
+
+def test_a_missing_catalog_means_english(environment, monkeypatch):
+    monkeypatch.setattr(i18n, "_loaded", {})
+    monkeypatch.setitem(i18n._CATALOG_DIR, i18n.CHINESE, "xx_NONE")
+    environment(ASSISTANT_LANG="zh-CN")
+    assert i18n._("Not signed in") == "Not signed in"

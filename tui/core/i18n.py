@@ -19,12 +19,13 @@ built, the `.po` is compiled in memory on first use.
 
 from __future__ import annotations
 
-import gettext
 import io
 import os
 import pathlib
 
-from tui.core.msgfmt import compile_po
+TYPE_CHECKING = False  # not `from typing import`: English (the source) needs none of this
+if TYPE_CHECKING:  # pragma: no cover
+    import gettext
 
 DOMAIN = "assistant-auth"
 ENGLISH, CHINESE = "en", "zh-CN"
@@ -64,29 +65,32 @@ def language() -> str:
 
 
 def catalog(lang: str) -> gettext.NullTranslations:
-    """The translations of `lang` (English: none, the source is English)."""
-    if lang in _loaded:
-        return _loaded[lang]
-    translations: gettext.NullTranslations = gettext.NullTranslations()
-    directory = _CATALOG_DIR.get(lang)
-    if directory is not None:
-        translations = _read_catalog(directory) or translations
-    _loaded[lang] = translations
-    return translations
+    """The translations of `lang`; without a readable catalog, none (English is shown)."""
+    if lang not in _loaded:
+        _loaded[lang] = _read_catalog(_CATALOG_DIR.get(lang, ""))
+    return _loaded[lang]
 
 
-def _read_catalog(directory: str) -> gettext.NullTranslations | None:
+def _read_catalog(directory: str) -> gettext.NullTranslations:
+    import gettext  # lazy: English, the source, never needs a catalog (start-up and the token path)
+
     here = pathlib.Path(__file__).resolve().parents[1] / "locale" / directory / "LC_MESSAGES"
     compiled, source = here / f"{DOMAIN}.mo", here / f"{DOMAIN}.po"
     try:
-        if compiled.exists() and (not source.exists() or compiled.stat().st_mtime >= source.stat().st_mtime):
+        if (
+            directory
+            and compiled.exists()
+            and (not source.exists() or compiled.stat().st_mtime >= source.stat().st_mtime)
+        ):
             with compiled.open("rb") as handle:
                 return gettext.GNUTranslations(handle)
-        if source.exists():  # a checkout that was never built
+        if directory and source.exists():  # a checkout that was never built
+            from tui.core.msgfmt import compile_po  # lazy: only a checkout that was never built compiles
+
             return gettext.GNUTranslations(io.BytesIO(compile_po(source.read_text(encoding="utf-8"))))
     except (OSError, ValueError):
-        return None
-    return None
+        pass  # an unreadable catalog: English, as for a language without one
+    return gettext.NullTranslations()
 
 
 def _(message: str) -> str:
