@@ -243,6 +243,8 @@ SCENES = [
     Scene("17-qr-alone-small-terminal", steps=_qr, size=(60, 20)),
     Scene("18-home-zh", files=signed_in, lang="zh-CN"),
     Scene("19-home-zh-small-terminal", files=signed_in, size=(60, 18), lang="zh-CN"),
+    Scene("20-code-zh", steps=_code_shown, lang="zh-CN"),
+    Scene("21-code-zh-small-terminal", steps=_code_shown, size=(60, 18), lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 

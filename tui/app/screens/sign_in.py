@@ -27,6 +27,7 @@ from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRCode, QRPane
 from tui.app.widgets.safe import OneLine
+from tui.core.i18n import N_, _
 from tui.core.regions import Region, endpoints
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn
@@ -70,12 +71,12 @@ class QRScreen(ModalScreen[None]):
 class SignInScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),  # first: the footer keeps it at any width
-        Binding("a", "demo_approve", "Approve (demo)"),  # early: in a demo the key that matters
-        Binding("c", "copy_code", "Copy code"),
-        Binding("u", "copy_url", "Copy URL"),
-        Binding("o", "open_browser", "Open browser"),
-        Binding("r", "toggle_qr", "QR code"),
+        Binding("escape", "cancel", N_("Cancel")),  # first: the footer keeps it at any width
+        Binding("a", "demo_approve", N_("Approve (demo)")),  # early: in a demo the key that matters
+        Binding("c", "copy_code", N_("Copy code")),
+        Binding("u", "copy_url", N_("Copy URL")),
+        Binding("o", "open_browser", N_("Open browser")),
+        Binding("r", "toggle_qr", N_("QR code")),
     ]
 
     class Changed(Message):
@@ -114,13 +115,16 @@ class SignInScreen(AppScreen[None]):
         host = endpoints(self.account_region).oauth_host
         yield Header()
         with Horizontal(id="signin"):
-            yield CodePane(f"Region {self.account_region.value} · authorization host {host}", id="code-pane")
+            heading = _("Region {region} · authorization host {host}").format(
+                region=self.account_region.value, host=host
+            )
+            yield CodePane(heading, id="code-pane")
             yield QRPane(id="qr-pane")
         yield AppFooter()
 
     def on_mount(self) -> None:
         self.title = "assistant-auth"
-        self.sub_title = f"sign in · {self.account_region.value}"
+        self.sub_title = _("sign in · {region}").format(region=self.account_region.value)
         self.query_one("#qr-pane").display = False
         if self.made is None:
             # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client

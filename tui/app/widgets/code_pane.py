@@ -11,6 +11,7 @@ from textual.style import Style
 from textual.widgets import LoadingIndicator, Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.i18n import _
 from tui.core.signin.attempt import SignIn
 from tui.core.untrusted import one_line
 
@@ -31,9 +32,9 @@ class CodePane(Vertical):
     def compose(self) -> ComposeResult:
         yield OneLine(self.heading, id="host")
         yield LoadingIndicator(id="requesting")
-        yield Static("1. Open this address in a browser, on any device:", classes="step")
+        yield Static(_("1. Open this address in a browser, on any device:"), classes="step")
         yield OneLine("", id="uri")
-        yield Static("2. Enter this code there:", classes="step")
+        yield Static(_("2. Enter this code there:"), classes="step")
         yield OneLine("", id="user-code")
         yield Static("", id="uri-complete", markup=False)
         yield OneLine("", id="demo-page")
@@ -53,7 +54,7 @@ class CodePane(Vertical):
         if ssh_line:
             self._show("#ssh-note", ssh_line)
         self.query_one("#requesting").display = False
-        self._show("#uri", attempt.address or "(the server sent no address)")
+        self._show("#uri", attempt.address or _("(the server sent no address)"))
         self._show("#user-code", spaced(attempt.user_code or ""))
         self.tick(attempt)
         self.show_complete_address(attempt, linked=refusal is None and links)
@@ -69,10 +70,12 @@ class CodePane(Vertical):
         state = self.query_one("#poll-state", PlainStatic)
         stats = self.query_one("#poll-stats", PlainStatic)
         if attempt is None or attempt.auth is None:
-            state.set_text("Requesting a code…")
+            state.set_text(_("Requesting a code…"))
             stats.set_text("")
             return
-        state.set_text(f"Waiting for you to approve in the browser…  code expires in {attempt.countdown()}")
+        state.set_text(
+            _("Waiting for you to approve in the browser…  code expires in {left}").format(left=attempt.countdown())
+        )
         stats.set_text(attempt.stats())
 
     def show_complete_address(self, attempt: SignIn, *, linked: bool) -> None:
@@ -85,7 +88,7 @@ class CodePane(Vertical):
             return
         shown = one_line(complete, 200)
         link = Content.styled(shown, Style(link=complete, underline=True)) if linked else Content(shown)
-        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0or, code filled in:\u00a0"), link))
+        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0" + _("or, code filled in:") + "\u00a0"), link))
         line.display = True
 
     def notice(self, text: str) -> None:

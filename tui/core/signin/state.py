@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from tui.core.i18n import N_, _
 from tui.core.signin.protocol import POLL_BUDGET
 
 EVENTS = ("following", "code", "poll", "slow_down", "saving", "finished")
@@ -53,16 +54,23 @@ class Outcome:
 
 
 _OUTCOMES = {
-    "success": ("Signed in", "The sign-in was approved and saved."),
-    "expired": ("The code expired", "The code was not approved in time; a new sign-in gets a new code."),
-    "timeout": ("Gave up waiting", f"No approval within {MINUTES} minutes; a new sign-in gets a new code."),
-    "access_denied": ("Access denied", "The request was denied in the browser. Try again if that was a mistake."),
-    "error": ("Sign-in failed", "The sign-in stopped with this error:"),
-    "discarded": ("Sign-in discarded", "The sign-in was discarded in another terminal; nothing was saved."),
+    "success": (N_("Signed in"), N_("The sign-in was approved and saved.")),
+    "expired": (N_("The code expired"), N_("The code was not approved in time; a new sign-in gets a new code.")),
+    "timeout": (N_("Gave up waiting"), N_("No approval within {minutes} minutes; a new sign-in gets a new code.")),
+    "access_denied": (
+        N_("Access denied"),
+        N_("The request was denied in the browser. Try again if that was a mistake."),
+    ),
+    "error": (N_("Sign-in failed"), N_("The sign-in stopped with this error:")),
+    "discarded": (
+        N_("Sign-in discarded"),
+        N_("The sign-in was discarded in another terminal; nothing was saved."),
+    ),
 }
 
 
 def outcome_for(kind: str, error: str | None = None, transient: bool = False) -> Outcome:
     kind = kind if kind in _OUTCOMES else "error"
     title, text = _OUTCOMES[kind]
-    return Outcome(kind, title, text, error, transient)
+    # in the reader's language; `error` (the spec's message, word for word) stays as it is
+    return Outcome(kind, _(title), _(text).format(minutes=MINUTES), error, transient)

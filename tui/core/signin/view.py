@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tui.core.humantime import clock, plural
+from tui.core.humantime import clock
+from tui.core.i18n import _, ngettext
 from tui.core.regions import Region
 from tui.core.signin.protocol import DeviceAuthorization
 from tui.core.signin.record import Record
@@ -71,9 +72,10 @@ class AttemptView:
         return clock(self.seconds_left())
 
     def stats(self) -> str:
-        return (
-            f"polling every {self.interval} s · {plural(self.polls, 'poll')} answered · "
-            f"{plural(self.slow_downs, 'slow-down')}"
+        return _("polling every {interval} s · {polls} answered · {slow_downs}").format(
+            interval=self.interval,
+            polls=ngettext("{n} poll", "{n} polls", self.polls).format(n=self.polls),
+            slow_downs=ngettext("{n} slow-down", "{n} slow-downs", self.slow_downs).format(n=self.slow_downs),
         )
 
     def wall(self, on_clock: float) -> float:
