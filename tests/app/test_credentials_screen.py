@@ -174,3 +174,23 @@ async def test_reachable_from_command_palette(home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await run_palette_command(pilot, "Credentials", "CredentialsScreen")
+
+
+def test_a_write_in_flight_is_not_a_change_on_disk(home):
+    """The room a refresh reserves for its answer (and any atomic write's temp file) is hidden
+    while it exists: the inspector must not take it for a change and say "Files changed on disk"
+    over the refresh's own result (it did, under load, when its 1-second tick fell inside a
+    refresh)."""
+    from tui.app.screens.credentials import disk_signature
+    from tui.core.credentials.slot import reserve_room
+
+    write_creds(home, {"access_token": "AT-1", "refresh_token": "r"})
+    before = disk_signature()
+    reserved = reserve_room("assistant-code")
+    try:
+        assert disk_signature() == before
+    finally:
+        reserved.discard()
+    assert disk_signature() == before
+    write_creds(home, {"access_token": "AT-2", "refresh_token": "r2"})  # a real change is still seen
+    assert disk_signature() != before

@@ -114,10 +114,14 @@ def detail_lines(
 
 
 def disk_signature() -> tuple[tuple[str, int, int, int], ...]:
-    """Changes when any credential file or config.toml changes on disk (the official CLI too)."""
+    """Changes when any credential file or config.toml changes on disk (the official CLI too).
+    Hidden entries are left out: they are writes in flight (an atomic write's temp file, the room a
+    refresh reserves for its answer), not changes; the rename that ends a write is seen."""
     entries = []
     try:
         for entry in sorted(credentials_dir().iterdir()):
+            if entry.name.startswith("."):
+                continue
             try:
                 info = entry.stat()
             except OSError:

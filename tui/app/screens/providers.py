@@ -27,6 +27,7 @@ from tui.core.config.edit import (
 )
 from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
+from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
@@ -77,7 +78,7 @@ class ProvidersScreen(AppScreen[None]):
         self.loaded_values: dict[str, object] = {}
         self.doc = None
         self.notice_text = ""
-        self.noticed_on_disk: bytes | None = None  # the disk content whose change was last said
+        self.disk = DiskWatch()  # whether config.toml moved since it was loaded, and if that was said
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -177,16 +178,11 @@ class ProvidersScreen(AppScreen[None]):
             self.notice("")  # fixed: the request to fix them goes too
 
     def watch_disk(self) -> None:
-        if self.snapshot is None:
-            return
-        try:
-            now = load_snapshot(self.snapshot.path)
-        except AuthError:
-            return
-        if now.raw == self.snapshot.raw or now.raw == self.noticed_on_disk:
+        now = self.disk.unseen(self.snapshot) if self.snapshot is not None else None
+        if now is None:
             return  # unchanged, or this change was already said (a later notice is not overwritten)
         if self.changes():
-            self.noticed_on_disk = now.raw
+            self.disk.tell(now)
             self.notice(
                 "config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost."
             )
@@ -200,19 +196,8 @@ class ProvidersScreen(AppScreen[None]):
 
     def said_change_on_disk(self) -> None:
         """The change on disk as it is now has been told to the person."""
-        try:
-            self.noticed_on_disk = load_snapshot(self.snapshot.path).raw if self.snapshot else None
-        except AuthError:
-            pass
-
-    def changed_on_disk(self) -> bool:
-        """config.toml is no longer the file the form was loaded from."""
-        if self.snapshot is None:
-            return False
-        try:
-            return load_snapshot(self.snapshot.path).raw != self.snapshot.raw
-        except AuthError:
-            return True
+        if self.snapshot is not None:
+            self.disk.told_now(self.snapshot)
 
     # -- actions -----------------------------------------------------------------------------------
     def action_save(self) -> None:
@@ -229,7 +214,7 @@ class ProvidersScreen(AppScreen[None]):
         if not changes:
             self.notice("Nothing changed.")
             return
-        if self.changed_on_disk():  # refused before the question: a yes could not be honoured
+        if DiskWatch.moved(self.snapshot):  # refused before the question: a yes could not be honoured
             self.said_change_on_disk()
             self.notice(
                 "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
