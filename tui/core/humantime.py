@@ -40,13 +40,13 @@ def stamp(epoch: float) -> str:
     try:
         return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(epoch))
     except (OverflowError, ValueError, OSError):
-        return "far future" if epoch > 0 else "far past"
+        return _("far future") if epoch > 0 else _("far past")
 
 
 def expiry(expires_at: float | None, now: float | None = None) -> str:
     if expires_at is None:
-        return "no expiry recorded"
+        return _("no expiry recorded")
     if expires_at <= 0:  # the official client's sign-out mark, or a file that never had one
-        return "never (expires_at is 0)"
+        return _("never (expires_at is 0)")
     now = time.time() if now is None else now
-    return f"{stamp(expires_at)} ({relative(expires_at - now)})"
+    return _("{date} ({relative})").format(date=stamp(expires_at), relative=relative(expires_at - now))

@@ -245,6 +245,14 @@ SCENES = [
     Scene("19-home-zh-small-terminal", files=signed_in, size=(60, 18), lang="zh-CN"),
     Scene("20-code-zh", steps=_code_shown, lang="zh-CN"),
     Scene("21-code-zh-small-terminal", steps=_code_shown, size=(60, 18), lang="zh-CN"),
+    Scene(
+        "22-done-zh-small-terminal",
+        poll_answer="approve",
+        steps=lambda pilot: _finished(pilot, "DoneScreen"),
+        size=(60, 18),
+        lang="zh-CN",
+    ),
+    Scene("23-error-zh", poll_answer="502", steps=lambda pilot: _finished(pilot, "OutcomeScreen"), lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 

@@ -13,6 +13,7 @@ from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine
 from tui.core.humantime import expiry
+from tui.core.i18n import N_, _
 from tui.core.keys import MANAGED_PROVIDER, region_key, region_storage_name
 from tui.core.paths import config_path, credentials_path
 from tui.core.regions import Region, endpoints
@@ -33,12 +34,12 @@ def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
     key = region_key(region)
     home = config_path().parent
     return [
-        ("Files in", short_path(home) + "/"),  # once: the two paths below stay short, never broken
-        ("Credentials", _inside(credentials_path(status.name), home)),
-        ("Access token", f"expires {expiry(status.expires_at)}"),
-        ("Refresh token", "stored" if status.has_refresh_token else "none sent by the server"),
-        ("Config", _inside(config_path(), home)),
-        ("Provider", f'[providers."{MANAGED_PROVIDER}"]'),
+        (_("Files in"), short_path(home) + "/"),  # once: the two paths below stay short, never broken
+        (_("Credentials"), _inside(credentials_path(status.name), home)),
+        (_("Access token"), _("expires {when}").format(when=expiry(status.expires_at))),
+        (_("Refresh token"), _("stored") if status.has_refresh_token else _("none sent by the server")),
+        (_("Config"), _inside(config_path(), home)),
+        (_("Provider"), f'[providers."{MANAGED_PROVIDER}"]'),
         ("base_url", ep.base_url),
         ("oauth key", key),
     ]
@@ -47,27 +48,35 @@ def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
 def next_steps(demo: object | None) -> str:
     """What to do now. In a demo the files are in a temporary home that only the demo's own
     environment reaches: a plain `assistant-auth token` would read the real one."""
-    keys = "Press i to inspect credentials, p to review the provider entry, q to quit."
+    keys = _("Press i to inspect credentials, p to review the provider entry, q to quit.")
     if demo is None:
-        return f"Next: scripts can run `assistant-auth token` for a fresh access token.\n{keys}"
+        return _("Next: scripts can run `assistant-auth token` for a fresh access token.") + "\n" + keys
     if getattr(demo, "serve", False):
         return (
-            "Next: quit with q; this terminal then prints the export lines for a second shell, where "
-            f"`assistant-auth token` reads this demo's files.\n{keys}"
+            _(
+                "Next: quit with q; this terminal then prints the export lines for a second shell, where "
+                "`assistant-auth token` reads this demo's files."
+            )
+            + "\n"
+            + keys
         )
     return (
-        "Next: this demo's files are removed when it ends. To try `assistant-auth token` on them, "
-        f"run `assistant-auth demo --serve`.\n{keys}"
+        _(
+            "Next: this demo's files are removed when it ends. To try `assistant-auth token` on them, "
+            "run `assistant-auth demo --serve`."
+        )
+        + "\n"
+        + keys
     )
 
 
 class DoneScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("done.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "home", "Home"),  # first: the footer keeps it at any width
-        Binding("i", "app.inspect", "Credentials"),
-        Binding("p", "app.providers", "Providers"),
-        Binding("q", "app.request_quit", "Quit"),
+        Binding("escape", "home", N_("Home")),  # first: the footer keeps it at any width
+        Binding("i", "app.inspect", N_("Credentials")),
+        Binding("p", "app.providers", N_("Providers")),
+        Binding("q", "app.request_quit", N_("Quit")),
     ]
 
     def __init__(self, region: Region, note: str | None = None) -> None:
@@ -91,7 +100,7 @@ class DoneScreen(AppScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = f"signed in · {self.account_region.value}"
+        self.sub_title = _("signed in · {region}").format(region=self.account_region.value)
 
     def on_screen_resume(self) -> None:
         """Back from the inspector (a refresh, a logout) or the editor: show the slot as it is now."""

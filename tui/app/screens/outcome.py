@@ -12,17 +12,27 @@ from textual.widgets import Button, Header, Static
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
+from tui.core.i18n import N_, _
 from tui.core.regions import Region
 from tui.core.signin.attempt import Outcome, SignIn
+
+SUBTITLES = {  # the header's second part, per outcome
+    "success": N_("success"),
+    "expired": N_("expired"),
+    "timeout": N_("timeout"),
+    "access_denied": N_("access denied"),
+    "error": N_("error"),
+    "discarded": N_("discarded"),
+}
 
 
 class OutcomeScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("outcome.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
-        Binding("enter", "retry", "Start again"),
-        Binding("k", "keep_polling", "Keep polling"),
-        Binding("q", "app.request_quit", "Quit"),
+        Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
+        Binding("enter", "retry", N_("Start again")),
+        Binding("k", "keep_polling", N_("Keep polling")),
+        Binding("q", "app.request_quit", N_("Quit")),
     ]
 
     def __init__(self, region: Region, outcome: Outcome, attempt: SignIn | None = None) -> None:
@@ -43,18 +53,18 @@ class OutcomeScreen(AppScreen[None]):
                 yield PlainStatic(self.error, id="outcome-error")
             if self.can_keep_polling:
                 yield Static(
-                    "The code may already be approved in the browser: k keeps polling with the same code.",
+                    _("The code may already be approved in the browser: k keeps polling with the same code."),
                     id="outcome-keep",
                 )
             with Horizontal(id="outcome-buttons"):
                 if self.can_keep_polling:
-                    yield Button("Keep polling", id="keep", variant="primary")
-                yield Button("Start again", id="retry", variant="default" if self.can_keep_polling else "primary")
-                yield Button("Back", id="back")
+                    yield Button(_("Keep polling"), id="keep", variant="primary")
+                yield Button(_("Start again"), id="retry", variant="default" if self.can_keep_polling else "primary")
+                yield Button(_("Back"), id="back")
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = self.kind.replace("_", " ")
+        self.sub_title = _(SUBTITLES.get(self.kind, self.kind))
         self.query_one("#keep" if self.can_keep_polling else "#retry", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

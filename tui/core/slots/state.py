@@ -163,9 +163,14 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
 
 def signed_in_as(status: SlotStatus) -> str:
     """ "Signed in as user-1 · global" (or without the name when the token carries none)."""
-    who = f" as {status.identity}" if status.identity else ""
-    where = f" · {status.region}" if status.region else f" · slot {one_line(status.name, 60)}"
-    return f"Signed in{who}{where}"
+    slot = one_line(status.name, 60)
+    if status.identity and status.region:
+        return _("Signed in as {who} · {region}").format(who=status.identity, region=status.region)
+    if status.identity:
+        return _("Signed in as {who} · slot {slot}").format(who=status.identity, slot=slot)
+    if status.region:
+        return _("Signed in · {region}").format(region=status.region)
+    return _("Signed in · slot {slot}").format(slot=slot)
 
 
 def file_warnings() -> list[str]:
