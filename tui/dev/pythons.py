@@ -35,9 +35,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 VERSIONS = ("3.10", "3.13")  # the oldest and newest supported (pyproject.toml's classifiers)
 # a representative part of the core and command-line tests, what a server without a desktop runs:
 # the sign-in attempt and its protocol, credentials, keys, selection, tokens and single flight,
-# config.toml round trips, the flows against the local authorization server, and the command line
-# end to end (about a minute with one worker: the whole suite runs on the main Python beside it,
-# and all of tests/core and tests/cli with `--all`)
+# config.toml round trips, the flows against the local authorization server, the command line's
+# parsing and a handful of its commands end to end (about 40 seconds with one worker: the whole
+# suite runs on the main Python beside it, and all of tests/core and tests/cli with `--all`)
 SUITES = (
     "tests/core/signin",
     "tests/core/test_credentials.py",
@@ -46,8 +46,15 @@ SUITES = (
     "tests/core/test_provider_edit.py",
     "tests/core/test_selection.py",
     "tests/core/test_tokens.py",
-    "tests/cli/test_cli.py",
     "tests/cli/test_options.py",
+    # the command line end to end: a handful of its subprocess tests (each starts the console
+    # script; all of test_cli.py on two more interpreters cost the main run half a minute)
+    "tests/cli/test_cli.py::test_help",
+    "tests/cli/test_cli.py::test_token_prints_only_the_token",
+    "tests/cli/test_cli.py::test_token_refreshes_expired_and_writes_back",
+    "tests/cli/test_cli.py::test_status_json_schema",
+    "tests/cli/test_cli.py::test_login_no_tui_success_with_json",
+    "tests/cli/test_cli.py::test_logout",
 )
 EVERYTHING = ("tests/core", "tests/cli")
 # what those tests need beyond the product (versions from the test extra): not the linters, the
