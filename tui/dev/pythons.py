@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         for version, python in found.items():
             print(Result(version, python).line() if python is None else f"Python {version}: {python}")
         return 0
-    os.nice(10)  # beside the main run: it gets the CPU first, this run takes what it leaves
+    os.nice(19)  # beside the main run: it gets the CPU first, this run takes what it leaves idle
     log: list[str] = []
     wheel = build_wheel(log) if any(found.values()) else None
     if any(found.values()) and wheel is None:
