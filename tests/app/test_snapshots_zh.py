@@ -9,8 +9,8 @@ import pathlib
 
 import pytest
 
-from tests.app.test_snapshots import SECRET
-from tui.dev.scenes import SCENES, build, staged
+from tests.app.test_snapshots import assert_no_secret, matches_snapshot
+from tui.dev.scenes import SCENES
 
 ACCEPTED = pathlib.Path(__file__).parent / "__snapshots__" / "test_snapshots_zh"
 CHINESE = [scene for scene in SCENES if scene.lang == "zh-CN"]
@@ -22,13 +22,9 @@ def test_there_are_chinese_scenes_at_both_sizes():
 
 @pytest.mark.parametrize("scene", CHINESE, ids=[scene.name for scene in CHINESE])
 def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path):
-    with staged(tmp_path, scene.lang) as home:
-        app = build(scene, home)
-        assert snap_compare(app, terminal_size=scene.size, run_before=scene.steps)
+    assert matches_snapshot(scene, snap_compare, tmp_path)
 
 
 @pytest.mark.parametrize("scene", CHINESE, ids=[scene.name for scene in CHINESE])
 def test_no_secret_reaches_a_screen(scene):
-    svg = (ACCEPTED / f"test_screen_matches_its_snapshot[{scene.name}].svg").read_text()
-    assert not SECRET.search(svg)
-    assert "/tmp/" not in svg and "pytest-of-" not in svg
+    assert_no_secret(ACCEPTED, scene)

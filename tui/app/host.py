@@ -4,7 +4,7 @@ through `Host` (a protocol, so no screen imports the app module that loads it)."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from textual.screen import Screen
 
@@ -49,8 +49,3 @@ class AppScreen(Screen[ResultType]):
     def host(self) -> Host:
         """The app, as what the screens ask of it."""
         return cast(Host, self.app)
-
-
-def host_of(node: Any) -> Host:
-    """`host` for a widget (its app)."""
-    return cast(Host, node.app)

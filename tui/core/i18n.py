@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DOMAIN = "assistant-auth"
 ENGLISH, CHINESE = "en", "zh-CN"
-LANGUAGES = (ENGLISH, CHINESE)
 ENV = "ASSISTANT_LANG"
 _SIMPLIFIED = ("zh_cn", "zh_sg", "zh_hans", "zh")
 _CATALOG_DIR = {CHINESE: "zh_CN"}
@@ -55,7 +54,7 @@ def language() -> str:
     if explicit is not None:
         return explicit
     locale_name = next((os.environ[v] for v in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(v)), "")
-    if _spoken(locale_name) == ENGLISH and locale_name.split(".")[0].upper() in ("C", "POSIX"):
+    if locale_name.split(".")[0].upper() in ("C", "POSIX"):
         return ENGLISH  # the C locale: gettext ignores LANGUAGE then
     for candidate in [*os.environ.get("LANGUAGE", "").split(":"), locale_name]:
         found = _spoken(candidate)
@@ -109,7 +108,3 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, translated where shown"
     """Marks `message` for the catalog without translating it (it is translated where shown)."""
     return message
-
-
-def is_chinese() -> bool:
-    return language() == CHINESE

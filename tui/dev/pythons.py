@@ -61,7 +61,7 @@ EVERYTHING = ("tests/core", "tests/cli")
 # type checker, the TLS and proxy tools of the doctor tests or the snapshot plugin, whose
 # installs would cost more than the tests
 TEST_TOOLS = ("pytest", "pytest-asyncio", "respx", "pytest-timeout", "hypothesis")
-EVERYTHING_TOOLS = ("pytest-xdist", "trustme", "proxy.py")  # for --all
+EVERYTHING_TOOLS = ("trustme", "proxy.py")  # for --all: the doctor tests' TLS server and proxy
 
 
 @dataclass

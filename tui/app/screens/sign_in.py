@@ -180,11 +180,19 @@ class SignInScreen(AppScreen[None]):
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
         if event == "following":
-            self.notice(f"Following the sign-in started at {self.attempt.shared.started_clock()} in another terminal.")
+            self.notice(
+                _("Following the sign-in started at {started} in another terminal.").format(
+                    started=self.attempt.shared.started_clock()
+                )
+            )
         elif event == "code":
             self.show_code()
         elif event == "slow_down":
-            self.notice(f"The server asked us to slow down: polling every {self.attempt.interval} s now.")
+            self.notice(
+                _("The server asked us to slow down: polling every {interval} s now.").format(
+                    interval=self.attempt.interval
+                )
+            )
         elif event == "saving":
             # a wait for the slot's locks (another client refreshing) is said on screen; from
             # then on the approved tokens are waiting, and Esc asks before discarding them
@@ -217,11 +225,13 @@ class SignInScreen(AppScreen[None]):
             refusal=self.refusal,
             links=supports_hyperlinks(),
             ssh_line=ssh_note(attempt.region.value) if in_ssh() and attempt.detachable else None,
-            demo_line=f"Demo: press a to approve, or approve at {demo.page}" if demo is not None else None,
+            demo_line=_("Demo: press a to approve, or approve at {page}").format(page=demo.page)
+            if demo is not None
+            else None,
         )
         self.refresh_bindings()
         if target and self.refusal:  # still shown above as inert text, never opened or drawn
-            text = f"This address will not be opened or drawn as a QR code: {self.refusal}."
+            text = _("This address will not be opened or drawn as a QR code: {reason}.").format(reason=self.refusal)
             self.notice(text)
             self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
         elif target and attempt.started_here and should_auto_open(self.host.no_browser):
