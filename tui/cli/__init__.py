@@ -12,37 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-USAGE = """\
-usage: assistant-auth [-v] [COMMAND] [options]
-
-Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow).
-
-commands:
-  (none)     open the sign-in wizard (TUI)
-  login      sign in (wizard; --no-tui for plain text)
-  status     show every credential slot and its state, never a token
-  token      print a valid access token on stdout, refreshing when needed (--json, --min-ttl)
-  exec       run a program with a valid access token in its environment
-  refresh    refresh now and print the new expiry
-  logout     remove a slot's credential file
-  switch     use the other region's sign-in for the managed provider (--region cn|global)
-  doctor     diagnose (and --fix) the network path, files, config and credentials
-  inspect    open the credential inspector (TUI)
-  config     open the provider config editor (TUI)
-  demo       run the wizard against a local test server in a temporary home
-  completion print a shell completion script (bash, zsh, fish)
-
-options:
-  -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
-  --region R      preselect the region in the wizard (cn or global)
-  --no-browser    never open a browser
-  --version       print the version
-  -h, --help      show help (also after a command: assistant-auth COMMAND --help)
-
-exit codes: 0 ok; 1 sign in again (or denied, expired, not usable); 2 usage or error;
-3 transient (network or server trouble: retry later, the stored sign-in is kept)
-"""
-
 
 def main(argv: list[str] | None = None) -> int:
     """The one error boundary: whatever happens, a one-line message and an exit code, never a
@@ -64,16 +33,17 @@ def main(argv: list[str] | None = None) -> int:
 def _failed(exc: BaseException) -> int:
     """The exit code and one line on stderr for what ended a command abnormally."""
     from tui.cli.output import quiet_err, silence_stdout
+    from tui.core.i18n import _
 
     if isinstance(exc, KeyboardInterrupt):
-        quiet_err("interrupted")
+        quiet_err(_("interrupted"))
         return 130
     if isinstance(exc, BrokenPipeError):  # the reader went away: say nothing more
         silence_stdout()
         return 1
     if isinstance(exc, OSError) and exc.errno in (28, 9):  # ENOSPC (/dev/full), EBADF (stdout closed)
         silence_stdout()
-        quiet_err(f"assistant-auth: cannot write output: {exc.strerror or exc}")
+        quiet_err(_("assistant-auth: cannot write output: {reason}").format(reason=exc.strerror or exc))
         return 1
     if isinstance(exc, Exception):
         return _unexpected(exc)
@@ -82,17 +52,21 @@ def _failed(exc: BaseException) -> int:
 
 def _unexpected(exc: BaseException) -> int:
     from tui.cli.output import quiet_err
+    from tui.core.i18n import _
     from tui.core.redact import redact
 
-    quiet_err(f"assistant-auth: unexpected error: {type(exc).__name__}: {redact(str(exc))[:300]}")
+    quiet_err(
+        _("assistant-auth: unexpected error: {error}").format(error=f"{type(exc).__name__}: {redact(str(exc))[:300]}")
+    )
     return 2
 
 
 def _main(argv: list[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         from tui.cli.output import quiet_err
+        from tui.core.i18n import _
 
-        quiet_err("assistant-auth: cannot write output: standard output is closed")
+        quiet_err(_("assistant-auth: cannot write output: standard output is closed"))
         return 1
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = False
@@ -110,7 +84,10 @@ def _main(argv: list[str] | None = None) -> int:
         _setup_logging(verbose)
         return run_exec(args[1:])
     if args[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(USAGE)
+        from tui.cli.usage import USAGE
+        from tui.core.i18n import _
+
+        sys.stdout.write(_(USAGE))
         return 0
     if not args and "_ARGCOMPLETE" not in os.environ:  # the wizard, at once: no parser to build
         from tui.cli.home import run_app

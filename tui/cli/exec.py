@@ -20,6 +20,7 @@ from tui.cli.options import min_ttl_value, parse_flags, selector_values
 from tui.cli.output import err
 from tui.cli.token import obtain, usage_problem
 from tui.cli.usage import EXEC_HELP
+from tui.core.i18n import _
 from tui.core.signals import forwarding_to, shell_dispositions
 from tui.core.untrusted import one_line
 
@@ -35,16 +36,16 @@ def valid_variable(name: str) -> bool:
 
 def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(EXEC_HELP)
+        sys.stdout.write(_(EXEC_HELP))
         return 0
     values, extra, program, problem = parse_flags(args, (), ("--env", "--min-ttl"), "exec")
     if "--" not in args:
-        problem = problem or "give the program after `--`: assistant-auth exec [OPTIONS] -- PROGRAM [ARGS...]"
+        problem = problem or _("give the program after `--`: assistant-auth exec [OPTIONS] -- PROGRAM [ARGS...]")
     elif not program:
-        problem = problem or "no program after `--`"
+        problem = problem or _("no program after `--`")
     variable = extra.get("--env", DEFAULT_VARIABLE)
     if not problem and not valid_variable(variable):
-        problem = f"--env {variable!r} is not a valid environment variable name"
+        problem = _("--env {name} is not a valid environment variable name").format(name=repr(variable))
     min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
     if problem or ttl_problem:
         return usage_problem(problem or ttl_problem or "")
@@ -58,7 +59,7 @@ def run_fast(args: list[str]) -> int:
 
 
 def _say(message: str) -> None:
-    err(one_line(f"assistant-auth exec: {message}", 1000))
+    err(one_line(_("assistant-auth exec: {message}").format(message=message), 1000))
 
 
 def replace_process(program: list[str], env: dict[str, str]) -> int:
@@ -73,9 +74,9 @@ def replace_process(program: list[str], env: dict[str, str]) -> int:
         with shell_dispositions():  # if the exec fails we are still us: back to what Python expects
             os.execvpe(program[0], program, env)  # noqa: S606 - running the person's PROGRAM is this command's job
     except FileNotFoundError:
-        code, why = NOT_FOUND, "command not found"
+        code, why = NOT_FOUND, _("command not found")
     except PermissionError:
-        code, why = NOT_EXECUTABLE, "permission denied (not executable)"
+        code, why = NOT_EXECUTABLE, _("permission denied (not executable)")
     except OSError as exc:
         code, why = NOT_EXECUTABLE, exc.strerror or str(exc)
     _say(f"{program[0]}: {why}")
@@ -89,10 +90,10 @@ def run_child(program: list[str], env: dict[str, str]) -> int:
     try:
         child = subprocess.Popen(program, env=env)  # noqa: S603 - the person's PROGRAM, as they typed it, no shell
     except FileNotFoundError:
-        _say(f"{program[0]}: command not found")
+        _say(f"{program[0]}: " + _("command not found"))
         return NOT_FOUND
     except PermissionError:
-        _say(f"{program[0]}: permission denied (not executable)")
+        _say(f"{program[0]}: " + _("permission denied (not executable)"))
         return NOT_EXECUTABLE
     except OSError as exc:
         _say(f"{program[0]}: {exc.strerror or exc}")

@@ -17,7 +17,7 @@ from tui.cli.output import (
     err,
     out_json,
 )
-from tui.core.humantime import plural
+from tui.core.i18n import _, ngettext, translated
 from tui.core.keys import region_storage_name
 from tui.core.overview import away_lines
 from tui.core.paths import credentials_path
@@ -26,6 +26,7 @@ from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import follow
 from tui.core.signin.attempt import Outcome, SignIn
 from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open
 from tui.terminal.environment import in_ssh, lose_terminal, ssh_note
@@ -58,7 +59,7 @@ def _the_waiting_region() -> Region | None:
 def abandon_waiting(record: follow.Record) -> None:
     """`--new`: discard the region's waiting attempt (its poller stops within one interval)."""
     follow.abandon(record.region, wait=float(record.interval or 5) + 10)
-    err(f"Abandoned the sign-in started at {record.started_clock()}.")
+    err(_("Abandoned the sign-in started at {started}.").format(started=record.started_clock()))
 
 
 def say_while_away() -> None:
@@ -76,15 +77,17 @@ def _may_replace(region: Region) -> bool:
     if not status.usable:
         return True
     if status.refresh_rejected:  # working until it expires, then not: nothing to keep
-        err(f"{signed_in_as(status)}: the server rejected its refresh token; signing in again.")
+        err(_("{who}: the server rejected its refresh token; signing in again.").format(who=signed_in_as(status)))
         return True
-    current = f"{signed_in_as(status)} (slot {one_line(status.name, 200)}, {status.label})"
+    current = _("{who} (slot {slot}, {state})").format(
+        who=signed_in_as(status), slot=one_line(status.name, 200), state=status.label
+    )
     if sys.stdin.isatty():
-        if ask(f"{current}. Sign in again and replace this session?"):
+        if ask(_("{session}. Sign in again and replace this session?").format(session=current)):
             return True
-        err("Cancelled: kept the current session.")
+        err(_("Cancelled: kept the current session."))
         return False
-    err(f"{current}: pass --force to sign in again and replace it.")
+    err(_("{session}: pass --force to sign in again and replace it.").format(session=current))
     return False
 
 
@@ -139,29 +142,38 @@ class PlainSignIn:
     def on_change(self, event: str) -> None:
         attempt = self.attempt
         if event == "following":
-            left = f" ({attempt.countdown()} left)" if attempt.auth else ""
-            err(f"Following the sign-in started at {attempt.shared.started_clock()}{left}.")
-            err("`assistant-auth login --new` abandons it and starts fresh.")
+            started = attempt.shared.started_clock()
+            if attempt.auth:
+                err(
+                    _("Following the sign-in started at {started} ({left} left).").format(
+                        started=started, left=attempt.countdown()
+                    )
+                )
+            else:
+                err(_("Following the sign-in started at {started}.").format(started=started))
+            err(_("`assistant-auth login --new` abandons it and starts fresh."))
         elif event == "code":
             self.show_code()
         elif event == "slow_down":
             self.line.done()
-            err(f"The server asked to slow down: polling every {attempt.interval} s now.")
+            err(_("The server asked to slow down: polling every {interval} s now.").format(interval=attempt.interval))
         elif event == "saving":  # the approved tokens wait for the slot: a first Ctrl+C only asks
             task = asyncio.current_task()  # the sign-in's own task: told on its event loop
             confirm_interrupts(
                 lambda: self._discard_approved(task),
-                lambda: err("Press Ctrl+C again within 5 s to discard the approved sign-in, or wait."),
+                lambda: err(_("Press Ctrl+C again within 5 s to discard the approved sign-in, or wait.")),
             )
             self.line.done()
             err(one_line(attempt.lock_wait or "", 1000))
             err(
-                "The sign-in is approved and will be saved as soon as the lock is free; "
-                "press Ctrl+C twice to discard it."
+                _(
+                    "The sign-in is approved and will be saved as soon as the lock is free; "
+                    "press Ctrl+C twice to discard it."
+                )
             )
 
     def _discard_approved(self, task: asyncio.Task | None) -> None:
-        err("Discarding the approved sign-in.")
+        err(_("Discarding the approved sign-in."))
         if task is not None:
             task.cancel()
 
@@ -174,16 +186,19 @@ class PlainSignIn:
         if attempt.shared.problem:
             err(
                 one_line(
-                    f"This sign-in cannot be followed from another terminal: {attempt.shared.problem} "
-                    "(remove it; `assistant-auth doctor` shows how).",
+                    _(
+                        "This sign-in cannot be followed from another terminal: {problem} "
+                        "(remove it; `assistant-auth doctor` shows how)."
+                    ).format(problem=attempt.shared.problem),
                     1000,
                 )
             )
-        err(f"Region {region.value}: authorization host {one_line(attempt.host)}")
-        err(f"Open:  {one_line(attempt.address or '(no address sent by the server)', ADDRESS_WIDTH)}")
-        err(f"Code:  {one_line(auth.user_code)}")
+        err(_("Region {region}: authorization host {host}").format(region=region.value, host=one_line(attempt.host)))
+        address = one_line(attempt.address or _("(no address sent by the server)"), ADDRESS_WIDTH)
+        err(_("Open:  {address}").format(address=address))
+        err(_("Code:  {code}").format(code=one_line(auth.user_code)))
         if attempt.complete_address and attempt.complete_address != attempt.address:
-            err("Or open, with the code filled in:")  # on a line of its own: never cut, never wrapped mid-line
+            err(_("Or open, with the code filled in:"))  # on a line of its own: never cut, never wrapped mid-line
             err(f"       {one_line(attempt.complete_address, ADDRESS_WIDTH)}")
         if in_ssh() and attempt.detachable:
             err(ssh_note(region.value))
@@ -196,7 +211,11 @@ class PlainSignIn:
         if self.line.live:
             self.ticking = asyncio.ensure_future(self._tick())
         else:  # a log (CI, a pipe): one line per change of state, never one per second
-            err(f"Waiting for approval: the code expires in {attempt.countdown()}; polling every {attempt.interval} s.")
+            err(
+                _("Waiting for approval: the code expires in {left}; polling every {interval} s.").format(
+                    left=attempt.countdown(), interval=attempt.interval
+                )
+            )
 
     async def _tick(self) -> None:
         while True:
@@ -231,7 +250,8 @@ class PlainSignIn:
             return False
         self.line.done()
         err(((attempt.outcome.error if attempt.outcome else None) or "").splitlines()[0])
-        return await asyncio.to_thread(ask, f"Keep polling with the same code ({attempt.countdown()} left)?")
+        question = _("Keep polling with the same code ({left} left)?").format(left=attempt.countdown())
+        return await asyncio.to_thread(ask, question)
 
     # -- how it ended ------------------------------------------------------------------------------
     def cancelled(self) -> int:
@@ -239,27 +259,29 @@ class PlainSignIn:
         code = 128 + self.terminated if self.terminated else 130
         if self.attempt.watching:
             if self.attempt.stop_watching():
-                err("Discarded the sign-in that went on without a terminal.")
+                err(_("Discarded the sign-in that went on without a terminal."))
             else:
-                err("Stopped following; the sign-in goes on in the other terminal.")
+                err(_("Stopped following; the sign-in goes on in the other terminal."))
             return code
-        err("Sign-in discarded: nothing was saved. Run `assistant-auth login` again.")
+        err(_("Sign-in discarded: nothing was saved. Run `assistant-auth login` again."))
         return code
 
     def report(self, outcome: Outcome) -> int:
         attempt = self.attempt
         if outcome.kind == "error":
-            err(outcome.error or outcome.text)
+            if translated():  # a sentence in the reader's language; the spec's message stays verbatim
+                err(_("The sign-in stopped with this error:"))
+            err(outcome.said or outcome.error or outcome.text)
             if self.as_json:
                 out_json({"event": "error", "message": clean(outcome.error or "")})
             return EXIT_ERROR
         if outcome.success:
             err(f"{attempt.who()}.")
-            err(f"Credentials written to {one_line(credentials_path(attempt.storage_name), 1000)}")
+            err(_("Credentials written to {path}").format(path=one_line(credentials_path(attempt.storage_name), 1000)))
             if attempt.config_note:
                 err(one_line(attempt.config_note, 1000))
         elif outcome.kind == "discarded":
-            err("Sign-in discarded in another terminal: nothing was saved.")
+            err(_("Sign-in discarded in another terminal: nothing was saved."))
         else:
             err(f"{outcome.title}: {outcome.text}")
         if not attempt.started_here and sys.stdin.isatty() and sys.stderr.isatty():
@@ -273,11 +295,11 @@ def live_line(attempt: SignIn, columns: int) -> str:
     """The one live status line, fitted to the terminal's width (re-fitted every second, so a
     resize is followed): the least important parts go first."""
     parts = [
-        f"Waiting for approval · {attempt.countdown()} left",
-        f"every {attempt.interval} s",
-        plural(attempt.polls, "poll"),
-        plural(attempt.slow_downs, "slow-down"),
+        _("Waiting for approval · {left} left").format(left=attempt.countdown()),
+        _("every {interval} s").format(interval=attempt.interval),
+        ngettext("{n} poll", "{n} polls", attempt.polls).format(n=attempt.polls),
+        ngettext("{n} slow-down", "{n} slow-downs", attempt.slow_downs).format(n=attempt.slow_downs),
     ]
-    while len(parts) > 1 and len(" · ".join(parts)) > columns - 1:
+    while len(parts) > 1 and cells(" · ".join(parts)) > columns - 1:
         parts.pop()
-    return " · ".join(parts)[: max(columns - 1, 1)]
+    return cut(" · ".join(parts), max(columns - 1, 1))

@@ -25,12 +25,19 @@ _NAMES = {
 def selector_problem(values: dict) -> str | None:
     chosen = [k for k in ("slot", "region", "provider") if values.get(k)]
     explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
+    region = values.get("region")
     if len(chosen) > 1 or (chosen and explicit):
-        return "choose one of --slot, --region, --provider or --base-url/--key/--oauth-host"
-    if values.get("region") is not None and values["region"].strip().lower() not in ("cn", "global"):
-        return f"unknown region {values['region']!r}: use cn or global"
+        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+
+        return _("choose one of --slot, --region, --provider or --base-url/--key/--oauth-host")
+    if region is not None and region.strip().lower() not in ("cn", "global"):
+        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+
+        return _("unknown region {value}: use cn or global").format(value=repr(region))
     if (values.get("key") is not None or values.get("oauth_host") is not None) and values.get("base_url") is None:
-        return "--key and --oauth-host need --base-url"
+        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+
+        return _("--key and --oauth-host need --base-url")
     return None
 
 
@@ -59,14 +66,19 @@ def parse_flags(
             i += 1
             continue
         if flag not in _NAMES and flag not in options:
-            return values, extra, [], f"unknown option {arg!r}; usage: assistant-auth {command} {SELECTOR_HELP}"
+            from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+
+            usage = f"assistant-auth {command} {SELECTOR_HELP}"
+            return values, extra, [], _("unknown option {option}; usage: {usage}").format(option=repr(arg), usage=usage)
         if eq:
             value = inline
         elif i + 1 < len(args):
             i += 1
             value = args[i]
         else:
-            return values, extra, [], f"{flag} needs a value"
+            from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+
+            return values, extra, [], _("{option} needs a value").format(option=flag)
         if flag in _NAMES:
             values[_NAMES[flag]] = value
         else:
@@ -85,8 +97,12 @@ def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
         return None, None
     digits = text.lstrip("0") or "0"
     if not (text.isascii() and text.isdigit()) or len(digits) > len(str(MAX_MIN_TTL)) or int(digits) > MAX_MIN_TTL:
+        from tui.core.i18n import _  # here: nothing in this module loads the core at import
+
         shown = text if len(text) <= 20 else text[:20] + "…"
-        return None, f"--min-ttl takes a whole number of seconds from 0 to {MAX_MIN_TTL} (not {shown!r})"
+        return None, _("--min-ttl takes a whole number of seconds from 0 to {most} (not {given})").format(
+            most=MAX_MIN_TTL, given=repr(shown)
+        )
     return int(digits), None
 
 
@@ -121,20 +137,22 @@ def complete_providers(prefix: str, **_) -> list[str]:
 
 
 def add_selector(parser, region: bool = True) -> None:
-    group = parser.add_argument_group("slot selection (default: the slot of the provider managed:assistant-code)")
+    from tui.core.i18n import _  # here: nothing in this module loads the core at import
+
+    group = parser.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
     group.add_argument(
-        "--slot", metavar="NAME", help="a credential slot by the name `status` lists"
+        "--slot", metavar="NAME", help=_("a credential slot by the name `status` lists")
     ).completer = complete_slots
     if region:
         group.add_argument(
-            "--region", type=region_arg, metavar="{cn,global}", help="the slot a sign-in in that region writes"
+            "--region", type=region_arg, metavar="{cn,global}", help=_("the slot a sign-in in that region writes")
         ).completer = complete_regions
     group.add_argument(
-        "--provider", metavar="NAME", help="the slot a provider of config.toml uses"
+        "--provider", metavar="NAME", help=_("the slot a provider of config.toml uses")
     ).completer = complete_providers
-    group.add_argument("--base-url", metavar="URL", help="an API base (alone, or with --key/--oauth-host)")
-    group.add_argument("--key", metavar="KEY", help="an OAuth storage key such as oauth/assistant-code")
-    group.add_argument("--oauth-host", metavar="HOST", help="the authorization host that refreshes it")
+    group.add_argument("--base-url", metavar="URL", help=_("an API base (alone, or with --key/--oauth-host)"))
+    group.add_argument("--key", metavar="KEY", help=_("an OAuth storage key such as oauth/assistant-code"))
+    group.add_argument("--oauth-host", metavar="HOST", help=_("the authorization host that refreshes it"))
 
 
 def selector_values(ns) -> dict:
@@ -152,7 +170,9 @@ def region_arg(value: str) -> Region:
 
     cleaned = value.strip().lower()
     if cleaned not in ("cn", "global"):
-        raise argparse.ArgumentTypeError(f"unknown region {value!r}: use cn or global")
+        from tui.core.i18n import _
+
+        raise argparse.ArgumentTypeError(_("unknown region {value}: use cn or global").format(value=repr(value)))
     return Region(cleaned)
 
 

@@ -26,7 +26,7 @@ def quiet_err(message: str) -> None:
 
 def fail(exc) -> None:
     """An AuthError on stderr: the spec's message, then its hint line when it has one."""
-    err(exc.describe())
+    err(exc.said())
 
 
 def out(line: str) -> None:

@@ -13,8 +13,10 @@ import importlib
 import sys
 
 from tui import __version__
+from tui.cli.argparse_words import speak
 from tui.cli.options import add_region, add_selector, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
+from tui.core.i18n import _
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -39,52 +41,60 @@ STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
 def _login(sub) -> None:
     p = sub.add_parser(
         "login",
-        help="sign in (opens the wizard)",
-        description="Sign in with the device flow: a code to approve in a browser, on any device.",
+        help=_("sign in (opens the wizard)"),
+        description=_("Sign in with the device flow: a code to approve in a browser, on any device."),
     )
-    add_region(p, "the region of the account: cn (default) or global")
-    p.add_argument("--no-tui", action="store_true", help="plain text on stderr instead of the wizard")
-    p.add_argument("--no-browser", action="store_true", help="never open a browser (print the address only)")
-    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout for scripts")
-    p.add_argument("--force", action="store_true", help="sign in again even when the region's session is still usable")
+    add_region(p, _("the region of the account: cn (default) or global"))
+    p.add_argument("--no-tui", action="store_true", help=_("plain text on stderr instead of the wizard"))
+    p.add_argument("--no-browser", action="store_true", help=_("never open a browser (print the address only)"))
+    p.add_argument("--json", action="store_true", help=_("with --no-tui: JSON lines on stdout for scripts"))
+    p.add_argument(
+        "--force", action="store_true", help=_("sign in again even when the region's session is still usable")
+    )
     p.add_argument(
         "--new",
         action="store_true",
-        help="abandon a sign-in still waiting for approval (from another or a lost terminal) and start fresh",
+        help=_("abandon a sign-in still waiting for approval (from another or a lost terminal) and start fresh"),
     )
 
 
 def _status(sub) -> None:
     p = sub.add_parser(
         "status",
-        help="state of every credential slot",
-        description="Show every credential slot, its state and who is signed in, never a token. The slot "
-        "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
-        "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error.",
+        help=_("state of every credential slot"),
+        description=_(
+            "Show every credential slot, its state and who is signed in, never a token. The slot "
+            "marked * is the one `assistant-auth token` would use (with a selector: the selected one). "
+            "Exit 0 when that slot is usable, 1 when it is not, 2 on a usage error."
+        ),
     )
     p.add_argument(
-        "--json", action="store_true", help=f"one JSON object on stdout for scripts (schema_version {STATUS_SCHEMA})"
+        "--json",
+        action="store_true",
+        help=_("one JSON object on stdout for scripts (schema_version {version})").format(version=STATUS_SCHEMA),
     )
     add_selector(p)
 
 
 def _token(sub) -> None:
-    description = TOKEN_HELP.split("\n\n")[1]
-    p = sub.add_parser("token", help="print a valid access token", description=description)
+    description = _(TOKEN_HELP).split("\n\n")[1]
+    p = sub.add_parser("token", help=_("print a valid access token"), description=description)
     p.add_argument(
-        "--json", action="store_true", help="one JSON object with the token, its expiry, slot, region and identity"
+        "--json", action="store_true", help=_("one JSON object with the token, its expiry, slot, region and identity")
     )
-    p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
+    p.add_argument("--min-ttl", metavar="SECONDS", help=_("the token must live at least that long (at least 30)"))
     add_selector(p)
 
 
 def _exec(sub) -> None:
-    description = EXEC_HELP.split("\n\n")[1]
+    description = _(EXEC_HELP).split("\n\n")[1]
     p = sub.add_parser(
-        "exec", help="run a program with a valid access token in its environment", description=description
+        "exec", help=_("run a program with a valid access token in its environment"), description=description
     )
-    p.add_argument("--env", metavar="NAME", help="the variable that carries the token (default ASSISTANT_ACCESS_TOKEN)")
-    p.add_argument("--min-ttl", metavar="SECONDS", help="the token must live at least that long (at least 30)")
+    p.add_argument(
+        "--env", metavar="NAME", help=_("the variable that carries the token (default ASSISTANT_ACCESS_TOKEN)")
+    )
+    p.add_argument("--min-ttl", metavar="SECONDS", help=_("the token must live at least that long (at least 30)"))
     add_selector(p)
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
 
@@ -92,104 +102,127 @@ def _exec(sub) -> None:
 def _refresh(sub) -> None:
     p = sub.add_parser(
         "refresh",
-        help="refresh now; prints the new expiry",
-        description="Refresh the access token now with the stored refresh token, and print the new expiry. "
-        "Exit codes: 0 refreshed; 1 sign in again; 2 usage; 3 transient (network or server trouble: retry later).",
+        help=_("refresh now; prints the new expiry"),
+        description=_(
+            "Refresh the access token now with the stored refresh token, and print the new expiry. "
+            "Exit codes: 0 refreshed; 1 sign in again; 2 usage; 3 transient (network or server trouble: retry later)."
+        ),
     )
     add_selector(p)
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout for scripts")
+    p.add_argument("--json", action="store_true", help=_("one JSON object on stdout for scripts"))
 
 
 def _logout(sub) -> None:
     p = sub.add_parser(
         "logout",
-        help="remove a slot's credential file",
-        description="Sign out: remove a slot's credential file. Asks first on a terminal.",
+        help=_("remove a slot's credential file"),
+        description=_("Sign out: remove a slot's credential file. Asks first on a terminal."),
     )
     add_selector(p)
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (needed without a terminal)")
+    p.add_argument(
+        "--yes", "-y", action="store_true", help=_("do not ask for confirmation (needed without a terminal)")
+    )
 
 
 def _switch(sub) -> None:
     p = sub.add_parser(
         "switch",
-        help="use the other region's sign-in for the managed provider",
-        description="Point the provider managed:assistant-code of config.toml at a region whose slot "
-        "holds usable credentials (valid, or expired with a refresh token), without signing in "
-        "again. config.toml is shared: the official client follows the switch too.",
+        help=_("use the other region's sign-in for the managed provider"),
+        description=_(
+            "Point the provider managed:assistant-code of config.toml at a region whose slot "
+            "holds usable credentials (valid, or expired with a refresh token), without signing in "
+            "again. config.toml is shared: the official client follows the switch too."
+        ),
     )
     p.add_argument(
         "--region",
         type=region_arg,
         metavar="{cn,global}",
-        help="the region to switch to (default: the other region, when it is signed in)",
+        help=_("the region to switch to (default: the other region, when it is signed in)"),
     ).completer = complete_regions
 
 
 def _doctor(sub) -> None:
     p = sub.add_parser(
         "doctor",
-        help="diagnose the network path, files, config and credentials",
-        description="Check the network path to each region's authorization host (proxy, CA bundle, DNS, "
-        "TCP, TLS, an HTTP round trip that sends no credential, the clock), the private files, "
-        "config.toml and every credential slot. Exit 0 when every check is ok or a warning, 1 when one "
-        "fails (or a repair failed or was declined), 2 on a usage error.",
+        help=_("diagnose the network path, files, config and credentials"),
+        description=_(
+            "Check the network path to each region's authorization host (proxy, CA bundle, DNS, "
+            "TCP, TLS, an HTTP round trip that sends no credential, the clock), the private files, "
+            "config.toml and every credential slot. Exit 0 when every check is ok or a warning, 1 when one "
+            "fails (or a repair failed or was declined), 2 on a usage error."
+        ),
     )
-    p.add_argument("--fix", action="store_true", help="offer each safe repair (asks before each one on a terminal)")
+    p.add_argument("--fix", action="store_true", help=_("offer each safe repair (asks before each one on a terminal)"))
     p.add_argument(
-        "--yes", action="store_true", help="with --fix: apply every repair without asking (required without a terminal)"
+        "--yes",
+        action="store_true",
+        help=_("with --fix: apply every repair without asking (required without a terminal)"),
     )
-    p.add_argument("--offline", action="store_true", help="skip every network check")
+    p.add_argument("--offline", action="store_true", help=_("skip every network check"))
     p.add_argument(
         "--probe",
         action="store_true",
-        help="also refresh the managed provider's slot (the only check that spends a refresh token)",
+        help=_("also refresh the managed provider's slot (the only check that spends a refresh token)"),
     )
     output = p.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="one JSON object on stdout (schema_version 1)")
+    output.add_argument("--json", action="store_true", help=_("one JSON object on stdout (schema_version 1)"))
     output.add_argument(
-        "--report", action="store_true", help="the whole result as JSON for a bug report: no secret, no personal data"
+        "--report",
+        action="store_true",
+        help=_("the whole result as JSON for a bug report: no secret, no personal data"),
     )
 
 
 def _inspect_and_config(sub) -> None:
-    sub.add_parser("inspect", help="credential inspector (TUI)", description="Inspect and repair credential files.")
-    sub.add_parser("config", help="provider config editor (TUI)", description="View and edit config.toml providers.")
+    sub.add_parser(
+        "inspect", help=_("credential inspector (TUI)"), description=_("Inspect and repair credential files.")
+    )
+    sub.add_parser(
+        "config", help=_("provider config editor (TUI)"), description=_("View and edit config.toml providers.")
+    )
 
 
 def _demo(sub) -> None:
     p = sub.add_parser(
         "demo",
-        help="the wizard against a local test server",
-        description="Try the sign-in against a local authorization server in a temporary home; "
-        "your real files are not touched.",
+        help=_("the wizard against a local test server"),
+        description=_(
+            "Try the sign-in against a local authorization server in a temporary home; your real files are not touched."
+        ),
     )
-    p.add_argument("--no-tui", action="store_true", help="plain text instead of the wizard")
+    p.add_argument("--no-tui", action="store_true", help=_("plain text instead of the wizard"))
     p.add_argument(
         "--serve",
         action="store_true",
-        help="after the sign-in, keep the local server running until Ctrl+C and print the export "
-        "lines that let a second shell try status, token, refresh and the rest against it",
+        help=_(
+            "after the sign-in, keep the local server running until Ctrl+C and print the export "
+            "lines that let a second shell try status, token, refresh and the rest against it"
+        ),
     )
     p.add_argument(
         "--approve-after",
         type=float,
         default=None,
         metavar="SECONDS",
-        help="approve the code by itself after SECONDS (default: wait for you: approve on the local "
-        "page, or press a in the wizard)",
+        help=_(
+            "approve the code by itself after SECONDS (default: wait for you: approve on the local "
+            "page, or press a in the wizard)"
+        ),
     )
 
 
 def _completion(sub) -> None:
     p = sub.add_parser(
         "completion",
-        help="print a shell completion script",
-        description='Print the completion script for a shell. bash: add `eval "$(assistant-auth completion '
-        'bash)"` to ~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: `assistant-auth completion fish > '
-        "~/.config/fish/completions/assistant-auth.fish`.",
+        help=_("print a shell completion script"),
+        description=_(
+            'Print the completion script for a shell. bash: add `eval "$(assistant-auth completion '
+            'bash)"` to ~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: `assistant-auth completion fish > '
+            "~/.config/fish/completions/assistant-auth.fish`."
+        ),
     )
-    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p.add_argument("shell", choices=SHELLS, help=_("the shell to complete in"))
 
 
 DECLARE = (_login, _status, _token, _exec, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
@@ -207,15 +240,18 @@ class Parser(argparse.ArgumentParser):
 
 
 def build() -> argparse.ArgumentParser:
+    speak()  # argparse's own words (usage:, options, its errors) in the reader's language
     parser = Parser(
         prog="assistant-auth",
-        description="Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow). "
-        "Without a command: the sign-in wizard.",
+        description=_(
+            "Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow). "
+            "Without a command: the sign-in wizard."
+        ),
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log HTTP traffic to stderr, secrets redacted")
+    parser.add_argument("-v", "--verbose", action="store_true", help=_("log HTTP traffic to stderr, secrets redacted"))
     parser.add_argument("--version", action="version", version=f"assistant-auth {__version__}")
-    add_region(parser, "preselect cn (default) or global in the wizard")
-    parser.add_argument("--no-browser", action="store_true", help="never open a browser")
+    add_region(parser, _("preselect cn (default) or global in the wizard"))
+    parser.add_argument("--no-browser", action="store_true", help=_("never open a browser"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for declare in DECLARE:
         declare(sub)

@@ -15,6 +15,7 @@ from tui.cli.selection import selection, selector_usable
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
+from tui.core.i18n import _
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import one_line
@@ -44,6 +45,10 @@ def run(ns) -> int:
             }
         )
     else:
-        out(f"Refreshed {one_line(status.name, 200)}: access token expires {expiry(status.expires_at)}")
+        out(
+            _("Refreshed {slot}: access token expires {when}").format(
+                slot=one_line(status.name, 200), when=expiry(status.expires_at)
+            )
+        )
         out(signed_in_as(status))
     return EXIT_OK

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tui.cli.options import selector_problem, selector_values
 from tui.cli.output import err, fail
 from tui.core.errors import AuthError
+from tui.core.i18n import _
 from tui.core.slots.choice import Selection, select, storage_name_of
 
 
@@ -18,7 +19,7 @@ def selector_usable(ns) -> bool:
     """False after saying on stderr why the selector flags cannot go together (exit 2)."""
     problem = selector_problem(selector_values(ns))
     if problem:
-        err(f"assistant-auth: {problem}")
+        err(_("assistant-auth: {problem}").format(problem=problem))
     return problem is None
 
 

@@ -10,6 +10,7 @@ from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
+from tui.core.i18n import _
 from tui.core.overview import Overview, away_text, overview
 from tui.core.regions import Region
 from tui.core.signin import follow
@@ -36,7 +37,11 @@ def run(ns) -> int:
     for s in slots:
         for line in _slot_lines(view, s, selected):
             out(line)
-    out("* the slot `assistant-auth token` uses" + (" (the one selected)" if narrowed else ""))
+    out(
+        _("* the slot `assistant-auth token` uses (the one selected)")
+        if narrowed
+        else _("* the slot `assistant-auth token` uses")
+    )
     for line in _next_steps(view, selected) + _notes(view):
         out(line)
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():
@@ -62,22 +67,39 @@ def _as_json(view: Overview, slots: list[SlotStatus], selected: str, usable: boo
 def _slot_lines(view: Overview, s: SlotStatus, selected: str) -> list[str]:
     """One slot: its state and expiry, who uses it, who is signed in, where the file is."""
     marker = "*" if s.name == selected else " "
-    line = f"{marker} {s.region or one_line(s.name, 60)}: {s.label}"  # the slot's name is on its path line
-    stored = ", refresh token stored" if s.has_refresh_token and not s.refresh_rejected else ""
-    if s.state == EXPIRED and s.expires_at is not None and s.expires_at > 0:
-        ago = time.time() - s.expires_at
-        line += (" long ago" if ago > 365 * 86400 else f" {relative(-ago)}") + stored
-    elif s.has_expiry:
-        line += f", expires {expiry(s.expires_at)}" + stored
-    elif s.detail:
-        line += f" ({one_line(s.detail, 80)})"
+    lines = [f"{marker} {_slot_line(s)}"]
     if view.users.get(s.name):
-        line += f"; used by {one_line(', '.join(view.users[s.name]))}"
-    lines = [line]
+        lines[0] = _("{slot_line}; used by {providers}").format(
+            slot_line=lines[0], providers=one_line(", ".join(view.users[s.name]))
+        )
     if s.usable:
-        lines.append(f"    {signed_in_as(s)}" + (" (used by the managed provider)" if s.name == view.managed else ""))
+        who = signed_in_as(s)
+        lines.append(
+            "    " + (_("{who} (used by the managed provider)").format(who=who) if s.name == view.managed else who)
+        )
     lines.append(f"    {one_line(s.path, 1000)}")
     return lines
+
+
+def _slot_line(s: SlotStatus) -> str:
+    """ "cn: valid, expires …, refresh token stored": each case one whole sentence of the catalog."""
+    name = s.region or one_line(s.name, 60)  # the slot's name is on its path line
+    stored = s.has_refresh_token and not s.refresh_rejected
+    if s.state == EXPIRED and s.expires_at is not None and s.expires_at > 0:
+        ago = time.time() - s.expires_at
+        when = _("long ago") if ago > 365 * 86400 else relative(-ago)
+        text = _("{name}: {state} {when}, refresh token stored") if stored else _("{name}: {state} {when}")
+        return text.format(name=name, state=s.label, when=when)
+    if s.has_expiry:
+        text = (
+            _("{name}: {state}, expires {when}, refresh token stored")
+            if stored
+            else _("{name}: {state}, expires {when}")
+        )
+        return text.format(name=name, state=s.label, when=expiry(s.expires_at))
+    if s.detail:
+        return _("{name}: {state} ({detail})").format(name=name, state=s.label, detail=one_line(s.detail_text, 80))
+    return f"{name}: {s.label}"
 
 
 def _next_steps(view: Overview, selected: str) -> list[str]:
@@ -86,14 +108,20 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
     lines = []
     chosen = view.slot(selected)
     if not chosen.usable or chosen.refresh_rejected:
-        flag = " --region global" if chosen.region == "global" else ""
-        again = " again (the server rejected the refresh token)" if chosen.refresh_rejected else ""
-        lines.append(f"To sign in{again}: assistant-auth login{flag}")
+        command = "assistant-auth login" + (" --region global" if chosen.region == "global" else "")
+        if chosen.refresh_rejected:
+            lines.append(
+                _("To sign in again (the server rejected the refresh token): {command}").format(command=command)
+            )
+        else:
+            lines.append(_("To sign in: {command}").format(command=command))
     lines += [away_text(record) for record in view.away]  # said until seen on a terminal
     for record in view.waiting:
-        flag = " --region global" if record.region is Region.GLOBAL else ""
+        command = "assistant-auth login" + (" --region global" if record.region is Region.GLOBAL else "")
         lines.append(
-            f"A sign-in in {record.region.value} is waiting for approval: `assistant-auth login{flag}` follows it."
+            _("A sign-in in {region} is waiting for approval: `{command}` follows it.").format(
+                region=record.region.value, command=command
+            )
         )
     return lines
 
@@ -101,15 +129,19 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
 def _notes(view: Overview) -> list[str]:
     """Placeholder hosts, file warnings, an unreadable config.toml, hosts missing from it."""
     lines = [
-        f"note: the {region} authorization host is still a placeholder: set {variable} to your service's host."
+        _(
+            "note: the {region} authorization host is still a placeholder: set {variable} to your service's host."
+        ).format(region=region, variable=variable)
         for region, variable in placeholders()
     ]
     lines += view.warnings
     if view.config_problem is not None:
-        lines.append("warning: " + view.config_problem.describe())
+        lines.append(_("warning: {problem}").format(problem=view.config_problem.said(lead=False)))
     for name, host in view.missing_hosts.items():
         lines.append(
-            f"note: provider {one_line(name, 80)} names no oauth host in config.toml; its key was made for {one_line(host)}, "
-            "which is used. Write it back as oauthHost (assistant-auth config)."
+            _(
+                "note: provider {provider} names no oauth host in config.toml; its key was made for {host}, "
+                "which is used. Write it back as oauthHost (assistant-auth config)."
+            ).format(provider=one_line(name, 80), host=one_line(host))
         )
     return lines

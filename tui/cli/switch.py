@@ -6,6 +6,7 @@ import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
 from tui.core.errors import AuthError
+from tui.core.i18n import _
 from tui.core.overview import overview
 from tui.core.regions import Region
 from tui.core.slots.switch import managed_region, switch_region
@@ -35,18 +36,21 @@ def _the_other_region() -> Region | None:
         if len(others) == 1:
             return others[0]
         if not others:
+            other = "global" if current is Region.CN else "cn"
             err(
-                f"The managed provider uses {current.value}, and the other region is not signed in: "
-                "`assistant-auth login --region " + ("global" if current is Region.CN else "cn") + "` first."
+                _(
+                    "The managed provider uses {region}, and the other region is not signed in: "
+                    "`assistant-auth login --region {other}` first."
+                ).format(region=current.value, other=other)
             )
             return None
     if not sys.stdin.isatty():
-        err("assistant-auth switch: say which region: --region cn or --region global")
+        err(_("assistant-auth switch: say which region: --region cn or --region global"))
         return None
-    sys.stderr.write("Switch the managed provider to which region? [cn/global] ")
+    sys.stderr.write(_("Switch the managed provider to which region? [cn/global] "))
     sys.stderr.flush()
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("cn", "global"):
-        err("Cancelled: nothing was switched.")
+        err(_("Cancelled: nothing was switched."))
         return None
     return Region(answer)  # the person's text, parsed once here

@@ -15,8 +15,9 @@ EXIT_SIGN_IN, EXIT_USAGE, EXIT_TRANSIENT = 1, 2, 3
 
 def usage_problem(problem: str) -> int:
     from tui.cli.output import err
+    from tui.core.i18n import _
 
-    err(f"assistant-auth: {problem}")
+    err(_("assistant-auth: {problem}").format(problem=problem))
     return EXIT_USAGE
 
 
@@ -36,7 +37,7 @@ def obtain(values: dict, min_ttl: int | None):
         from tui.cli.output import err
         from tui.core.slots.choice import explain_for
 
-        err(explain_for(exc, chosen).describe())
+        err(explain_for(exc, chosen).said())
         if isinstance(exc, LifetimeTooShort):
             return chosen, EXIT_USAGE
         return chosen, EXIT_TRANSIENT if exc.transient else EXIT_SIGN_IN
@@ -46,8 +47,9 @@ def run_fast(args: list[str]) -> int:
     """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see TOKEN_HELP)."""
     if "-h" in args or "--help" in args:
         from tui.cli.usage import TOKEN_HELP
+        from tui.core.i18n import _
 
-        sys.stdout.write(TOKEN_HELP)
+        sys.stdout.write(_(TOKEN_HELP))
         return 0
     values: dict = {}
     extra: dict = {}

@@ -1,7 +1,44 @@
-"""The usage texts of the commands parsed by hand (`token`, `exec`): shown by their `--help` and
-by the grammar (`tui.cli.parser`), which must not load their handlers to show them."""
+"""The usage texts written by hand: the program's own (`assistant-auth --help`) and those of the
+commands parsed by hand (`token`, `exec`), shown by their `--help` and by the grammar
+(`tui.cli.parser`), which must not load their handlers to show them. Each is translated where it
+is shown."""
 
-TOKEN_HELP = """usage: assistant-auth token [--json] [--min-ttl SECONDS]
+from tui.core.i18n import N_
+
+USAGE = N_(
+    """usage: assistant-auth [-v] [COMMAND] [options]
+
+Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow).
+
+commands:
+  (none)     open the sign-in wizard (TUI)
+  login      sign in (wizard; --no-tui for plain text)
+  status     show every credential slot and its state, never a token
+  token      print a valid access token on stdout, refreshing when needed (--json, --min-ttl)
+  exec       run a program with a valid access token in its environment
+  refresh    refresh now and print the new expiry
+  logout     remove a slot's credential file
+  switch     use the other region's sign-in for the managed provider (--region cn|global)
+  doctor     diagnose (and --fix) the network path, files, config and credentials
+  inspect    open the credential inspector (TUI)
+  config     open the provider config editor (TUI)
+  demo       run the wizard against a local test server in a temporary home
+  completion print a shell completion script (bash, zsh, fish)
+
+options:
+  -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
+  --region R      preselect the region in the wizard (cn or global)
+  --no-browser    never open a browser
+  --version       print the version
+  -h, --help      show help (also after a command: assistant-auth COMMAND --help)
+
+exit codes: 0 ok; 1 sign in again (or denied, expired, not usable); 2 usage or error;
+3 transient (network or server trouble: retry later, the stored sign-in is kept)
+"""
+)
+
+TOKEN_HELP = N_(
+    """usage: assistant-auth token [--json] [--min-ttl SECONDS]
                              [--slot NAME | --region cn|global | --provider NAME |
                               --base-url URL [--key KEY] [--oauth-host HOST]]
 
@@ -22,8 +59,10 @@ slot selection (default: the slot of the provider managed:assistant-code, else t
   --key KEY          an OAuth storage key such as oauth/assistant-code
   --oauth-host HOST  the authorization host that refreshes it
 """
+)
 
-EXEC_HELP = """usage: assistant-auth exec [--env NAME] [--min-ttl SECONDS] [SELECTOR] -- PROGRAM [ARGS...]
+EXEC_HELP = N_(
+    """usage: assistant-auth exec [--env NAME] [--min-ttl SECONDS] [SELECTOR] -- PROGRAM [ARGS...]
 
 Run PROGRAM with a valid access token in its environment (ASSISTANT_ACCESS_TOKEN, or the variable
 --env names), refreshed first when needed; never on its command line. Nothing runs when no token
@@ -36,3 +75,4 @@ long-running program should call `assistant-auth token` again.
   --min-ttl SECONDS  the token must live at least that long (at least 30): refreshed first if not
   SELECTOR           --slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]
 """
+)

@@ -33,3 +33,25 @@ class AuthError(Exception):
 
         shown = one_line(self.message, MESSAGE_WIDTH)
         return shown + ("\n" + one_line(self.hint, MESSAGE_WIDTH) if self.hint else "")
+
+    def said(self, *, lead: bool = True) -> str:
+        """`describe()` for a person: the spec's message word for word (it is what people search
+        for and support asks for), the hint in the reader's language. In another language than
+        English, a sentence of that language comes first (unless `lead` is False: the caller says
+        one) and says the message below is the original English one. `describe()` stays English
+        (JSON, logs)."""
+        from tui.core.i18n import _, translated  # only when an error is shown to a person
+        from tui.core.phrase import said
+        from tui.core.untrusted import one_line
+
+        lines = [one_line(self.message, MESSAGE_WIDTH)]
+        if self.hint:
+            lines.append(one_line(said(self.hint), MESSAGE_WIDTH))
+        if lead and translated():
+            first = (
+                _("Network or server trouble: retry in a moment. The original message, in English:")
+                if self.transient
+                else _("It did not work. The original message, in English:")
+            )
+            lines.insert(0, first)
+        return "\n".join(lines)

@@ -6,6 +6,7 @@ Pure functions of a URL, a path or a region; `AuthError.hint` carries their resu
 from __future__ import annotations
 
 from tui.core import settings
+from tui.core.phrase import N_, Phrase
 
 
 def host_setting(url: str) -> tuple[str, str, bool] | None:
@@ -26,34 +27,75 @@ def unreachable(url: str) -> str:
     """A connection failure: the host, the variable that set it, the proxy, and `doctor`."""
     found = host_setting(url)
     if found is None:
-        return f"Check the network path to {_host_of(url)} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+        return Phrase(
+            N_("Check the network path to {host} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."),
+            host=_host_of(url),
+        )
     host, name, placeholder = found
     if placeholder:
-        return f"{host} is a placeholder: set {name} to your service's authorization host."
-    return f"Check the network path to {host} (set by {name}; a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+        return Phrase(
+            N_("{host} is a placeholder: set {variable} to your service's authorization host."),
+            host=host,
+            variable=name,
+        )
+    return Phrase(
+        N_(
+            "Check the network path to {host} (set by {variable}; a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+        ),
+        host=host,
+        variable=name,
+    )
 
 
-def _where(url: str) -> str:
+def _where(url: str) -> tuple[str, str]:
+    """(host, the variable that set it) of an authorization URL ("" when no setting did)."""
     found = host_setting(url)
-    return f"{found[0]} (set by {found[1]})" if found else _host_of(url)
+    return (found[0], found[1]) if found else (_host_of(url), "")
 
 
 def server_trouble(url: str) -> str:
     """HTTP 5xx or 429: the server's trouble, not the person's; nothing to change, retry."""
-    return f"The authorization server {_where(url)} had trouble, not your sign-in: retry in a moment."
+    host, variable = _where(url)
+    if variable:
+        return Phrase(
+            N_("The authorization server {host} (set by {variable}) had trouble, not your sign-in: retry in a moment."),
+            host=host,
+            variable=variable,
+        )
+    return Phrase(N_("The authorization server {host} had trouble, not your sign-in: retry in a moment."), host=host)
 
 
 def refused(url: str) -> str:
     """The server answered the device authorization with an error status."""
-    return f"Check that {_where(url)} is your service's authorization host and ASSISTANT_CLIENT_ID its client id."
+    host, variable = _where(url)
+    if variable:
+        return Phrase(
+            N_(
+                "Check that {host} (set by {variable}) is your service's authorization host "
+                "and ASSISTANT_CLIENT_ID its client id."
+            ),
+            host=host,
+            variable=variable,
+        )
+    return Phrase(
+        N_("Check that {host} is your service's authorization host and ASSISTANT_CLIENT_ID its client id."), host=host
+    )
 
 
 def damaged_file(path: object) -> str:
-    return f"Run `assistant-auth inspect` to look at {path} and move it aside (nothing is deleted), then sign in again."
+    return Phrase(
+        N_(
+            "Run `assistant-auth inspect` to look at {path} and move it aside (nothing is deleted), then sign in again."
+        ),
+        path=path,
+    )
 
 
 def damaged_config(path: object) -> str:
-    return f"Fix {path} by hand (`assistant-auth config` shows where it fails); it is never overwritten while broken."
+    return Phrase(
+        N_("Fix {path} by hand (`assistant-auth config` shows where it fails); it is never overwritten while broken."),
+        path=path,
+    )
 
 
 def sign_in_again(storage_name: str) -> str:
@@ -62,7 +104,7 @@ def sign_in_again(storage_name: str) -> str:
     from tui.core.keys import region_of_slot
 
     if region_of_slot(storage_name) == "global":
-        return "This account is in the global region: `assistant-auth login --region global`."
+        return Phrase(N_("This account is in the global region: `assistant-auth login --region global`."))
     return ""
 
 

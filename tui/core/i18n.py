@@ -23,6 +23,8 @@ import io
 import os
 import pathlib
 
+from tui.core.phrase import N_ as N_  # the marker lives with the phrases it marks
+
 TYPE_CHECKING = False  # not `from typing import`: English (the source) needs none of this
 if TYPE_CHECKING:  # pragma: no cover
     import gettext
@@ -61,6 +63,12 @@ def language() -> str:
         if found is not None:
             return found
     return ENGLISH
+
+
+def translated() -> bool:
+    """The reader reads another language than English: where the spec fixes an English message,
+    a face then says it in a sentence of that language first and keeps the spec's words beside it."""
+    return language() != ENGLISH
 
 
 def catalog(lang: str) -> gettext.NullTranslations:
@@ -103,8 +111,3 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     if lang == ENGLISH:
         return singular if count == 1 else plural
     return catalog(lang).ngettext(singular, plural, count)
-
-
-def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, translated where shown"
-    """Marks `message` for the catalog without translating it (it is translated where shown)."""
-    return message

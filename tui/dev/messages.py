@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tui"
 LOCALE = PACKAGE / "locale"
 MARKERS = {"_": 1, "N_": 1, "ngettext": 2}  # name -> how many leading literal arguments are messages
-PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[:!][^{}]*)?\}|%[sd]")
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[:!][^{}]*)?\}|%(?:\([a-z_]+\))?[sdr]")
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def detail_lines(
     """What the details pane shows for a slot: tokens masked, never whole."""
     lines = [f"File       {one_line(short_path(slot.path), 1000)}", f"State      {slot.label}"]
     if slot.detail:
-        lines.append(f"Problem    {one_line(slot.detail, 200)}")
+        lines.append(f"Problem    {one_line(slot.detail_text, 200)}")
     if slot.has_expiry:
         lines.append(f"Expires    {expiry(slot.expires_at, now)}")
     if slot.refresh_rejected:

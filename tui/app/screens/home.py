@@ -52,7 +52,7 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
         if status.has_refresh_token:
             return _("{who} · token expired, refreshes on next use").format(who=who)
         return _("{who} · expired, no refresh token: sign in again").format(who=who)
-    return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail, 50))
+    return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail_text, 50))
 
 
 def home_summary(view: Overview) -> tuple[str, str, Region | None]:

@@ -41,7 +41,7 @@ class OutcomeScreen(AppScreen[None]):
         self.outcome = outcome
         self.attempt = attempt  # the SignIn, when polling with the same code can go on
         self.kind = outcome.kind
-        self.error = outcome.error
+        self.error = outcome.said or outcome.error
 
     def compose(self) -> ComposeResult:
         title, explanation = self.outcome.title, self.outcome.text

@@ -31,6 +31,7 @@ from tui.core.credentials.slot import (
 )
 from tui.core.errors import AuthError
 from tui.core.keys import context_fields, refuse_foreign_fallback
+from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,10 +55,11 @@ def _log() -> logging.Logger:
 
 NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"  # noqa: S105 - a message
 SIGN_IN_AGAIN = "sign in again with `assistant-auth login`"
-REVOKED_HINT = "The session was revoked (signed out): sign in again with `assistant-auth login`."
-SERVER_TROUBLE = (
-    "The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment."
+REVOKED_HINT = Phrase(N_("The session was revoked (signed out): sign in again with `assistant-auth login`."))
+SERVER_TROUBLE = Phrase(
+    N_("The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment.")
 )
+SIGN_IN_AGAIN_HINT = Phrase(N_("Sign in again with `assistant-auth login`."))
 REJECTED_STATUSES = (400, 401, 403)  # 400 only with `invalid_grant`
 ADOPT_DELAY = 0.1  # seconds to let the other tool finish its write after our refresh was rejected
 
@@ -82,7 +84,7 @@ def printable(token: str) -> str:
         raise AuthError(
             "The stored access token is not printable ASCII (it holds spaces, control or escape "
             "characters): refusing to use it",
-            hint=SIGN_IN_AGAIN[0].upper() + SIGN_IN_AGAIN[1:] + ".",
+            hint=SIGN_IN_AGAIN_HINT,
         )
     return token
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
+from tui.core.i18n import _
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.protocol import (
@@ -45,7 +46,7 @@ from tui.core.signin.protocol import (
 )
 from tui.core.signin.saving import Approval
 from tui.core.signin.shared import Shared
-from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, outcome_for
+from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
 from tui.core.signin.store import slot_of
 from tui.core.signin.view import AttemptView
 from tui.core.slots.state import signed_in_as, slot_status
@@ -145,7 +146,7 @@ class SignIn(AttemptView):
         try:
             auth = await start_device_authorization(self.region, client=self.client)
         except AuthError as exc:
-            self._finish(outcome_for("error", exc.describe(), exc.transient))
+            self._finish(failed(exc))
             return False
         except asyncio.CancelledError:  # Ctrl+C, SIGTERM, Esc before the code arrived
             self._finish(outcome_for("discarded"), notify=False)
@@ -189,7 +190,7 @@ class SignIn(AttemptView):
         except AuthError as exc:
             if exc.transient and self.detached and self.seconds_left() <= self.interval:
                 return self._finish(outcome_for(self.ends_as))  # nobody to ask, no time for another poll
-            return self._finish(outcome_for("error", exc.describe(), exc.transient))
+            return self._finish(failed(exc))
         except _Discarded:
             return self._finish(outcome_for("discarded"))
         except asyncio.CancelledError:
@@ -211,7 +212,7 @@ class SignIn(AttemptView):
             try:
                 await self._save(self.approval.tokens)
             except AuthError as exc:
-                return self._finish(outcome_for("error", exc.describe()))
+                return self._finish(failed(exc, transient=False))
             return self._finish(outcome_for("success"))
         outcome = self.outcome if self.phase is Phase.ENDED and self.outcome else await self.poll()
         while self.can_keep_polling:
@@ -242,7 +243,8 @@ class SignIn(AttemptView):
     def retry_notice(self) -> str:
         """What a face says while it waits to poll again by itself."""
         first = (self.outcome.error or "").splitlines()[0] if self.outcome and self.outcome.error else ""
-        return f"{first}\nNetwork or server trouble: polling again with the same code in {self.BACK_OFF:g} s…"
+        again = _("Network or server trouble: polling again with the same code in {seconds} s…")
+        return f"{first}\n" + again.format(seconds=f"{self.BACK_OFF:g}")
 
     def give_up(self) -> None:
         """The person declined to keep polling after an error: the attempt ends here."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from tui.core.errors import AuthError
 from tui.core.i18n import N_, _
 from tui.core.signin.protocol import POLL_BUDGET
 
@@ -47,6 +48,7 @@ class Outcome:
     text: str
     error: str | None = None  # AuthError.describe() when kind == "error"
     transient: bool = False  # the error was network or server trouble: the same code may still work
+    said: str | None = None  # the error for a person: the spec's message as it is, its hint in the reader's language
 
     @property
     def success(self) -> bool:
@@ -69,8 +71,15 @@ _OUTCOMES = {
 }
 
 
-def outcome_for(kind: str, error: str | None = None, transient: bool = False) -> Outcome:
+def outcome_for(kind: str, error: str | None = None, transient: bool = False, said: str | None = None) -> Outcome:
     kind = kind if kind in _OUTCOMES else "error"
     title, text = _OUTCOMES[kind]
     # in the reader's language; `error` (the spec's message, word for word) stays as it is
-    return Outcome(kind, _(title), _(text).format(minutes=MINUTES), error, transient)
+    return Outcome(kind, _(title), _(text).format(minutes=MINUTES), error, transient, said)
+
+
+def failed(exc: AuthError, *, transient: bool | None = None) -> Outcome:
+    """The "error" outcome of an AuthError (transient as the error says, unless told)."""
+    return outcome_for(
+        "error", exc.describe(), exc.transient if transient is None else transient, said=exc.said(lead=False)
+    )

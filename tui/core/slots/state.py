@@ -28,7 +28,10 @@ UNPARSABLE = "unparsable"
 NOT_OBJECT = "not_object"
 NO_ACCESS_TOKEN = "no_access_token"  # noqa: S105 - a state name, not a secret
 REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
-REVOKED_DETAIL = "the official client marked this session revoked; sign in again with `assistant-auth login`"
+REVOKED_DETAIL = N_("the official client marked this session revoked; sign in again with `assistant-auth login`")
+NO_FILE_DETAIL = N_("no credential file")
+NO_ACCESS_TOKEN_DETAIL = N_("no access_token string")
+OUR_DETAILS = (REVOKED_DETAIL, NO_FILE_DETAIL, NO_ACCESS_TOKEN_DETAIL)  # said in the reader's language
 
 LABELS = {
     VALID: N_("valid"),
@@ -74,6 +77,12 @@ class SlotStatus:
     def has_expiry(self) -> bool:
         """Readable credentials whose expiry is worth showing."""
         return self.state in (VALID, EXPIRED)
+
+    @property
+    def detail_text(self) -> str:
+        """`detail` for a person: in the reader's language when it is one of ours; a parser's or
+        the system's words as they came (`detail` itself stays English: `status --json` has it)."""
+        return _(self.detail) if self.detail in OUR_DETAILS else self.detail
 
     @property
     def label(self) -> str:
@@ -133,7 +142,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         info = path.stat()
         raw = read_regular(path)
     except FileNotFoundError:
-        return SlotStatus(name, path, MISSING, "no credential file")
+        return SlotStatus(name, path, MISSING, NO_FILE_DETAIL)
     except OSError as exc:
         return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False))
     read = SlotStatus(name, path, UNPARSABLE, mode=stat.S_IMODE(info.st_mode), size=info.st_size, mtime=info.st_mtime)
@@ -156,7 +165,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     if is_tombstone(data):
         return replace(parsed, state=REVOKED, detail=REVOKED_DETAIL)
     if not isinstance(data.get("access_token"), str) or not data["access_token"]:
-        return replace(parsed, state=NO_ACCESS_TOKEN, detail="no access_token string")
+        return replace(parsed, state=NO_ACCESS_TOKEN, detail=NO_ACCESS_TOKEN_DETAIL)
     expired = is_expired(data, now) or not usable_token(data["access_token"])  # refreshes on next use
     return replace(parsed, state=EXPIRED if expired else VALID, refresh_rejected_at=rejections.rejected_at(name, data))
 

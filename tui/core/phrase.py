@@ -1,0 +1,36 @@
+"""Sentences of ours made before it is known who reads them, and gettext's marker.
+
+An error's next-step hint is written where the error is raised, deep in the core, and read by a
+person, by a script (`--json`) or by a log. A `Phrase` is English as a `str` (JSON, logs, files,
+comparisons) and knows its catalog entry: `said()` gives it in the reader's language. Nothing
+here loads the catalogs: the token path makes phrases and never says them.
+"""
+
+from __future__ import annotations
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, translated where shown"
+    """Marks `message` for the catalog without translating it (it is translated where shown)."""
+    return message
+
+
+class Phrase(str):
+    """English text that is a catalog entry filled with values; `said()` is the reader's language."""
+
+    template: str
+    values: dict[str, object]
+
+    def __new__(cls, template: str, **values: object) -> Phrase:
+        phrase = super().__new__(cls, template.format(**values))
+        phrase.template, phrase.values = template, values
+        return phrase
+
+    def said(self) -> str:
+        from tui.core.i18n import _  # the catalogs: only when a person reads the phrase
+
+        return _(self.template).format(**self.values)
+
+
+def said(text: str) -> str:
+    """`text` in the reader's language when it is a `Phrase`; any other text as it is."""
+    return text.said() if isinstance(text, Phrase) else text
