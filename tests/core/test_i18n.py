@@ -135,3 +135,55 @@ def test_a_missing_catalog_means_english(environment, monkeypatch):
     monkeypatch.setitem(i18n._CATALOG_DIR, i18n.CHINESE, "xx_NONE")
     environment(ASSISTANT_LANG="zh-CN")
     assert i18n._("Not signed in") == "Not signed in"
+
+
+def test_a_phrase_is_english_as_text_and_said_in_the_readers_language(environment):
+    import json
+
+    from tui.core.hints import unreachable
+    from tui.core.phrase import Phrase, said
+
+    hint = unreachable("https://auth.example.test/api/oauth/token")
+    english = "Check the network path to auth.example.test (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+    environment(LANG="zh_CN.UTF-8")
+    assert isinstance(hint, Phrase) and hint == english and json.dumps(hint) == json.dumps(english)
+    assert (
+        said(hint) == "请检查到 auth.example.test 的网络路径（代理：HTTPS_PROXY）；`assistant-auth doctor` 可以检测它。"
+    )
+    assert said("text from a server") == "text from a server"  # only our phrases are translated
+    environment(LANG="C.UTF-8")
+    assert said(hint) == english
+
+
+@given(
+    width=st.integers(min_value=2, max_value=120),
+    polls=st.integers(min_value=0, max_value=10**6),
+    slow_downs=st.integers(min_value=0, max_value=10**3),
+    interval=st.integers(min_value=1, max_value=3600),
+)
+def test_the_plain_live_line_fits_the_terminal_in_chinese(width, polls, slow_downs, interval):
+    from types import SimpleNamespace
+
+    from tui.cli.login import live_line
+    from tui.core.textwidth import cells
+
+    attempt = SimpleNamespace(countdown=lambda: "14:59", interval=interval, polls=polls, slow_downs=slow_downs)
+    before = os.environ.get("ASSISTANT_LANG")  # restored below: hypothesis runs the body many times
+    os.environ["ASSISTANT_LANG"] = "zh-CN"
+    try:
+        line = live_line(attempt, width)
+    finally:
+        if before is None:
+            del os.environ["ASSISTANT_LANG"]
+        else:
+            os.environ["ASSISTANT_LANG"] = before
+    assert cells(line) <= width - 1
+    assert line.startswith("等待授权"[: max(width - 1, 1) // 2])  # a wide character is never halved
+
+
+def test_terminal_cells_count_wide_characters_twice():
+    from tui.core.textwidth import cells, cut
+
+    assert cells("验证码：AB-12") == 2 * 4 + 5
+    assert cells("e\u0301") == 1  # a combining accent takes no cell
+    assert cut("验证码", 5) == "验证" and cut("验证码", 6) == "验证码" and cut("ab", 0) == ""
