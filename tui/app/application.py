@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
-from tui.core.i18n import N_
+from tui.core.i18n import N_, _
 from tui.core.regions import Region
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
@@ -156,9 +156,9 @@ class AssistantAuthApp(App):
 
             message = switch_region(region)
         except AuthError as exc:
-            self.notify(exc.describe(), title="Not switched", severity="warning", timeout=8, markup=False)
-            return False, exc.describe()
-        self.notify(message, title="Switched", timeout=8, markup=False)
+            self.notify(exc.said(lead=False), title=_("Not switched"), severity="warning", timeout=8, markup=False)
+            return False, exc.said(lead=False)
+        self.notify(message, title=_("Switched"), timeout=8, markup=False)
         return True, message
 
     def action_help(self) -> None:
@@ -188,18 +188,20 @@ class AssistantAuthApp(App):
             return
         title, body = question
         self.push_screen(
-            ConfirmScreen(title, body, yes="Quit", no="Stay"), lambda answer: self.exit() if answer else None
+            ConfirmScreen(title, body, yes=_("Quit"), no=_("Stay")), lambda answer: self.exit() if answer else None
         )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Every key of this screen", self.action_help)
+        yield SystemCommand(_("Help"), _("Every key of this screen"), self.action_help)
+        for region in ("cn", "global"):
+            yield SystemCommand(
+                _("Sign in ({region})").format(region=region),
+                _("Start a device sign-in in the {region} region").format(region=region),
+                lambda region=region: self.action_sign_in(region),
+            )
+        yield SystemCommand(_("Credentials"), _("Inspect and repair credential files"), self.action_inspect)
+        yield SystemCommand(_("Providers"), _("View and edit config.toml providers"), self.action_providers)
         yield SystemCommand(
-            "Sign in (cn)", "Start a device sign-in in the cn region", lambda: self.action_sign_in("cn")
+            _("Doctor"), _("Diagnose the network path, files, config and credentials"), self.action_doctor
         )
-        yield SystemCommand(
-            "Sign in (global)", "Start a device sign-in in the global region", lambda: self.action_sign_in("global")
-        )
-        yield SystemCommand("Credentials", "Inspect and repair credential files", self.action_inspect)
-        yield SystemCommand("Providers", "View and edit config.toml providers", self.action_providers)
-        yield SystemCommand("Doctor", "Diagnose the network path, files, config and credentials", self.action_doctor)

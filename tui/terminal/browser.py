@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from tui.core.http import is_loopback_host
+from tui.core.i18n import _
 from tui.terminal.environment import has_display, in_ssh
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})
@@ -29,24 +30,24 @@ _SHELL_UNSAFE = frozenset("'\"$`\\")  # never inside an address handed to a shel
 def address_refusal(url: object) -> str | None:
     """Why `url` must not be opened, drawn as a QR code or linked; None when it may."""
     if not isinstance(url, str) or not url:
-        return "the server sent no address"
+        return _("the server sent no address")
     if url.startswith("-"):
-        return "it begins with '-'"
+        return _("it begins with '-'")
     if any(ch.isspace() or not ch.isprintable() or ord(ch) > 0x7E for ch in url):
-        return "it holds spaces, control or non-ASCII characters"
+        return _("it holds spaces, control or non-ASCII characters")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
-        return "it does not parse as an address"
+        return _("it does not parse as an address")
     scheme, host = parts.scheme.lower(), parts.hostname
     if not host:
-        return "it names no host"
+        return _("it names no host")
     if "@" in parts.netloc:
-        return "it carries a user name or password"
+        return _("it carries a user name or password")
     if scheme == "https" or (scheme == "http" and is_loopback_host(host)):
         return None
-    return "only https:// addresses are opened (http:// only on this machine)"
+    return _("only https:// addresses are opened (http:// only on this machine)")
 
 
 def _runs_shell(parts: list[str]) -> bool:
@@ -109,11 +110,12 @@ def open_url(url: str, env: Mapping[str, str] | None = None) -> str:
     """Launch the browser detached from the terminal; returns the sentence to show."""
     refusal = address_refusal(url)
     if refusal is not None:
-        return f"Not opening the address: {refusal}. Type it by hand if you trust it."
+        return _("Not opening the address: {reason}. Type it by hand if you trust it.").format(reason=refusal)
     commands = browser_commands(url, env)
     if not commands:
-        reason = "over SSH" if in_ssh(env) else "without a graphical display"
-        return f"Not opening a browser {reason}: open the address on any device."
+        if in_ssh(env):
+            return _("Not opening a browser over SSH: open the address on any device.")
+        return _("Not opening a browser without a graphical display: open the address on any device.")
     problem = ""
     for command in commands:  # as webbrowser does: the next entry when one cannot start
         try:
@@ -127,5 +129,5 @@ def open_url(url: str, env: Mapping[str, str] | None = None) -> str:
         except OSError as exc:
             problem = exc.strerror or str(exc)
             continue
-        return "Opened the verification page in your browser."
-    return f"Could not start the browser ({problem}): open the address by hand."
+        return _("Opened the verification page in your browser.")
+    return _("Could not start the browser ({problem}): open the address by hand.").format(problem=problem)

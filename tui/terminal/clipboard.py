@@ -11,13 +11,23 @@ from collections.abc import Callable, Mapping
 
 import pyperclip
 
+from tui.core.i18n import N_, _
 from tui.terminal.environment import has_display, in_ssh
+
+COPIED = {  # what was copied -> the sentence, whole
+    "code": N_("Copied the code to the clipboard."),
+    "address": N_("Copied the address to the clipboard."),
+}
+ASKED = {
+    "code": N_("Asked your terminal to copy the code (OSC 52); if it did not, select it on screen."),
+    "address": N_("Asked your terminal to copy the address (OSC 52); if it did not, select it on screen."),
+}
 
 
 def _osc52_message(what: str, env: Mapping[str, str]) -> str:
-    message = f"Asked your terminal to copy the {what} (OSC 52); if it did not, select it on screen."
+    message = _(ASKED[what])
     if env.get("TMUX"):
-        message += " In tmux this needs `set -g set-clipboard on`."
+        message += " " + _("In tmux this needs `set -g set-clipboard on`.")
     return message
 
 
@@ -28,7 +38,8 @@ def copy_text(
     env: Mapping[str, str] | None = None,
     local_copy: Callable[[str], None] | None = None,
 ) -> str:
-    """Copy `text`; returns the sentence to show. `osc52` is the app's copy_to_clipboard."""
+    """Copy `text` (`what`: "code" or "address"); returns the sentence to show. `osc52` is the
+    app's copy_to_clipboard."""
     env = os.environ if env is None else env
     if not in_ssh(env) and (local_copy is not None or has_display(env)):
         # a local clipboard needs a display (xclip without one fails, sometimes silently)
@@ -37,7 +48,7 @@ def copy_text(
                 local_copy = pyperclip.copy
             local_copy(text)
             osc52(text)  # also tell the terminal: harmless, and helps inside tmux
-            return f"Copied the {what} to the clipboard."
+            return _(COPIED[what])
         except Exception:  # noqa: S110 - pyperclip raises its own type when no clipboard exists; OSC 52 below
             pass
     osc52(text)

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Mapping
 
+from tui.core.i18n import _
 from tui.core.signals import ignore_hangup
 
 
@@ -50,5 +51,5 @@ def lose_terminal() -> None:
 
 def ssh_note(region: str) -> str:
     """The one line (within 80 columns) that says a sign-in over SSH survives a dropped connection."""
-    flag = " --region global" if region == "global" else ""
-    return f"Connection lost? It goes on: `assistant-auth login{flag}` resumes it."
+    command = "assistant-auth login" + (" --region global" if region == "global" else "")
+    return _("Connection lost? It goes on: `{command}` resumes it.").format(command=command)

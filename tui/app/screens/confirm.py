@@ -11,14 +11,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.i18n import N_, _
 from tui.core.untrusted import clean
 
 
 class ConfirmScreen(ModalScreen[bool]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("y", "answer(True)", N_("Yes")),
+        Binding("n,escape", "answer(False)", N_("No")),
         # the body (a diff) scrolls with the keyboard while a button keeps the focus
         Binding("up,k", "scroll_body(-1)", "Scroll up", show=False),
         Binding("down,j", "scroll_body(1)", "Scroll down", show=False),
@@ -32,8 +33,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self,
         title: str,
         body: str = "",
-        yes: str = "Yes",
-        no: str = "Cancel",
+        yes: str | None = None,
+        no: str | None = None,
         lexer: str | None = None,
         default_yes: bool = False,
     ) -> None:
@@ -42,8 +43,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.lexer = lexer
         self.question = title
         self.body = body
-        self.yes_label = yes
-        self.no_label = no
+        self.yes_label = _("Yes") if yes is None else yes
+        self.no_label = _("Cancel") if no is None else no
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
@@ -62,7 +63,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary" if self.default_yes else "default")
                 yield Button(f"{self.no_label} (n)", id="no", variant="default" if self.default_yes else "primary")
             if self.lexer:  # a diff, which can be long
-                yield Static("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons", id="confirm-keys")
+                yield Static(_("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons"), id="confirm-keys")
 
     def on_mount(self) -> None:
         self.query_one("#yes" if self.default_yes else "#no", Button).focus()

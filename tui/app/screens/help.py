@@ -11,11 +11,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.i18n import N_, _
 
 GLOBAL_KEYS = [
-    ("↑ ↓ pgup pgdn", "Move in lists, tables and long text"),
-    ("tab / shift+tab", "Next / previous field or button"),
-    ("ctrl+p", "Command palette: every action by name"),
+    ("↑ ↓ pgup pgdn", N_("Move in lists, tables and long text")),
+    ("tab / shift+tab", N_("Next / previous field or button")),
+    ("ctrl+p", N_("Command palette: every action by name")),
 ]
 LISTED_BELOW = {"focus_next", "focus_previous", "copy_text", "help", "command_palette"}
 
@@ -37,28 +38,28 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
         if shown not in keys:
             keys.append(shown)
     listed = [(" / ".join(keys), description) for keys, description in rows.values()]
-    return [(keys, "Quit (asks first while a sign-in runs)" if d == "Quit" else d) for keys, d in listed] + [
-        ("? / f1", "This help")
+    return [(keys, N_("Quit (asks first while a sign-in runs)") if d == "Quit" else d) for keys, d in listed] + [
+        ("? / f1", N_("This help"))
     ]
 
 
 class HelpScreen(ModalScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("help.tcss"))  # loaded when first opened
-    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", "Close")]
+    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", N_("Close"))]
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()
         self.rows = binding_rows(screen) + GLOBAL_KEYS
-        self.topic = (screen.sub_title or "this screen").split(" · ")[0]
+        self.topic = (screen.sub_title or _("this screen")).split(" · ")[0]
 
     def compose(self) -> ComposeResult:
         width = max(len(keys) for keys, _ in self.rows)
-        text = "\n".join(f"{keys:>{width}}  {description}" for keys, description in self.rows)
+        text = "\n".join(f"{keys:>{width}}  {_(description)}" for keys, description in self.rows)
         with Vertical(id="help"):
-            yield OneLine(f"Keys on {self.topic}", id="help-title")
+            yield OneLine(_("Keys on {screen}").format(screen=self.topic), id="help-title")
             with VerticalScroll(id="help-body"):
                 yield PlainStatic(text)
-            yield Static("esc closes this help", id="help-close")
+            yield Static(_("esc closes this help"), id="help-close")
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()  # ↑ ↓ pgup pgdn scroll what does not fit

@@ -46,6 +46,8 @@ from tui.terminal.environment import (
     supports_hyperlinks,
 )
 
+NOTHING_TO_COPY = {"code": N_("No code to copy yet."), "address": N_("No address to copy yet.")}
+
 
 class QRScreen(ModalScreen[None]):
     """The QR code alone, for a terminal too small to show it beside the code: the address it
@@ -53,7 +55,7 @@ class QRScreen(ModalScreen[None]):
 
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
 
-    BINDINGS = [Binding("escape,r", "close", "Back to the code")]
+    BINDINGS = [Binding("escape,r", "close", N_("Back to the code"))]
 
     def __init__(self, data: str) -> None:
         super().__init__()
@@ -62,7 +64,7 @@ class QRScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="qr-alone"):
             yield QRCode(self.data, id="qr")
-            yield OneLine("Scan it · r or esc: back", id="qr-caption", classes="fit")
+            yield OneLine(_("Scan it · r or esc: back"), id="qr-caption", classes="fit")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -266,15 +268,15 @@ class SignInScreen(AppScreen[None]):
             return None
         if self.saving:
             return (
-                "Quit and discard your approved sign-in?",
-                "The service approved this sign-in; its tokens are waiting for the credential lock.",
+                _("Quit and discard your approved sign-in?"),
+                _("The service approved this sign-in; its tokens are waiting for the credential lock."),
             )
-        return ("Quit while signing in?", "The sign-in in progress stops; the code can no longer be used here.")
+        return (_("Quit while signing in?"), _("The sign-in in progress stops; the code can no longer be used here."))
 
     # -- actions -------------------------------------------------------------------------------
     def _copy(self, text: str | None, what: str) -> None:
         if not text:
-            self.report(f"No {what} to copy yet.", "warning")
+            self.report(_(NOTHING_TO_COPY[what]), "warning")
             return
 
         self.report(copy_text(clean(text), what, self.app.copy_to_clipboard))
@@ -306,10 +308,10 @@ class SignInScreen(AppScreen[None]):
         if self.auth is None:
             return
         if self.host.no_browser:
-            self.report("Browser disabled by --no-browser: open the address on any device.")
+            self.report(_("Browser disabled by --no-browser: open the address on any device."))
             return
         target = self.attempt.open_target
-        self.report(open_url(target) if target else "The server sent no address to open.")
+        self.report(open_url(target) if target else _("The server sent no address to open."))
 
     def action_toggle_qr(self) -> None:
         data = self.auth.verification_uri_complete if self.auth else None
@@ -331,12 +333,14 @@ class SignInScreen(AppScreen[None]):
 
         self.app.push_screen(
             ConfirmScreen(
-                "Discard your approved sign-in?",
-                "The service approved this sign-in. Its tokens are waiting for another program to "
-                "release the credential lock, and will be saved as soon as it does. Discarding "
-                "them means signing in again.",
-                yes="Discard",
-                no="Keep waiting",
+                _("Discard your approved sign-in?"),
+                _(
+                    "The service approved this sign-in. Its tokens are waiting for another program to "
+                    "release the credential lock, and will be saved as soon as it does. Discarding "
+                    "them means signing in again."
+                ),
+                yes=_("Discard"),
+                no=_("Keep waiting"),
             ),
             answer,
         )
@@ -345,9 +349,9 @@ class SignInScreen(AppScreen[None]):
         if self.made is not None and self.made.watching:
             discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
             self.app.notify(
-                "Discarded the sign-in that went on without a terminal."
+                _("Discarded the sign-in that went on without a terminal.")
                 if discarded
-                else "Stopped following; the sign-in goes on in the other terminal.",
+                else _("Stopped following; the sign-in goes on in the other terminal."),
                 markup=False,
             )
         self.workers.cancel_group(self, "sign-in")

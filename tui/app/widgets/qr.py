@@ -6,6 +6,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.app.widgets.safe import plain
+from tui.core.i18n import _
 
 QUIET = 2  # quiet-zone modules around the code
 
@@ -53,14 +54,13 @@ def qr_placement(data: str, width: int, height: int) -> tuple[str, str]:
     ("alone", "") when it fits only on a screen of its own, or ("none", why) with the size needed."""
     size = qr_size(data)
     if size is None:
-        return "none", "The address is too long for a QR code: use the address and code shown."
+        return "none", _("The address is too long for a QR code: use the address and code shown.")
     cells_w, cells_h = size
     alone_w, alone_h = cells_w + QR_ALONE_BESIDE, cells_h + QR_ALONE_ABOVE
     if alone_w > width or alone_h > height:
-        return "none", (
-            f"The QR code needs a terminal of at least {alone_w}×{alone_h} "
-            f"(this one is {width}×{height}): use the address and code."
-        )
+        return "none", _(
+            "The QR code needs a terminal of at least {needed} (this one is {size}): use the address and code."
+        ).format(needed=f"{alone_w}×{alone_h}", size=f"{width}×{height}")
     if cells_w + QR_BESIDE > width or cells_h + QR_ABOVE > height:
         return "alone", ""
     return "beside", ""
@@ -85,9 +85,9 @@ class QRPane(Vertical):
             self.remove_children()
             return "hidden", ""
         if not data:
-            return "none", "No complete verification address to encode: use the address and code shown."
+            return "none", _("No complete verification address to encode: use the address and code shown.")
         if refusal is not None:
-            return "none", f"No QR code for this address: {refusal}."
+            return "none", _("No QR code for this address: {reason}.").format(reason=refusal)
         place, why = qr_placement(data, width, height)
         if place != "beside":
             return place, why

@@ -10,12 +10,14 @@ from typing import Any
 from tui.core.config.provider import provision_managed_provider
 from tui.core.config.read import config_or_empty
 from tui.core.errors import AuthError
+from tui.core.i18n import _
 from tui.core.keys import (
     MANAGED_PROVIDER,
     region_key,
     region_of_slot,
     region_storage_name,
 )
+from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.slots.choice import provider_selection, storage_name_of
 from tui.core.slots.state import slot_status
@@ -48,16 +50,21 @@ def switch_region(region: Region) -> str:
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
     if managed_slot() == region_storage_name(region):
-        return f"The managed provider already uses {region.value}."
+        return _("The managed provider already uses {region}.").format(region=region.value)
     status = slot_status(region_storage_name(region))
     if not status.usable:
         raise AuthError(
             f"Cannot switch to {region.value}: its slot {status.name} is {status.label}",
-            f"Sign in there first: assistant-auth login --region {region.value}",
+            Phrase(N_("Sign in there first: assistant-auth login --region {region}"), region=region.value),
         )
     provision_managed_provider(region_key(region), region)
-    who = f" ({status.identity})" if status.identity else ""
-    return (
-        f"The managed provider now uses {region.value}{who}; the official client follows this "
-        "switch too (config.toml is shared)."
-    )
+    if status.identity:
+        text = _(
+            "The managed provider now uses {region} ({who}); the official client follows this "
+            "switch too (config.toml is shared)."
+        )
+    else:
+        text = _(
+            "The managed provider now uses {region}; the official client follows this switch too (config.toml is shared)."
+        )
+    return text.format(region=region.value, who=status.identity)
