@@ -119,3 +119,17 @@ def test_a_plain_sign_in_reads_in_the_locale(home, server, locale):
     assert english.returncode == 0, english.stderr
     assert re.search(r"^Code:  \S+$", english.stderr, re.MULTILINE) and "Credentials written to " in english.stderr
     english_only(english.stderr)
+
+
+def test_doctors_json_and_report_read_the_same_in_any_locale(home, server, locale):
+    """Doctor's findings are data (scripts, bug reports): made in English whatever the locale,
+    even where they quote a slot's state ("Signed in · cn")."""
+    write_creds(home, valid(server))
+    for args in (("doctor", "--json", "--offline"), ("doctor", "--report", "--offline")):
+        chinese, english = in_both(locale, *args)
+        assert chinese.returncode == english.returncode
+        data = [json.loads(chinese.stdout), json.loads(english.stdout)]
+        for each in data:
+            each.pop("environment", None)  # holds nothing locale-bound, but is not the point here
+        assert data[0] == data[1]
+        assert any("Signed in as " in check["finding"] for check in data[0]["checks"])

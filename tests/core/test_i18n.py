@@ -187,3 +187,26 @@ def test_terminal_cells_count_wide_characters_twice():
     assert cells("验证码：AB-12") == 2 * 4 + 5
     assert cells("e\u0301") == 1  # a combining accent takes no cell
     assert cut("验证码", 5) == "验证" and cut("验证码", 6) == "验证码" and cut("ab", 0) == ""
+
+
+async def test_english_is_forced_only_in_its_own_context(environment):
+    """`in_english` (doctor's findings) holds inside its task and the threads it starts, never in
+    a face drawing beside it."""
+    import asyncio
+
+    environment(LANG="zh_CN.UTF-8")
+    inside = asyncio.Event()
+    release = asyncio.Event()
+
+    async def making_data() -> list[str]:
+        with i18n.in_english():
+            inside.set()
+            await release.wait()
+            return [i18n._("Signed in"), await asyncio.to_thread(i18n._, "Signed in")]
+
+    task = asyncio.create_task(making_data())
+    await inside.wait()
+    assert i18n._("Signed in") == "已登录"  # the face beside it keeps the reader's language
+    release.set()
+    assert await task == ["Signed in", "Signed in"]
+    assert i18n._("Signed in") == "已登录"

@@ -19,6 +19,8 @@ built, the `.po` is compiled in memory on first use.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import pathlib
@@ -28,6 +30,7 @@ from tui.core.phrase import N_ as N_  # the marker lives with the phrases it mar
 TYPE_CHECKING = False  # not `from typing import`: English (the source) needs none of this
 if TYPE_CHECKING:  # pragma: no cover
     import gettext
+    from collections.abc import Iterator
 
 DOMAIN = "assistant-auth"
 ENGLISH, CHINESE = "en", "zh-CN"
@@ -35,6 +38,8 @@ ENV = "ASSISTANT_LANG"
 _SIMPLIFIED = ("zh_cn", "zh_sg", "zh_hans", "zh")
 _CATALOG_DIR = {CHINESE: "zh_CN"}
 _loaded: dict[str, gettext.NullTranslations] = {}
+# set while data for machines is made (doctor's findings end up in --json and bug reports): English
+_forced: contextvars.ContextVar[str | None] = contextvars.ContextVar("assistant_auth_language", default=None)
 
 
 def _spoken(value: str) -> str | None:
@@ -52,6 +57,9 @@ def _spoken(value: str) -> str | None:
 
 def language() -> str:
     """ "en" or "zh-CN", from the environment as gettext reads it (`ASSISTANT_LANG` first)."""
+    forced = _forced.get()
+    if forced is not None:
+        return forced
     explicit = _spoken(os.environ.get(ENV, ""))
     if explicit is not None:
         return explicit
@@ -63,6 +71,17 @@ def language() -> str:
         if found is not None:
             return found
     return ENGLISH
+
+
+@contextlib.contextmanager
+def in_english() -> Iterator[None]:
+    """English (the source) for what is made inside, in this context only (a face drawing in
+    another task or thread keeps the reader's language): for records that scripts read."""
+    token = _forced.set(ENGLISH)
+    try:
+        yield
+    finally:
+        _forced.reset(token)
 
 
 def translated() -> bool:

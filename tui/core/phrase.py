@@ -8,6 +8,10 @@ here loads the catalogs: the token path makes phrases and never says them.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, translated where shown"
     """Marks `message` for the catalog without translating it (it is translated where shown)."""
@@ -24,6 +28,10 @@ class Phrase(str):
         phrase = super().__new__(cls, template.format(**values))
         phrase.template, phrase.values = template, values
         return phrase
+
+    def each(self, change: Callable[[object], object]) -> Phrase:
+        """The same sentence with `change` applied to each of its values."""
+        return Phrase(self.template, **{name: change(value) for name, value in self.values.items()})
 
     def said(self) -> str:
         from tui.core.i18n import _  # the catalogs: only when a person reads the phrase

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from tui.core.phrase import Phrase
+
 MARK = "\ufffd"
 LIMIT = 300  # characters: a longer value is cut with an ellipsis (narrower places pass a width)
 _UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
@@ -36,9 +38,14 @@ def clean(text: object, *, keep_newlines: bool = True) -> str:
 
 def one_line(text: object, width: int | None = None) -> str:
     """One printable line of at most `width` characters (default 300), cut with an ellipsis.
-    Newlines and tabs become spaces; every other unsafe character becomes U+FFFD."""
-    value = clean(text, keep_newlines=False)
+    Newlines and tabs become spaces; every other unsafe character becomes U+FFFD. A `Phrase`
+    (a sentence of ours) stays one, its values made one line each, when it fits."""
     limit = LIMIT if width is None else width
+    if isinstance(text, Phrase):
+        phrase = text.each(lambda value: one_line(value, width))
+        if len(phrase) <= limit:
+            return phrase
+    value = clean(text, keep_newlines=False)
     if len(value) > limit:
         value = value[: max(limit - 1, 0)] + "…"
     return value

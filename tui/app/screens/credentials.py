@@ -20,6 +20,7 @@ from tui.core.credentials.locks import reporting_to
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, expiry, relative, stamp
+from tui.core.i18n import N_, _
 from tui.core.jwt import decode_claims
 from tui.core.keys import region_of_slot
 from tui.core.overview import Overview, overview
@@ -35,6 +36,7 @@ from tui.core.slots.state import (
     UNPARSABLE,
     SlotStatus,
 )
+from tui.core.textwidth import cells
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
 
@@ -49,12 +51,20 @@ def is_secret_field(name: str) -> bool:
 def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     left = slot.expires_in(now)
     if slot.expires_at is not None and slot.expires_at <= 0:
-        return "never"
+        return _("never")
     if left is None:
-        return "no expiry" if slot.has_expiry else "—"
+        return _("no expiry") if slot.has_expiry else "—"
     if abs(left) >= 86400:
         return relative(left)
     return clock(left) if left > 0 else f"-{clock(-left)}"
+
+
+LABEL_CELLS = 11  # the details' labels are padded to this many terminal cells (CJK two each)
+
+
+def row(label: str, value: str) -> str:
+    """One line of the details: a label in the reader's language, padded by cells, and its value."""
+    return label + " " * max(LABEL_CELLS - cells(label), 1) + value
 
 
 def detail_lines(
@@ -65,37 +75,49 @@ def detail_lines(
     warnings: list[str] | None = None,
 ) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
-    lines = [f"File       {one_line(short_path(slot.path), 1000)}", f"State      {slot.label}"]
+    lines = [row(_("File"), one_line(short_path(slot.path), 1000)), row(_("State"), slot.label)]
     if slot.detail:
-        lines.append(f"Problem    {one_line(slot.detail_text, 200)}")
+        lines.append(row(_("Problem"), one_line(slot.detail_text, 200)))
     if slot.has_expiry:
-        lines.append(f"Expires    {expiry(slot.expires_at, now)}")
+        lines.append(row(_("Expires"), expiry(slot.expires_at, now)))
     if slot.refresh_rejected:
         lines.append(
-            f"Refresh    rejected by the server {stamp(slot.refresh_rejected_at or 0)}: "
-            "sign in again (press s, or `assistant-auth login`)"
+            row(
+                _("Refresh"),
+                _("rejected by the server {when}: sign in again (press s, or `assistant-auth login`)").format(
+                    when=stamp(slot.refresh_rejected_at or 0)
+                ),
+            )
         )
     if slot.scope or slot.token_type:
-        lines.append(f"Scope      {slot.scope or '—'}    Type {slot.token_type or '—'}")
-    if slot.mode is not None:
-        mode_note = "" if slot.mode == 0o600 else "  (should be 0600: press m)"
         lines.append(
-            f"Mode       {slot.mode:04o}{mode_note}    Size {slot.size} B    Modified {stamp(slot.mtime or 0)}"
+            row(_("Scope"), _("{scope}    Type {type}").format(scope=slot.scope or "—", type=slot.token_type or "—"))
         )
-    lines.append(f"Used by    {one_line(', '.join(users)) if users else 'no provider in config.toml'}")
-    lines.extend(f"Warning    {one_line(warning.removeprefix('warning: '), 1000)}" for warning in warnings or ())
+    if slot.mode is not None:
+        facts = (
+            _("{mode}    Size {size} B    Modified {when}")
+            if slot.mode == 0o600
+            else _("{mode}  (should be 0600: press m)    Size {size} B    Modified {when}")
+        )
+        lines.append(row(_("Mode"), facts.format(mode=f"{slot.mode:04o}", size=slot.size, when=stamp(slot.mtime or 0))))
+    lines.append(row(_("Used by"), one_line(", ".join(users)) if users else _("no provider in config.toml")))
+    lines.extend(row(_("Warning"), one_line(warning.removeprefix("warning: "), 1000)) for warning in warnings or ())
     for name in users:
         if missing_hosts and name in missing_hosts:
             lines.append(
-                f"Note       {one_line(name, 80)} names no oauth host; its key was made for "
-                f"{one_line(missing_hosts[name])} (used)"
+                row(
+                    _("Note"),
+                    _("{provider} names no oauth host; its key was made for {host} (used)").format(
+                        provider=one_line(name, 80), host=one_line(missing_hosts[name])
+                    ),
+                )
             )
     if slot.state in BROKEN:
         lines.append("")
-        lines.append("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again.")
+        lines.append(_("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again."))
     if slot.fields:
         lines.append("")
-        lines.append("Fields")
+        lines.append(_("Fields"))
         for name, value in slot.fields.items():
             shown = mask(value) if is_secret_field(str(name)) else json.dumps(value, ensure_ascii=False)
             if name == "expires_at" and isinstance(value, (int, float)) and value > 0:
@@ -104,7 +126,7 @@ def detail_lines(
         claims = decode_claims(slot.fields.get("access_token"))
         if claims:
             lines.append("")
-            lines.append("Access token claims (decoded, not verified)")
+            lines.append(_("Access token claims (decoded, not verified)"))
             for name, value in claims.items():
                 shown = json.dumps(value, ensure_ascii=False)
                 if name in TIME_CLAIMS and isinstance(value, (int, float)):
@@ -149,14 +171,14 @@ ACTION_APPLIES = {
 class CredentialsScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
-        Binding("d", "logout", "Log out"),
-        Binding("r", "refresh_token", "Refresh"),
-        Binding("s", "sign_in", "Sign in"),
-        Binding("w", "switch", "Switch"),
-        Binding("m", "fix_mode", "Fix mode"),
-        Binding("x", "move_aside", "Move aside"),
-        Binding("D", "app.doctor", "Doctor"),
+        Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
+        Binding("d", "logout", N_("Log out")),
+        Binding("r", "refresh_token", N_("Refresh")),
+        Binding("s", "sign_in", N_("Sign in")),
+        Binding("w", "switch", N_("Switch")),
+        Binding("m", "fix_mode", N_("Fix mode")),
+        Binding("x", "move_aside", N_("Move aside")),
+        Binding("D", "app.doctor", N_("Doctor")),
     ]
 
     def __init__(self) -> None:
@@ -176,14 +198,14 @@ class CredentialsScreen(AppScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "credentials"
+        self.sub_title = _("credentials")
         table = self.query_one("#slots", DataTable)
         # sized to their content (the table scrolls sideways when it is wider than the terminal)
-        table.add_column("Slot", key="slot")
-        table.add_column("State", key="state")
-        table.add_column("Expires in", key="left")
-        table.add_column("Mode", key="mode")
-        table.add_column("Providers", key="providers")
+        table.add_column(_("Slot"), key="slot")
+        table.add_column(_("State"), key="state")
+        table.add_column(_("Expires in"), key="left")
+        table.add_column(_("Mode"), key="mode")
+        table.add_column(_("Providers"), key="providers")
         self.reload()
         table.focus()
         self.set_interval(1, self.tick)
@@ -223,7 +245,7 @@ class CredentialsScreen(AppScreen[None]):
         slot = self.selected
         details = self.query_one("#details", PlainStatic)
         if slot is None:
-            details.set_text("No credentials yet.")
+            details.set_text(_("No credentials yet."))
             self.refresh_bindings()
             return
         self.shown_slot = slot.name
@@ -253,7 +275,7 @@ class CredentialsScreen(AppScreen[None]):
     def tick(self) -> None:
         if disk_signature() != self.signature:
             self.reload()
-            self.notice("Files changed on disk: reloaded.")
+            self.notice(_("Files changed on disk: reloaded."))
             return
         table = self.query_one("#slots", DataTable)
         now = time.time()
@@ -274,17 +296,17 @@ class CredentialsScreen(AppScreen[None]):
     def action_refresh_token(self) -> None:
         slot = self.selected
         if slot is None or not slot.has_expiry:
-            self.notice("Only a readable slot with tokens can be refreshed.")
+            self.notice(_("Only a readable slot with tokens can be refreshed."))
             return
         self._confirm(
-            f"Refresh {slot.name} now?",
-            "The refresh token is used once and replaced by a new one.",
+            _("Refresh {slot} now?").format(slot=slot.name),
+            _("The refresh token is used once and replaced by a new one."),
             lambda: self.run_refresh(slot.name),
         )
 
     @work(exclusive=True, group="refresh")
     async def run_refresh(self, name: str) -> None:
-        self.notice(f"Refreshing {name}…")
+        self.notice(_("Refreshing {slot}…").format(slot=name))
 
         selection = None
         try:
@@ -294,10 +316,10 @@ class CredentialsScreen(AppScreen[None]):
                     selection.ref, selection.base_url, client=self.host.http_client, refuse=selection.refusal
                 )
         except AuthError as exc:
-            self.notice(explain_for(exc, selection).describe())
+            self.notice(explain_for(exc, selection).said())
             return
         self.reload()
-        self.notice(f"Refreshed {name}.")
+        self.notice(_("Refreshed {slot}.").format(slot=name))
 
     def action_sign_in(self) -> None:
         slot = self.selected
@@ -313,10 +335,10 @@ class CredentialsScreen(AppScreen[None]):
                 result = operation()
             except NotDone as exc:
                 self.reload()
-                self.notice(f"Not done: {exc}")
+                self.notice(_("Not done: {reason}").format(reason=exc))
                 return
             except (OSError, AuthError) as exc:
-                self.notice(f"{failure}: {getattr(exc, 'strerror', None) or exc}")
+                self.notice(failure.format(reason=getattr(exc, "strerror", None) or exc))
                 return
             self.reload()
             self.notice(success(result))
@@ -328,15 +350,17 @@ class CredentialsScreen(AppScreen[None]):
     def action_fix_mode(self) -> None:
         slot = self.selected
         if slot is None:
-            self.notice("No credential slot yet: nothing to fix.")
+            self.notice(_("No credential slot yet: nothing to fix."))
             return
         if slot.mode is None:
-            self.notice(f"{slot.name} has no file: nothing to fix.")
+            self.notice(_("{slot} has no file: nothing to fix.").format(slot=slot.name))
             return
         plan, links = permission_plan(slot.name)  # seen now: the dialog shows exactly what changes
         if not plan:
             self.notice(
-                "; ".join(links) if links else f"{slot.name} and its directories are already private (0600 / 0700)."
+                "; ".join(links)
+                if links
+                else _("{slot} and its directories are already private (0600 / 0700).").format(slot=slot.name)
             )
             return
 
@@ -344,31 +368,32 @@ class CredentialsScreen(AppScreen[None]):
             done, not_done = apply_plan(plan)
             if not_done and not done:
                 raise NotDone("; ".join(not_done))
-            return done + [f"not done: {line}" for line in not_done]
+            return done + [_("not done: {change}").format(change=line) for line in not_done]
 
         self._confirmed_change(
-            f"Make {slot.name} private?",
+            _("Make {slot} private?").format(slot=slot.name),
             "\n".join([change.describe(short_path) for change in plan] + links),
             apply,
-            "Could not change permissions",
-            lambda changed: "Permissions fixed: " + "; ".join(changed),
+            _("Could not change permissions: {reason}"),
+            lambda changed: _("Permissions fixed: {changes}").format(changes="; ".join(changed)),
         )
 
     def action_move_aside(self) -> None:
         slot = self.selected
         if slot is None or slot.state not in BROKEN:
-            self.notice("Only an unreadable credential file is moved aside.")
+            self.notice(_("Only an unreadable credential file is moved aside."))
             return
         found = seen(slot.path)  # the file the dialog is about; it is moved only if still this one
         if found is None:
             self.reload()
             return
         self._confirmed_change(
-            f"Move {slot.name} aside and sign in again?",
-            f"{short_path(slot.path)}\nwill be renamed to {slot.path.name}.corrupt-<timestamp> (nothing is deleted), "
-            "if it still does not parse.",
+            _("Move {slot} aside and sign in again?").format(slot=slot.name),
+            _(
+                "{path}\nwill be renamed to {name}.corrupt-<timestamp> (nothing is deleted), if it still does not parse."
+            ).format(path=short_path(slot.path), name=slot.path.name),
             lambda: move_aside(found, slot.name),
-            "Could not move the file",
+            _("Could not move the file: {reason}"),
             lambda result: result[0].upper() + result[1:] + ".",
             then=lambda: self.host.action_sign_in(region_for_slot(slot.name).value),
         )
@@ -378,7 +403,7 @@ class CredentialsScreen(AppScreen[None]):
         slot = self.selected
         region = region_of_slot(slot.name) if slot else None
         if region is None:
-            self.notice("Only a region's slot can be used for the managed provider: select cn or global.")
+            self.notice(_("Only a region's slot can be used for the managed provider: select cn or global."))
             return
         switched, message = self.host.switch_managed(region)
         if switched:
@@ -388,14 +413,14 @@ class CredentialsScreen(AppScreen[None]):
     def action_logout(self) -> None:
         slot = self.selected
         if slot is None or slot.state == MISSING:
-            self.notice("Nothing to remove.")
+            self.notice(_("Nothing to remove."))
             return
         self._confirmed_change(
-            f"Log out of {slot.name}?",
-            f"{short_path(slot.path)} will be removed.",
+            _("Log out of {slot}?").format(slot=slot.name),
+            _("{path} will be removed.").format(path=short_path(slot.path)),
             lambda: remove_signin(slot.name),
-            "Could not remove the file",
-            lambda path: f"Signed out: removed {short_path(path)}.",
+            _("Could not remove the file: {reason}"),
+            lambda path: _("Signed out: removed {path}.").format(path=short_path(path)),
         )
 
     def action_back(self) -> None:

@@ -29,6 +29,7 @@ from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
 from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
+from tui.core.i18n import N_, _
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
 
@@ -37,10 +38,10 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
     rows = []
     for name, entry in list_providers(doc):
         fields = provider_fields(entry)
-        oauth = str(fields["oauth_key"]) or ("(derived)" if isinstance(entry.get("oauth"), dict) else "—")
+        oauth = str(fields["oauth_key"]) or (_("(derived)") if isinstance(entry.get("oauth"), dict) else "—")
         if fields["oauth_host"]:
             oauth += f" @ {fields['oauth_host']}"
-        flag = lambda v: "yes" if v else "no"  # noqa: E731 - a one-word formatter beside its uses
+        flag = lambda v: _("yes") if v else _("no")  # noqa: E731 - a one-word formatter beside its uses
         rows.append(
             (
                 name,
@@ -58,16 +59,16 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
     return rows
 
 
-FIX_FIELDS = "Fix the fields marked in red, then save again."
+FIX_FIELDS = N_("Fix the fields marked in red, then save again.")
 
 
 class ProvidersScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("ctrl+r", "reload", "Reload", priority=True),
-        Binding("f2", "toggle_raw", "File on disk"),
+        Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
+        Binding("ctrl+s", "save", N_("Save"), priority=True),
+        Binding("ctrl+r", "reload", N_("Reload"), priority=True),
+        Binding("f2", "toggle_raw", N_("File on disk")),
     ]
 
     def __init__(self) -> None:
@@ -94,9 +95,9 @@ class ProvidersScreen(AppScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "providers · config.toml"
+        self.sub_title = _("providers · config.toml")
         table = self.query_one("#provider-table", DataTable)
-        for label in ("Provider", "Type", "base_url", "On", "Active", "Managed", "OAuth key / host"):
+        for label in (_("Provider"), _("Type"), "base_url", _("On"), _("Active"), _("Managed"), _("OAuth key / host")):
             table.add_column(label)  # sized to the content; the table scrolls sideways
         self.query_one("#raw-view").display = False
         self.load()
@@ -116,13 +117,17 @@ class ProvidersScreen(AppScreen[None]):
             self._show_problem(str(exc))
             return
         if self.snapshot.raw is None:
-            self._show_problem(f"No config.toml yet at {short_path(self.snapshot.path)}; signing in creates it.")
+            self._show_problem(
+                _("No config.toml yet at {path}; signing in creates it.").format(path=short_path(self.snapshot.path))
+            )
             return
         try:
             self.doc = parse_config(self.snapshot.text)
             rows = provider_rows(self.doc)
         except AuthError as exc:
-            self._show_problem(f"{exc}\nThe file is shown read-only below and will not be overwritten.")
+            self._show_problem(
+                _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=exc)
+            )
             self._show_raw(True)
             return
         problem.display = False
@@ -131,7 +136,7 @@ class ProvidersScreen(AppScreen[None]):
             self.names.append(name)
         self.query_one("#provider-form").display = bool(self.names)
         if not self.names:
-            self._show_problem(f"{short_path(self.snapshot.path)} has no providers yet.")
+            self._show_problem(_("{path} has no providers yet.").format(path=short_path(self.snapshot.path)))
         else:
             keep = self.current if self.current in self.names else self.names[0]
             table.move_cursor(row=self.names.index(keep))
@@ -169,12 +174,12 @@ class ProvidersScreen(AppScreen[None]):
         if event.row_key is None or event.row_key.value == self.current:
             return
         if self.changes():
-            self.notice("Unsaved edits were discarded when switching provider.")
+            self.notice(_("Unsaved edits were discarded when switching provider."))
         self.fill_form(str(event.row_key.value))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """After the form has validated the field (it handles the event first)."""
-        if not self.form.any_invalid and self.notice_text == FIX_FIELDS:
+        if not self.form.any_invalid and self.notice_text == _(FIX_FIELDS):
             self.notice("")  # fixed: the request to fix them goes too
 
     def watch_disk(self) -> None:
@@ -184,11 +189,11 @@ class ProvidersScreen(AppScreen[None]):
         if self.changes():
             self.disk.tell(now)
             self.notice(
-                "config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost."
+                _("config.toml changed on disk. Save is refused until you reload (ctrl+r); your edits would be lost.")
             )
         else:
             self.load()
-            self.notice("config.toml changed on disk: reloaded.")
+            self.notice(_("config.toml changed on disk: reloaded."))
 
     def notice(self, text: str) -> None:
         self.notice_text = text
@@ -202,23 +207,25 @@ class ProvidersScreen(AppScreen[None]):
     # -- actions -----------------------------------------------------------------------------------
     def action_save(self) -> None:
         if self.snapshot is None or self.doc is None or self.current is None:
-            self.notice("Nothing to save: the file could not be read.")
+            self.notice(_("Nothing to save: the file could not be read."))
             return
         changes = self.changes()
         first = self.form.first_invalid({f: validate(f, v) for f, v in changes.items()})
         if first is not None:
-            self.notice(FIX_FIELDS)
+            self.notice(_(FIX_FIELDS))
             first.focus()  # the first one in view, with the cursor in it
             first.scroll_visible(animate=False)
             return
         if not changes:
-            self.notice("Nothing changed.")
+            self.notice(_("Nothing changed."))
             return
         if DiskWatch.moved(self.snapshot):  # refused before the question: a yes could not be honoured
             self.said_change_on_disk()
             self.notice(
-                "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
-                "(it asks before your edits are dropped)."
+                _(
+                    "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
+                    "(it asks before your edits are dropped)."
+                )
             )
             return
         try:
@@ -234,7 +241,12 @@ class ProvidersScreen(AppScreen[None]):
                 self.write(snapshot, new_text)
 
         self.app.push_screen(
-            ConfirmScreen(f"Write these changes to {short_path(snapshot.path)}?", diff, yes="Write", lexer="diff"),
+            ConfirmScreen(
+                _("Write these changes to {path}?").format(path=short_path(snapshot.path)),
+                diff,
+                yes=_("Write"),
+                lexer="diff",
+            ),
             answer,
         )
 
@@ -243,32 +255,32 @@ class ProvidersScreen(AppScreen[None]):
             backup = save_snapshot(snapshot, new_text)
         except ConfigChanged as exc:
             self.said_change_on_disk()  # this notice says it: the disk watcher does not repeat it
-            self.notice(f"Not saved: {exc}. Press ctrl+r to reload.")
+            self.notice(_("Not saved: {problem}. Press ctrl+r to reload.").format(problem=exc))
             return
         except AuthError as exc:
-            self.notice(f"Not saved: {exc}")
+            self.notice(_("Not saved: {problem}").format(problem=exc))
             return
         self.load()
-        self.notice(f"Saved. Previous version kept in {backup}." if backup else "Saved.")
+        self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
 
     def action_reload(self) -> None:
         changed = self.changed_labels()
         if not changed:
             self.load()
-            self.notice("Reloaded from disk.")
+            self.notice(_("Reloaded from disk."))
             return
 
         def reload(discard: bool | None) -> None:
             if discard:
                 self.load()
-                self.notice("Reloaded from disk; your edits were dropped.")
+                self.notice(_("Reloaded from disk; your edits were dropped."))
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Reload and drop your changes to {', '.join(changed)}?",
-                "config.toml is read again from disk; your unsaved edits are lost.",
-                yes="Reload",
-                no="Keep editing",
+                _("Reload and drop your changes to {fields}?").format(fields=", ".join(changed)),
+                _("config.toml is read again from disk; your unsaved edits are lost."),
+                yes=_("Reload"),
+                no=_("Keep editing"),
             ),
             reload,
         )
@@ -296,7 +308,10 @@ class ProvidersScreen(AppScreen[None]):
         changed = self.changed_labels()
         if not changed:
             return None
-        return (f"Quit and discard changes to {', '.join(changed)}?", "They are not saved in config.toml yet.")
+        return (
+            _("Quit and discard changes to {fields}?").format(fields=", ".join(changed)),
+            _("They are not saved in config.toml yet."),
+        )
 
     def action_back(self) -> None:
         changed = self.changed_labels()
@@ -306,10 +321,12 @@ class ProvidersScreen(AppScreen[None]):
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Discard changes to {', '.join(changed)}?",
-                f'Your edits of [providers."{self.current}"] are not saved. ctrl+s saves them.',
-                yes="Discard",
-                no="Keep editing",
+                _("Discard changes to {fields}?").format(fields=", ".join(changed)),
+                _("Your edits of {table} are not saved. ctrl+s saves them.").format(
+                    table=f'[providers."{self.current}"]'
+                ),
+                yes=_("Discard"),
+                no=_("Keep editing"),
             ),
             self._discard_if,
         )

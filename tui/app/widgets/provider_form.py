@@ -12,6 +12,7 @@ from textual.widgets import Input, Static, Switch
 
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.config.edit import BOOL_FIELDS, validate
+from tui.core.i18n import N_, _
 
 FORM = [
     ("base_url", "base_url"),
@@ -29,8 +30,8 @@ class ProviderForm(VerticalScroll, can_focus=False):
     always lands in a field the person sees; the mouse wheel still scrolls."""
 
     BINDINGS = [
-        Binding("up", "move_field(-1)", "Previous field", show=False),
-        Binding("down", "move_field(1)", "Next field", show=False),
+        Binding("up", "move_field(-1)", N_("Previous field"), show=False),
+        Binding("down", "move_field(1)", N_("Next field"), show=False),
     ]
 
     def fields(self) -> list[Widget]:
@@ -98,7 +99,7 @@ class ProviderForm(VerticalScroll, can_focus=False):
 
     def show_switch(self, field: str, value: bool) -> None:
         """On/off in words beside the switch: two grey blocks say nothing under NO_COLOR."""
-        self.query_one(f"#state-{field}", Static).update("on" if value else "off")
+        self.query_one(f"#state-{field}", Static).update(_("on") if value else _("off"))
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         field = (event.switch.id or "").removeprefix("field-")

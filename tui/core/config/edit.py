@@ -21,6 +21,7 @@ from tui.core.config.read import decode_config, parse_config, read_config_raw
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write
 from tui.core.http import insecure_reason
+from tui.core.i18n import _
 from tui.core.keys import resolve_storage_name
 from tui.core.redact import is_secret_name, mask
 
@@ -66,7 +67,7 @@ def validate(field: str, value: object) -> str | None:
     if field == "base_url":
         parts = urlsplit(str(value).strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            return "base_url must be an http(s) URL, e.g. https://api.example.com/coding/v1"
+            return _("base_url must be an http(s) URL, e.g. https://api.example.com/coding/v1")
         return None
     if field == "oauth_host":
         text = str(value).strip()
@@ -74,9 +75,9 @@ def validate(field: str, value: object) -> str | None:
             return None  # empty: remove oauthHost (the cn host is used)
         parts = urlsplit(text)
         if not parts.hostname or parts.scheme not in ("http", "https"):
-            return "oauthHost must be a URL like https://auth.example.com"
+            return _("oauthHost must be a URL like https://auth.example.com")
         if insecure_reason(text):  # the transport rule the refresh itself enforces
-            return "oauthHost must use https:// (http:// only for loopback addresses)"
+            return _("oauthHost must use https:// (http:// only for loopback addresses)")
         return None
     if field == "oauth_key":
         text = str(value).strip()
@@ -88,13 +89,13 @@ def validate(field: str, value: object) -> str | None:
             return str(exc)
         return None
     if field in BOOL_FIELDS:
-        return None if isinstance(value, bool) else f"{field} must be true or false"
+        return None if isinstance(value, bool) else _("{field} must be true or false").format(field=field)
     if field in ("api_key", "note"):
         text = str(value)
         if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text):
-            return f"{field} must not contain control characters"
+            return _("{field} must not contain control characters").format(field=field)
         return None
-    return f"{field} cannot be edited here"
+    return _("{field} cannot be edited here").format(field=field)
 
 
 def provider_fields(entry: Any) -> dict[str, object]:

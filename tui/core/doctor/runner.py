@@ -14,6 +14,7 @@ from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
 from tui.core.doctor.signin_records import check_signin_records
 from tui.core.errors import AuthError
+from tui.core.i18n import in_english
 from tui.core.overview import overview
 from tui.core.redact import redact
 from tui.core.repairs import NotDone
@@ -49,7 +50,16 @@ async def run_doctor(
     progress: Progress | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> list[Check]:
-    """Every check, in a stable order. `progress(text)` is called as stages start."""
+    """Every check, in a stable order. `progress(text)` is called as stages start. The findings
+    are made in English, the source, in any locale: `--json` and `--report` read the same
+    everywhere (and a bug report can be read by whoever it is sent to)."""
+    with in_english():
+        return await _every_check(offline=offline, probe=probe, progress=progress, client=client)
+
+
+async def _every_check(
+    *, offline: bool, probe: bool, progress: Progress | None, client: httpx.AsyncClient | None
+) -> list[Check]:
     say: Progress = progress or (lambda _text: None)
     say("Checking files, config.toml and credentials…")
     checks = local_checks()
@@ -90,7 +100,8 @@ def apply_repair(check: Check) -> None:
     if check.repair is None:
         return
     try:
-        check.repaired = check.repair.apply()
+        with in_english():  # what it did is part of the findings (see `run_doctor`)
+            check.repaired = check.repair.apply()
     except NotDone as exc:  # the fact changed since it was checked, or a link: nothing was changed
         check.repair_failed = str(exc)
     except OSError as exc:
