@@ -253,6 +253,25 @@ SCENES = [
         lang="zh-CN",
     ),
     Scene("23-error-zh", poll_answer="502", steps=lambda pilot: _finished(pilot, "OutcomeScreen"), lang="zh-CN"),
+    Scene("24-credentials-zh", files=many_slots, start="inspect", steps=_inspector, lang="zh-CN"),
+    Scene(
+        "25-credentials-zh-small-terminal",
+        files=many_slots,
+        start="inspect",
+        steps=_inspector,
+        size=(60, 18),
+        lang="zh-CN",
+    ),
+    Scene("26-providers-zh", files=signed_in, start="providers", steps=_providers, lang="zh-CN"),
+    Scene(
+        "27-providers-zh-small-terminal",
+        files=signed_in,
+        start="providers",
+        steps=_providers,
+        size=(60, 18),
+        lang="zh-CN",
+    ),
+    Scene("28-help-zh", steps=_help, lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
