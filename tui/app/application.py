@@ -14,7 +14,8 @@ from textual.screen import ModalScreen, Screen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.regions import Region
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from tui.core.i18n import N_, _, ngettext, translated
+from tui.core.i18n import _, ngettext, translated
+from tui.core.phrase import N_
 
 WORDS = (
     N_("usage: "),

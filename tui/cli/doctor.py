@@ -17,7 +17,8 @@ from tui.core.doctor import (
     text_lines,
     to_json,
 )
-from tui.core.humantime import plural
+from tui.core.i18n import _, ngettext
+from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import clean, one_line
 from tui.terminal.environment import in_ssh
 
@@ -40,11 +41,11 @@ def _print(checks) -> None:
 
 def run(ns) -> int:
     if ns.yes and not ns.fix:
-        err("assistant-auth doctor: --yes only goes with --fix")
+        err(_("assistant-auth doctor: --yes only goes with --fix"))
         return EXIT_ERROR
     interactive = sys.stdin.isatty()
     if ns.fix and not ns.yes and not interactive:
-        err("assistant-auth doctor: --fix asks before each change; without a terminal add --yes")
+        err(_("assistant-auth doctor: --fix asks before each change; without a terminal add --yes"))
         return EXIT_ERROR
     quiet = ns.json or ns.report
     progress = None if quiet or not sys.stderr.isatty() else err
@@ -54,12 +55,18 @@ def run(ns) -> int:
         for check in checks:
             if check.repair is None:
                 continue
-            if ns.yes or ask(f"{check.name}: {check.finding}\n  Repair: {check.repair.change}?"):
+            question = _("{check}: {finding}\n  Repair: {change}?").format(
+                check=check.name, finding=said(check.finding), change=said(check.repair.change)
+            )
+            if ns.yes or ask(question):
                 apply_repair(check)
                 repaired = repaired or check.repaired is not None
-                err(one_line(f"  {check.repaired or 'not repaired: ' + str(check.repair_failed)}", 1000))
+                if check.repaired:
+                    err("  " + said(one_line(check.repaired, 1000)))
+                else:
+                    err("  " + _("not repaired: {why}").format(why=said(one_line(check.repair_failed or "", 1000))))
             else:
-                check.repair_failed = "declined"
+                check.repair_failed = Phrase(N_("declined"))
         if repaired:  # check again: what the repairs changed, and that nothing else did
             checks = recheck(checks, asyncio.run(run_doctor(offline=ns.offline, probe=False)))
     code = exit_code(checks)
@@ -72,5 +79,11 @@ def run(ns) -> int:
         out(summary(checks))
         fixable = sum(1 for c in checks if c.repair is not None and not c.repaired and c.status != "ok")
         if fixable and not ns.fix:
-            out(f"{plural(fixable, 'problem')} can be repaired safely: assistant-auth doctor --fix")
+            out(
+                ngettext(
+                    "{n} problem can be repaired safely: assistant-auth doctor --fix",
+                    "{n} problems can be repaired safely: assistant-auth doctor --fix",
+                    fixable,
+                ).format(n=fixable)
+            )
     return code

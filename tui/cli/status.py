@@ -12,6 +12,7 @@ from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
 from tui.core.overview import Overview, away_text, overview
+from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.slots.state import EXPIRED, SlotStatus, signed_in_as
@@ -134,7 +135,7 @@ def _notes(view: Overview) -> list[str]:
         ).format(region=region, variable=variable)
         for region, variable in placeholders()
     ]
-    lines += view.warnings
+    lines += [said(warning) for warning in view.warnings]
     if view.config_problem is not None:
         lines.append(_("warning: {problem}").format(problem=view.config_problem.said(lead=False)))
     for name, host in view.missing_hosts.items():

@@ -15,11 +15,6 @@ def clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def plural(count: int, word: str) -> str:
-    """`1 poll`, `2 polls`."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def relative(seconds: float) -> str:
     """`in 14 min`, `3 h ago`, `in 5 s` ... (each a whole phrase of the catalog)."""
     future = seconds >= 0

@@ -6,8 +6,9 @@ set, else `LANGUAGE` (a list, tried in order; ignored when the locale is C/POSIX
 zh) gives Simplified Chinese; anything else English. It is read at each call, so a test (or a
 program embedding the core) can change it.
 
-Strings are marked at their one home: `_("…")` where they are shown; `N_("…")` where they are
-defined ahead of time (bindings, tables), translated by whoever shows them. Placeholders are
+Strings are marked at their one home: `_("…")` where they are shown; `N_("…")`
+(`tui.core.phrase`) where they are defined ahead of time (bindings, tables, a `Phrase` made
+before it is known who reads it), translated by whoever shows them. Placeholders are
 filled after translation (`_("Signed in as {who}").format(who=…)`), never a sentence assembled
 from translated pieces. Machine output (JSON, exit codes, `token`'s stdout, files) is never
 translated, and neither is text from a server or a file.
@@ -25,12 +26,10 @@ import io
 import os
 import pathlib
 
-from tui.core.phrase import N_ as N_  # the marker lives with the phrases it marks
-
 TYPE_CHECKING = False  # not `from typing import`: English (the source) needs none of this
 if TYPE_CHECKING:  # pragma: no cover
     import gettext
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 DOMAIN = "assistant-auth"
 ENGLISH, CHINESE = "en", "zh-CN"
@@ -82,6 +81,14 @@ def in_english() -> Iterator[None]:
         yield
     finally:
         _forced.reset(token)
+
+
+def in_the_readers_language() -> Callable[[str], str]:
+    """`_` bound to the reader's language now: it keeps translating into it inside `in_english`."""
+    lang = language()
+    if lang == ENGLISH:
+        return lambda message: message
+    return catalog(lang).gettext
 
 
 def translated() -> bool:

@@ -11,6 +11,7 @@ from tui import __version__
 from tui.core import paths
 from tui.core.files.atomic import atomic_write, ensure_private_dir
 from tui.core.files.regular import NotRegularFile, TooLarge, read_regular
+from tui.core.phrase import N_, Phrase
 
 APP_TAG = "assistant-auth"
 PLATFORM_ID = "assistant_code_cli"  # placeholder for the official CLI's platform identifier
@@ -44,20 +45,20 @@ def read_device_id() -> tuple[str | None, str | None]:
     except FileNotFoundError:
         return None, None
     except NotRegularFile:
-        return None, f"{path} is not a regular file: ignored"
+        return None, Phrase(N_("{path} is not a regular file: ignored"), path=path)
     except TooLarge:
-        return None, f"{path} is longer than {MAX_DEVICE_ID} characters: ignored"
+        return None, Phrase(N_("{path} is longer than {most} characters: ignored"), path=path, most=MAX_DEVICE_ID)
     except OSError as exc:
         if os.path.islink(path):
-            return None, f"{path} is a symbolic link: ignored"
-        return None, f"{path} cannot be read ({exc.strerror or exc}): ignored"
+            return None, Phrase(N_("{path} is a symbolic link: ignored"), path=path)
+        return None, Phrase(N_("{path} cannot be read ({reason}): ignored"), path=path, reason=exc.strerror or exc)
     text = raw.decode("ascii", errors="replace").strip()
     if not text:
         return None, None
     if len(text) > MAX_DEVICE_ID:
-        return None, f"{path} is longer than {MAX_DEVICE_ID} characters: ignored"
+        return None, Phrase(N_("{path} is longer than {most} characters: ignored"), path=path, most=MAX_DEVICE_ID)
     if any(not (0x20 <= ord(ch) <= 0x7E) for ch in text):
-        return None, f"{path} holds more than one line of printable ASCII: ignored"
+        return None, Phrase(N_("{path} holds more than one line of printable ASCII: ignored"), path=path)
     return text, None
 
 

@@ -19,7 +19,8 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "marked, transla
 
 
 class Phrase(str):
-    """English text that is a catalog entry filled with values; `said()` is the reader's language."""
+    """English text that is a catalog entry filled with values; `said()` is the reader's language
+    (values that are phrases themselves are said too)."""
 
     template: str
     values: dict[str, object]
@@ -36,9 +37,13 @@ class Phrase(str):
     def said(self) -> str:
         from tui.core.i18n import _  # the catalogs: only when a person reads the phrase
 
-        return _(self.template).format(**self.values)
+        return _(self.template).format(**{name: _said(value) for name, value in self.values.items()})
 
 
 def said(text: str) -> str:
     """`text` in the reader's language when it is a `Phrase`; any other text as it is."""
     return text.said() if isinstance(text, Phrase) else text
+
+
+def _said(value: object) -> object:
+    return value.said() if isinstance(value, Phrase) else value

@@ -32,9 +32,12 @@ from tui.core.credentials.locks import flock_holder, hold_slot_sync, is_stale
 from tui.core.credentials.slot import corrupt_name, parse_credentials
 from tui.core.errors import AuthError
 from tui.core.keys import resolve_storage_name
+from tui.core.phrase import N_, Phrase
 from tui.core.untrusted import one_line
 
-CHANGED = "changed since it was checked; nothing done"
+THROUGH_A_LINK = N_("{path} is a symbolic link to {target}: nothing is changed through a link")
+CANNOT_OPEN = N_("{path} cannot be opened ({reason}); nothing done")
+CHANGED = Phrase(N_("changed since it was checked; nothing done"))
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -45,6 +48,12 @@ class NotDone(Exception):
 
     def __str__(self) -> str:
         return one_line(super().__str__(), 1000)
+
+    @property
+    def reason(self) -> str:
+        """Why, as one line: a `Phrase` (English as text, said in the reader's language)."""
+        first = self.args[0] if self.args else ""
+        return one_line(first if isinstance(first, str) else str(first), 1000)
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ def link_target(path: str | os.PathLike[str]) -> str:
     try:
         return os.readlink(path)
     except OSError:
-        return "somewhere unreadable"
+        return Phrase(N_("somewhere unreadable"))
 
 
 @dataclass
@@ -110,14 +119,14 @@ def _parts(path: str) -> list[str]:
     if target == root:
         return []
     if not target.startswith(root + os.sep):
-        raise NotDone(f"{path} is outside {root}; nothing done")
+        raise NotDone(Phrase(N_("{path} is outside {root}; nothing done"), path=path, root=root))
     return target[len(root) + 1 :].split(os.sep)
 
 
 def _refuse_link(path: str) -> None:
     info = seen(path)
     if info is not None and info.is_link:
-        raise NotDone(f"{path} is a symbolic link to {link_target(path)}: nothing is changed through a link")
+        raise NotDone(Phrase(THROUGH_A_LINK, path=path, target=link_target(path)))
 
 
 def _open_dir(parts: list[str]) -> int:
@@ -129,7 +138,7 @@ def _open_dir(parts: list[str]) -> int:
         fd = os.open(root, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
     except OSError as exc:
         _refuse_link(root)
-        raise NotDone(f"{root} cannot be opened ({exc.strerror or exc}); nothing done") from None
+        raise NotDone(Phrase(CANNOT_OPEN, path=root, reason=exc.strerror or exc)) from None
     for part in parts:
         current = os.path.join(current, part)
         try:
@@ -137,7 +146,7 @@ def _open_dir(parts: list[str]) -> int:
         except OSError as exc:
             os.close(fd)
             _refuse_link(current)
-            raise NotDone(f"{current} cannot be opened ({exc.strerror or exc}); nothing done") from None
+            raise NotDone(Phrase(CANNOT_OPEN, path=current, reason=exc.strerror or exc)) from None
         os.close(fd)
         fd = inner
     return fd
@@ -148,7 +157,7 @@ def _parent_and_name(path: str) -> Iterator[tuple[int, str]]:
     """(descriptor of the directory holding `path`, the last component), below the config dir."""
     parts = _parts(path)
     if not parts:
-        raise NotDone(f"{path} is the config directory itself; nothing done")
+        raise NotDone(Phrase(N_("{path} is the config directory itself; nothing done"), path=path))
     fd = _open_dir(parts[:-1])
     try:
         yield fd, parts[-1]
@@ -166,11 +175,18 @@ def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
 def _verify(what: Seen, info: os.stat_result | None) -> os.stat_result:
     """The object is still the one seen (not gone, not replaced, not a link now)."""
     if info is None:
-        raise NotDone(f"{what.path} is gone: {CHANGED}")
+        raise NotDone(Phrase(N_("{path} is gone: {changed}"), path=what.path, changed=CHANGED))
     if stat.S_ISLNK(info.st_mode):
-        raise NotDone(f"{what.path} is now a symbolic link to {link_target(what.path)}: {CHANGED}")
+        raise NotDone(
+            Phrase(
+                N_("{path} is now a symbolic link to {target}: {changed}"),
+                path=what.path,
+                target=link_target(what.path),
+                changed=CHANGED,
+            )
+        )
     if not what.same_object(info):
-        raise NotDone(f"{what.path} was replaced: {CHANGED}")
+        raise NotDone(Phrase(N_("{path} was replaced: {changed}"), path=what.path, changed=CHANGED))
     return info
 
 
@@ -180,7 +196,7 @@ def _verify(what: Seen, info: os.stat_result | None) -> os.stat_result:
 def fix_mode(what: Seen, mode: int) -> str:
     """chmod the object seen to `mode`, if it is still that object with the mode seen."""
     if what.is_link:
-        raise NotDone(f"{what.path} is a symbolic link to {link_target(what.path)}: nothing is changed through a link")
+        raise NotDone(Phrase(THROUGH_A_LINK, path=what.path, target=link_target(what.path)))
     parts = _parts(what.path)
     if parts:
         with _parent_and_name(what.path) as (dir_fd, name):
@@ -189,19 +205,25 @@ def fix_mode(what: Seen, mode: int) -> str:
                     name, getattr(os, "O_PATH", os.O_RDONLY) | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd
                 )
             except FileNotFoundError:
-                raise NotDone(f"{what.path} is gone: {CHANGED}") from None
+                raise NotDone(Phrase(N_("{path} is gone: {changed}"), path=what.path, changed=CHANGED)) from None
     else:
         fd = _open_dir([])
     try:
         info = _verify(what, os.fstat(fd))
         if stat.S_IMODE(info.st_mode) != what.permissions:
             raise NotDone(
-                f"{what.path} has mode {stat.S_IMODE(info.st_mode):04o} now, not {what.permissions:04o}: {CHANGED}"
+                Phrase(
+                    N_("{path} has mode {mode} now, not {seen}: {changed}"),
+                    path=what.path,
+                    mode=f"{stat.S_IMODE(info.st_mode):04o}",
+                    seen=f"{what.permissions:04o}",
+                    changed=CHANGED,
+                )
             )
         _fchmod(fd, mode)
     finally:
         os.close(fd)
-    return f"{what.path} is now {mode:04o}"
+    return Phrase(N_("{path} is now {mode}"), path=what.path, mode=f"{mode:04o}")
 
 
 def _fchmod(fd: int, mode: int) -> None:
@@ -226,36 +248,48 @@ def move_aside(what: Seen, slot: str) -> str:
     if it is still the file seen and still does not parse (the official client or a sign-in may
     have written a valid one meanwhile: then nothing is done). Nothing is ever deleted."""
     if what.is_link:
-        raise NotDone(f"{what.path} is a symbolic link to {link_target(what.path)}: nothing is moved through a link")
+        raise NotDone(
+            Phrase(
+                N_("{path} is a symbolic link to {target}: nothing is moved through a link"),
+                path=what.path,
+                target=link_target(what.path),
+            )
+        )
     locks: contextlib.AbstractContextManager[object]
     try:
         resolve_storage_name(slot)
-        locks = hold_slot_sync(slot, purpose="moving the unreadable file aside")
+        locks = hold_slot_sync(slot, purpose=Phrase(N_("moving the unreadable file aside")))
     except AuthError:  # not a name any client writes: there are no locks to take
         locks = contextlib.nullcontext()
     with locks, _parent_and_name(what.path) as (dir_fd, name):
         try:
             fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
         except FileNotFoundError:
-            raise NotDone(f"{what.path} is gone: {CHANGED}") from None
+            raise NotDone(Phrase(N_("{path} is gone: {changed}"), path=what.path, changed=CHANGED)) from None
         except OSError as exc:
             _refuse_link(what.path)
-            raise NotDone(f"{what.path} cannot be opened ({exc.strerror or exc}); nothing done") from None
+            raise NotDone(Phrase(CANNOT_OPEN, path=what.path, reason=exc.strerror or exc)) from None
         try:
             info = _verify(what, os.fstat(fd))
             raw = _read_all(fd) if stat.S_ISREG(info.st_mode) else b""
         finally:
             os.close(fd)
         if stat.S_ISREG(info.st_mode) and not still_unparsable(raw):
-            raise NotDone(f"{what.path} holds a valid sign-in now (written meanwhile): {CHANGED}")
+            raise NotDone(
+                Phrase(
+                    N_("{path} holds a valid sign-in now (written meanwhile): {changed}"),
+                    path=what.path,
+                    changed=CHANGED,
+                )
+            )
         target = corrupt_name(pathlib.Path(what.path)).name
         os.rename(name, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         moved = _lstat_at(dir_fd, target)
         if moved is None or not what.same_object(moved):  # swapped between the check and the rename
             with contextlib.suppress(OSError):
                 os.rename(target, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            raise NotDone(f"{what.path} was replaced: {CHANGED}")
-    return f"moved to {os.path.join(os.path.dirname(what.path), target)}"
+            raise NotDone(Phrase(N_("{path} was replaced: {changed}"), path=what.path, changed=CHANGED))
+    return Phrase(N_("moved to {path}"), path=os.path.join(os.path.dirname(what.path), target))
 
 
 def _read_all(fd: int, limit: int = 1 << 20) -> bytes:
@@ -277,9 +311,16 @@ def remove_stale_lock(what: Seen) -> str:
         info = _verify(what, _lstat_at(dir_fd, name))
         age = time.time() - info.st_mtime
         if not stat.S_ISDIR(info.st_mode) or not is_stale(age):
-            raise NotDone(f"{what.path} was renewed {max(age, 0):.0f} s ago: it is held; {CHANGED}")
+            raise NotDone(
+                Phrase(
+                    N_("{path} was renewed {n} s ago: it is held; {changed}"),
+                    path=what.path,
+                    n=f"{max(age, 0):.0f}",
+                    changed=CHANGED,
+                )
+            )
         os.rmdir(name, dir_fd=dir_fd)
-    return f"removed the stale lock {what.path}"
+    return Phrase(N_("removed the stale lock {path}"), path=what.path)
 
 
 def remove_leftover(what: Seen, still: Callable[[os.stat_result], bool], reason: str) -> str:
@@ -288,9 +329,11 @@ def remove_leftover(what: Seen, still: Callable[[os.stat_result], bool], reason:
     with _parent_and_name(what.path) as (dir_fd, name):
         info = _verify(what, _lstat_at(dir_fd, name))
         if not stat.S_ISREG(info.st_mode) or not still(info):
-            raise NotDone(f"{what.path} is {reason} no longer: {CHANGED}")
+            raise NotDone(
+                Phrase(N_("{path} is {what} no longer: {changed}"), path=what.path, what=reason, changed=CHANGED)
+            )
         os.unlink(name, dir_fd=dir_fd)
-    return f"removed {what.path}"
+    return Phrase(N_("removed {path}"), path=what.path)
 
 
 def older_than(seconds: float) -> Callable[[os.stat_result], bool]:
@@ -310,14 +353,17 @@ class ModeChange:
     mode: int  # the mode it should have
 
     def describe(self, show: Callable[[str], str] = str) -> str:
-        return f"{show(self.what.path)}: {self.what.permissions:04o} -> {self.mode:04o}"
+        return (
+            f"{show(self.what.path)}: {self.what.permissions:04o} -> {self.mode:04o}"  # a chmod, said alike everywhere
+        )
 
 
 def permission_plan(storage_name: str) -> tuple[list[ModeChange], list[str]]:
     """The mode changes that make a slot private (config dir and credentials dir 0700, the slot
     file 0600), as seen now; and what will not be changed because it is a link (with where it
     points)."""
-    plan, links = [], []
+    plan: list[ModeChange] = []
+    links: list[str] = []
     for path, mode in (
         (paths.config_dir_str(), 0o700),
         (os.path.join(paths.config_dir_str(), "credentials"), 0o700),
@@ -327,7 +373,13 @@ def permission_plan(storage_name: str) -> tuple[list[ModeChange], list[str]]:
         if found is None:
             continue
         if found.is_link:
-            links.append(f"{path} is a symbolic link to {link_target(path)}: not changed through the link")
+            links.append(
+                Phrase(
+                    N_("{path} is a symbolic link to {target}: not changed through the link"),
+                    path=path,
+                    target=link_target(path),
+                )
+            )
         elif found.permissions != mode:
             plan.append(ModeChange(found, mode))
     return plan, links
@@ -340,7 +392,7 @@ def apply_plan(plan: list[ModeChange]) -> tuple[list[str], list[str]]:
         try:
             done.append(fix_mode(change.what, change.mode))
         except NotDone as exc:
-            not_done.append(str(exc))
+            not_done.append(exc.reason)
         except OSError as exc:
             not_done.append(f"{change.what.path}: {exc.strerror or exc}")
     return done, not_done

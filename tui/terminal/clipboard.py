@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 
 import pyperclip
 
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.terminal.environment import has_display, in_ssh
 
 COPIED = {  # what was copied -> the sentence, whole

@@ -11,7 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.untrusted import clean
 
 

@@ -20,11 +20,12 @@ from tui.core.credentials.locks import reporting_to
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, expiry, relative, stamp
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
 from tui.core.jwt import decode_claims
 from tui.core.keys import region_of_slot
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
+from tui.core.phrase import N_, said
 from tui.core.redact import is_secret_name, mask
 from tui.core.repairs import NotDone, apply_plan, move_aside, permission_plan, seen
 from tui.core.signin.store import remove_signin
@@ -67,6 +68,15 @@ def row(label: str, value: str) -> str:
     return label + " " * max(LABEL_CELLS - cells(label), 1) + value
 
 
+def without_prefix(warning: str) -> str:
+    """A line of `file_warnings` in the reader's language, without its "warning: " (the row's
+    label says it)."""
+    text = said(warning)
+    for prefix in ("warning: ", _("warning: {problem}").format(problem="")):
+        text = text.removeprefix(prefix)
+    return text
+
+
 def detail_lines(
     slot: SlotStatus,
     users: list[str],
@@ -101,7 +111,7 @@ def detail_lines(
         )
         lines.append(row(_("Mode"), facts.format(mode=f"{slot.mode:04o}", size=slot.size, when=stamp(slot.mtime or 0))))
     lines.append(row(_("Used by"), one_line(", ".join(users)) if users else _("no provider in config.toml")))
-    lines.extend(row(_("Warning"), one_line(warning.removeprefix("warning: "), 1000)) for warning in warnings or ())
+    lines.extend(row(_("Warning"), one_line(without_prefix(warning), 1000)) for warning in warnings or ())
     for name in users:
         if missing_hosts and name in missing_hosts:
             lines.append(
@@ -335,7 +345,7 @@ class CredentialsScreen(AppScreen[None]):
                 result = operation()
             except NotDone as exc:
                 self.reload()
-                self.notice(_("Not done: {reason}").format(reason=exc))
+                self.notice(_("Not done: {reason}").format(reason=said(exc.reason)))
                 return
             except (OSError, AuthError) as exc:
                 self.notice(failure.format(reason=getattr(exc, "strerror", None) or exc))
@@ -358,7 +368,7 @@ class CredentialsScreen(AppScreen[None]):
         plan, links = permission_plan(slot.name)  # seen now: the dialog shows exactly what changes
         if not plan:
             self.notice(
-                "; ".join(links)
+                "; ".join(said(link) for link in links)
                 if links
                 else _("{slot} and its directories are already private (0600 / 0700).").format(slot=slot.name)
             )
@@ -368,11 +378,13 @@ class CredentialsScreen(AppScreen[None]):
             done, not_done = apply_plan(plan)
             if not_done and not done:
                 raise NotDone("; ".join(not_done))
-            return done + [_("not done: {change}").format(change=line) for line in not_done]
+            return [said(line) for line in done] + [
+                _("not done: {change}").format(change=said(line)) for line in not_done
+            ]
 
         self._confirmed_change(
             _("Make {slot} private?").format(slot=slot.name),
-            "\n".join([change.describe(short_path) for change in plan] + links),
+            "\n".join([change.describe(short_path) for change in plan] + [said(link) for link in links]),
             apply,
             _("Could not change permissions: {reason}"),
             lambda changed: _("Permissions fixed: {changes}").format(changes="; ".join(changed)),
@@ -394,7 +406,7 @@ class CredentialsScreen(AppScreen[None]):
             ).format(path=short_path(slot.path), name=slot.path.name),
             lambda: move_aside(found, slot.name),
             _("Could not move the file: {reason}"),
-            lambda result: result[0].upper() + result[1:] + ".",
+            lambda result: _("{done}.").format(done=said(result)[:1].upper() + said(result)[1:]),
             then=lambda: self.host.action_sign_in(region_for_slot(slot.name).value),
         )
 

@@ -16,6 +16,8 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.doctor import apply_repair, exit_code, run_doctor
 from tui.core.doctor.report import first_to_look_at, status_label, summary
+from tui.core.i18n import _
+from tui.core.phrase import N_, said
 from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
@@ -23,10 +25,10 @@ from tui.terminal.text import tilde
 class DoctorScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
     BINDINGS = [
-        Binding("escape", "back", "Back"),  # first: the footer keeps it at any width
-        Binding("f", "fix", "Repair"),
-        Binding("r", "rerun", "Check again"),
-        Binding("o", "toggle_offline", "Offline on/off"),
+        Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
+        Binding("f", "fix", N_("Repair")),
+        Binding("r", "rerun", N_("Check again")),
+        Binding("o", "toggle_offline", N_("Offline on/off")),
     ]
 
     def __init__(self, offline: bool = False) -> None:
@@ -45,11 +47,11 @@ class DoctorScreen(AppScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "doctor"
+        self.sub_title = _("doctor")
         table = self.query_one("#doctor-checks", DataTable)
-        table.add_column("Status", key="status")
-        table.add_column("Check", key="name")
-        table.add_column("Finding", key="finding")
+        table.add_column(_("Status"), key="status")
+        table.add_column(_("Check"), key="name")
+        table.add_column(_("Finding"), key="finding")
         table.focus()
         self.run_checks()
 
@@ -63,11 +65,13 @@ class DoctorScreen(AppScreen[None]):
         self.query_one("#doctor-loading").display = False
         failed = exit_code(checks) != 0
         warned = any(c.status == "warn" for c in checks)
-        progress.set_text(
-            summary(checks)
-            + (" · network skipped (o)" if self.offline else "")
-            + (" — select a finding; f repairs it when a safe repair exists" if failed or warned else "")
-        )
+        parts = [summary(checks)]
+        if self.offline:
+            parts.append(_("network skipped (o)"))
+        line = " · ".join(parts)
+        if failed or warned:
+            line = _("{summary} — select a finding; f repairs it when a safe repair exists").format(summary=line)
+        progress.set_text(line)
         self.fill()
 
     def fill(self) -> None:
@@ -75,7 +79,7 @@ class DoctorScreen(AppScreen[None]):
         table.clear()
         for index, check in enumerate(self.checks):
             table.add_row(
-                cell(status_label(check.status)), cell(check.name), cell(tilde(check.finding)), key=str(index)
+                cell(status_label(check.status)), cell(check.name), cell(tilde(said(check.finding))), key=str(index)
             )
         table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
@@ -93,18 +97,18 @@ class DoctorScreen(AppScreen[None]):
         if check is None:
             detail.set_text("")
             return
-        lines = [f"{status_label(check.status)}  {check.name}", check.finding]
+        lines = [f"{status_label(check.status)}  {check.name}", said(check.finding)]
         if check.fix:
-            lines.append(f"Fix: {check.fix}")
+            lines.append(_("Fix: {fix}").format(fix=said(check.fix)))
         if check.repair is not None and not check.repaired:
-            lines.append(f"Press f to repair: {check.repair.change}")
+            lines.append(_("Press f to repair: {change}").format(change=said(check.repair.change)))
         if check.repaired:
-            lines.append(f"Repaired: {one_line(check.repaired, 1000)}")
+            lines.append(_("Repaired: {what}").format(what=said(one_line(check.repaired, 1000))))
         if check.repair_failed:
-            lines.append(f"Not repaired: {one_line(check.repair_failed, 1000)}")
+            lines.append(_("Not repaired: {why}").format(why=said(one_line(check.repair_failed, 1000))))
         timing = check.details.get("ms")
         if timing is not None:
-            lines.append(f"Took {timing} ms")
+            lines.append(_("Took {ms} ms").format(ms=timing))
         detail.set_text(tilde("\n".join(lines)))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -114,7 +118,7 @@ class DoctorScreen(AppScreen[None]):
     def action_fix(self) -> None:
         check = self.selected
         if check is None or check.repair is None or check.repaired:
-            self.notify("No safe repair for this finding: its fix line says what to do.", timeout=6, markup=False)
+            self.notify(_("No safe repair for this finding: its fix line says what to do."), timeout=6, markup=False)
             return
 
         def answer(yes: bool | None) -> None:
@@ -122,22 +126,29 @@ class DoctorScreen(AppScreen[None]):
                 return
             apply_repair(check)
             if check.repaired:
-                self.notify(one_line(check.repaired, 1000), title="Repaired", timeout=6, markup=False)
+                self.notify(said(one_line(check.repaired, 1000)), title=_("Repaired"), timeout=6, markup=False)
                 self.run_checks()  # and check again
             else:
                 self.notify(
-                    one_line(check.repair_failed, 1000), title="Not repaired", severity="error", timeout=8, markup=False
+                    said(one_line(check.repair_failed, 1000)),
+                    title=_("Not repaired"),
+                    severity="error",
+                    timeout=8,
+                    markup=False,
                 )
                 self.show_detail()
 
-        self.app.push_screen(ConfirmScreen(f"Repair {check.name}?", tilde(check.repair.change), yes="Repair"), answer)
+        question = ConfirmScreen(
+            _("Repair {check}?").format(check=check.name), tilde(said(check.repair.change)), yes=_("Repair")
+        )
+        self.app.push_screen(question, answer)
 
     def action_rerun(self) -> None:
         self.run_checks()
 
     def action_toggle_offline(self) -> None:
         self.offline = not self.offline
-        self.notify("Network checks off." if self.offline else "Network checks on.", timeout=4, markup=False)
+        self.notify(_("Network checks off.") if self.offline else _("Network checks on."), timeout=4, markup=False)
         self.run_checks()
 
     def action_back(self) -> None:

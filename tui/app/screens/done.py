@@ -13,9 +13,10 @@ from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine
 from tui.core.humantime import expiry
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
 from tui.core.keys import MANAGED_PROVIDER, region_key, region_storage_name
 from tui.core.paths import config_path, credentials_path
+from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
 from tui.terminal.text import short_path

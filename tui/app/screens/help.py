@@ -11,7 +11,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 
 GLOBAL_KEYS = [
     ("↑ ↓ pgup pgdn", N_("Move in lists, tables and long text")),

@@ -16,8 +16,9 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
 from tui.core.overview import Overview, away_text, overview
+from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus

@@ -12,7 +12,8 @@ from textual.widgets import Button, Header, Static
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.regions import Region
 from tui.core.signin.attempt import Outcome, SignIn
 

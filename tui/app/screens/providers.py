@@ -29,7 +29,8 @@ from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
 from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
 

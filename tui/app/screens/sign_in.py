@@ -27,7 +27,8 @@ from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRCode, QRPane
 from tui.app.widgets.safe import OneLine
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn

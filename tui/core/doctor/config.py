@@ -20,6 +20,7 @@ from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
 from tui.core.overview import Overview
+from tui.core.phrase import N_, Phrase
 from tui.core.redact import is_secret_name
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
@@ -27,7 +28,7 @@ from tui.core.slots.choice import inferred_hosts, provider_selection, storage_na
 if TYPE_CHECKING:
     import httpx
 
-from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus, signed_in_as
+from tui.core.slots.state import MISSING, OUR_DETAILS, REVOKED, VALID, SlotStatus, signed_in_phrase
 
 
 def _restore_host(name: str, host: str) -> Repair:
@@ -35,15 +36,26 @@ def _restore_host(name: str, host: str) -> Repair:
         previous = read_config_text()
         config = parse_config_readonly(previous)
         if inferred_hosts(config).get(name) != host:  # the reported fact, re-checked on the text written over
-            raise NotDone(f'{paths.config_path()}: the oauth table of [providers."{name}"] {CHANGED}')
+            raise NotDone(
+                Phrase(
+                    N_("{path}: the oauth table of {table} {changed}"),
+                    path=paths.config_path(),
+                    table=f'[providers."{name}"]',
+                    changed=CHANGED,
+                )
+            )
         write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
-        return f'wrote oauthHost = "{host}" into [providers."{name}"].oauth'
+        return Phrase(
+            N_("wrote {setting} into {table}"), setting=f'oauthHost = "{host}"', table=f'[providers."{name}"].oauth'
+        )
 
-    return Repair(
-        f'add oauthHost = "{host}" to the oauth table of [providers."{name}"] in {paths.config_path()} '
-        "(nothing else in the file changes)",
-        apply,
+    change = Phrase(
+        N_("add {setting} to the oauth table of {table} in {path} (nothing else in the file changes)"),
+        setting=f'oauthHost = "{host}"',
+        table=f'[providers."{name}"]',
+        path=paths.config_path(),
     )
+    return Repair(change, apply)
 
 
 def check_config() -> list[Check]:
@@ -52,16 +64,20 @@ def check_config() -> list[Check]:
     path = paths.config_path()
     try:
         if read_config_raw() is None:
-            return [Check("config.parse", OK, f"No {path} yet (signing in creates it).", "", {"path": str(path)})]
+            finding = Phrase(N_("No {path} yet (signing in creates it)."), path=path)
+            return [Check("config.parse", OK, finding, "", {"path": str(path)})]
         config = read_config_readonly()
     except AuthError as exc:
-        return [Check("config.parse", FAIL, exc.message + ".", exc.hint or f"Fix {path} by hand.", {"path": str(path)})]
-    checks = [Check("config.parse", OK, f"{path} parses.", "", {"path": str(path)}), check_config_mode(config)]
+        hint = exc.hint or Phrase(N_("Fix {path} by hand."), path=path)
+        return [Check("config.parse", FAIL, exc.message + ".", hint, {"path": str(path)})]
+    parses = Check("config.parse", OK, Phrase(N_("{path} parses."), path=path), "", {"path": str(path)})
+    checks = [parses, check_config_mode(config)]
     providers = config.get("providers")
     entry = providers.get(MANAGED_PROVIDER) if isinstance(providers, dict) else None
     if not isinstance(entry, dict):
-        hint = "Sign in (`assistant-auth login`) to create it."
-        return [*checks, Check("config.managed", WARN, f'No [providers."{MANAGED_PROVIDER}"] entry.', hint, {})]
+        hint = Phrase(N_("Sign in (`assistant-auth login`) to create it."))
+        finding = Phrase(N_("No {table} entry."), table=f'[providers."{MANAGED_PROVIDER}"]')
+        return [*checks, Check("config.managed", WARN, finding, hint, {})]
     managed = _managed_slot(config)
     checks.append(managed)
     if "slot" not in managed.details:  # the entry names no slot: nothing more to compare
@@ -75,14 +91,15 @@ def _managed_slot(config: dict[str, Any]) -> Check:
     try:
         slot = storage_name_of(provider_selection(MANAGED_PROVIDER, config))
     except AuthError as exc:
-        hint = exc.hint or "Sign in again to rewrite it."
+        hint = exc.hint or Phrase(N_("Sign in again to rewrite it."))
         return Check("config.managed", FAIL, f"{MANAGED_PROVIDER}: {exc.message}.", hint, {})
     if paths.credentials_path(slot).exists():
-        return Check(
-            "config.managed", OK, f"{MANAGED_PROVIDER} uses the slot {slot}, which exists.", "", {"slot": slot}
-        )
-    finding = f"{MANAGED_PROVIDER} uses the slot {slot}, which has no credential file."
-    hint = "Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to."
+        finding = Phrase(N_("{provider} uses the slot {slot}, which exists."), provider=MANAGED_PROVIDER, slot=slot)
+        return Check("config.managed", OK, finding, "", {"slot": slot})
+    finding = Phrase(
+        N_("{provider} uses the slot {slot}, which has no credential file."), provider=MANAGED_PROVIDER, slot=slot
+    )
+    hint = Phrase(N_("Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to."))
     return Check("config.managed", FAIL, finding, hint, {"slot": slot})
 
 
@@ -92,12 +109,14 @@ def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
     base = str(entry.get("base_url", "")).rstrip("/")
     inferred = inferred_hosts(config).get(MANAGED_PROVIDER)
     if inferred:
-        finding = (
-            f"{MANAGED_PROVIDER} names no oauthHost; its key was made for {inferred} "
-            "(an official-client rewrite drops it)."
+        finding = Phrase(
+            N_("{provider} names no oauthHost; its key was made for {host} (an official-client rewrite drops it)."),
+            provider=MANAGED_PROVIDER,
+            host=inferred,
         )
         repair = _restore_host(MANAGED_PROVIDER, inferred)
-        return Check("config.oauth_host", WARN, finding, "Write the host back.", {"host": inferred}, repair=repair)
+        hint = Phrase(N_("Write the host back."))
+        return Check("config.oauth_host", WARN, finding, hint, {"host": inferred}, repair=repair)
     fields = ref_fields(entry.get("oauth"))
     if fields is None or fields[1] is None:
         return None
@@ -108,10 +127,17 @@ def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
         and derive_scoped_key(host, base) != key.strip()
         and key.strip() != "oauth/assistant-code"
     ):
-        finding = f"{MANAGED_PROVIDER}: its key {key} was not made for oauthHost {host} and base_url {base}."
-        hint = "Sign in again in the right region: it rewrites the entry."
+        finding = Phrase(
+            N_("{provider}: its key {key} was not made for oauthHost {host} and base_url {base}."),
+            provider=MANAGED_PROVIDER,
+            key=key,
+            host=host,
+            base=base,
+        )
+        hint = Phrase(N_("Sign in again in the right region: it rewrites the entry."))
         return Check("config.oauth_host", FAIL, finding, hint, {"host": host, "key": key})
-    return Check("config.oauth_host", OK, f"{MANAGED_PROVIDER}: oauthHost {host} matches its key.", "", {"host": host})
+    finding = Phrase(N_("{provider}: oauthHost {host} matches its key."), provider=MANAGED_PROVIDER, host=host)
+    return Check("config.oauth_host", OK, finding, "", {"host": host})
 
 
 def _base_url(entry: dict[str, Any]) -> Check:
@@ -119,10 +145,16 @@ def _base_url(entry: dict[str, Any]) -> Check:
     base = str(entry.get("base_url", "")).rstrip("/")
     regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
     if base in regions:
-        finding = f"{MANAGED_PROVIDER}: base_url is the {regions[base]} API."
+        finding = Phrase(
+            N_("{provider}: base_url is the {region} API."), provider=MANAGED_PROVIDER, region=regions[base]
+        )
         return Check("config.base_url", OK, finding, "", {"region": regions[base]})
-    finding = f"{MANAGED_PROVIDER}: base_url {base or '(none)'} is neither region's API."
-    hint = "Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL."
+    finding = Phrase(
+        N_("{provider}: base_url {base} is neither region's API."),
+        provider=MANAGED_PROVIDER,
+        base=base or Phrase(N_("(none)")),
+    )
+    hint = Phrase(N_("Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL."))
     return Check("config.base_url", WARN, finding, hint, {"base_url": base})
 
 
@@ -143,7 +175,8 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     try:
         info = os.stat(path)
     except OSError as exc:
-        return Check("config.mode", FAIL, f"{path} cannot be examined ({exc.strerror or exc}).", "", {"path": path})
+        finding = Phrase(N_("{path} cannot be examined ({reason})."), path=path, reason=exc.strerror or exc)
+        return Check("config.mode", FAIL, finding, "", {"path": path})
     mode = info.st_mode & 0o777
     details = {"path": path, "mode": f"{mode:04o}"}
     secret = _holds_secret(config)
@@ -153,31 +186,44 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     def fixing(target: int) -> Repair | None:
         if ours is None:
             return None
-        return Repair(f"chmod {target:04o} {path} (now {mode:04o})", lambda: fix_mode(ours, target))
+        change = Phrase(N_("chmod {mode} {path} (now {now})"), mode=f"{target:04o}", path=path, now=f"{mode:04o}")
+        return Repair(change, lambda: fix_mode(ours, target))
 
     problem = untrusted_because(info, path)
     if problem:
-        finding = f"{problem}: no refresh token is sent to a host it names."
+        finding = Phrase(N_("{problem}: no refresh token is sent to a host it names."), problem=problem)
         if info.st_uid != os.getuid():
-            return Check(
-                "config.mode", FAIL, finding, f"`chown $USER {path}` (doctor does not change owners).", details
-            )
+            hint = Phrase(N_("`chown $USER {path}` (doctor does not change owners)."), path=path)
+            return Check("config.mode", FAIL, finding, hint, details)
         if not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
-            return Check("config.mode", FAIL, finding, f"chmod 700 {os.path.dirname(path)}.", details)
-        return Check("config.mode", FAIL, finding, f"chmod go-w {path}.", details, repair=fixing(wanted))
+            return Check(
+                "config.mode", FAIL, finding, Phrase(N_("chmod 700 {path}."), path=os.path.dirname(path)), details
+            )
+        return Check(
+            "config.mode", FAIL, finding, Phrase(N_("chmod go-w {path}."), path=path), details, repair=fixing(wanted)
+        )
+    shown_mode = f"{mode:04o}"
     if mode & 0o044 and secret:
-        finding = f"Others can read {path} (mode {mode:04o}), which holds an api_key."
-        return Check("config.mode", FAIL, finding, f"chmod 600 {path}.", details, repair=fixing(wanted))
+        finding = Phrase(
+            N_("Others can read {path} (mode {mode}), which holds an api_key."), path=path, mode=shown_mode
+        )
+        return Check(
+            "config.mode", FAIL, finding, Phrase(N_("chmod 600 {path}."), path=path), details, repair=fixing(wanted)
+        )
     if mode & 0o044:
-        finding = f"Others can read {path} (mode {mode:04o})."
-        return Check("config.mode", WARN, finding, f"chmod 600 {path}.", details, repair=fixing(0o600))
-    return Check("config.mode", OK, f"{path} is yours and private ({mode:04o}).", "", details)
+        finding = Phrase(N_("Others can read {path} (mode {mode})."), path=path, mode=shown_mode)
+        return Check(
+            "config.mode", WARN, finding, Phrase(N_("chmod 600 {path}."), path=path), details, repair=fixing(0o600)
+        )
+    finding = Phrase(N_("{path} is yours and private ({mode})."), path=path, mode=shown_mode)
+    return Check("config.mode", OK, finding, "", details)
 
 
 def check_credentials(view: Overview) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who."""
     checks = [check for status in view.slots if (check := _slot_check(status, view.managed)) is not None]
-    return checks or [Check("credentials", WARN, "No credentials yet.", "Sign in: `assistant-auth login`.", {})]
+    hint = Phrase(N_("Sign in: `assistant-auth login`."))
+    return checks or [Check("credentials", WARN, Phrase(N_("No credentials yet.")), hint, {})]
 
 
 def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
@@ -185,30 +231,50 @@ def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
     is a failure, in another slot a warning."""
     name = f"credentials.{status.name}"
     details = {"slot": status.name, "region": status.region, "identity": status.identity, "state": status.state}
-    label = status.name + (" (the managed provider's)" if status.name == managed else "")
+    label = Phrase(N_("{slot} (the managed provider's)"), slot=status.name) if status.name == managed else status.name
     serious = FAIL if status.name == managed else WARN
-    again = "Sign in again (`assistant-auth login`)."
+    again = Phrase(N_("Sign in again (`assistant-auth login`)."))
+    who = signed_in_phrase(status)
     if status.state == VALID:
-        return Check(name, OK, f"{label}: {signed_in_as(status)}, {expiry_text(status.expires_in())}.", "", details)
+        return Check(
+            name,
+            OK,
+            Phrase(N_("{slot}: {who}, {expiry}."), slot=label, who=who, expiry=expiry_text(status.expires_in())),
+            "",
+            details,
+        )
     if status.usable:
-        return Check(name, OK, f"{label}: {signed_in_as(status)}, expired; refreshes on next use.", "", details)
+        return Check(
+            name, OK, Phrase(N_("{slot}: {who}, expired; refreshes on next use."), slot=label, who=who), "", details
+        )
     if status.refresh_rejected:
-        return Check(name, serious, f"{label}: expired, and the server rejected its refresh token.", again, details)
+        finding = Phrase(N_("{slot}: expired, and the server rejected its refresh token."), slot=label)
+        return Check(name, serious, finding, again, details)
     if status.state == REVOKED:
-        return Check(name, serious, f"{label}: signed out (revoked) by the official client.", again, details)
+        finding = Phrase(N_("{slot}: signed out (revoked) by the official client."), slot=label)
+        return Check(name, serious, finding, again, details)
     if status.has_expiry:
-        return Check(name, serious, f"{label}: expired and no refresh token.", "Sign in again.", details)
+        finding = Phrase(N_("{slot}: expired and no refresh token."), slot=label)
+        return Check(name, serious, finding, Phrase(N_("Sign in again.")), details)
     if status.state == MISSING:
         return None
-    hint = "Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again."
-    return Check(name, serious, f"{label}: {status.label} ({status.detail[:120]}).", hint, details)
+    hint = Phrase(N_("Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again."))
+    finding = Phrase(N_("{slot}: {state} ({detail})."), slot=label, state=status.label_phrase, detail=_detail(status))
+    return Check(name, serious, finding, hint, details)
+
+
+def _detail(status: SlotStatus) -> str:
+    """The slot's detail: ours as a phrase, a parser's or the system's words as they came."""
+    return Phrase(status.detail) if status.detail in OUR_DETAILS else status.detail[:120]
 
 
 def expiry_text(left: float | None) -> str:
     if left is None:
-        return "no expiry recorded"
+        return Phrase(N_("no expiry recorded"))
     minutes = int(left // 60)
-    return f"expires in {minutes} min" if minutes < 120 else f"expires in {minutes // 60} h"
+    if minutes < 120:
+        return Phrase(N_("expires in {n} min"), n=minutes)
+    return Phrase(N_("expires in {n} h"), n=minutes // 60)
 
 
 async def probe_refresh(client: httpx.AsyncClient | None = None) -> Check:
@@ -218,11 +284,16 @@ async def probe_refresh(client: httpx.AsyncClient | None = None) -> Check:
         slot = storage_name_of(selection)
         await refresh_access_token(selection.ref, selection.base_url, client=client, refuse=selection.refusal)
     except AuthError as exc:
-        return Check("probe.refresh", FAIL, f"Refreshing {MANAGED_PROVIDER} failed: {exc.message}", exc.hint, {})
+        finding = Phrase(N_("Refreshing {provider} failed: {error}"), provider=MANAGED_PROVIDER, error=exc.message)
+        return Check("probe.refresh", FAIL, finding, exc.hint, {})
     return Check(
         "probe.refresh",
         OK,
-        f"Refreshed {slot} ({MANAGED_PROVIDER}): the server accepted the refresh token.",
+        Phrase(
+            N_("Refreshed {slot} ({provider}): the server accepted the refresh token."),
+            slot=slot,
+            provider=MANAGED_PROVIDER,
+        ),
         "",
         {"slot": slot},
     )

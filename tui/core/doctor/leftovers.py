@@ -19,6 +19,7 @@ from tui.core.credentials.locks import (
 )
 from tui.core.doctor.local import NO_LINKS, entries
 from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.phrase import N_, Phrase
 from tui.core.repairs import (
     Repair,
     Seen,
@@ -28,6 +29,8 @@ from tui.core.repairs import (
     unheld,
 )
 
+REMOVE_IT = Phrase(N_("Remove it."))
+EVERY_REFRESH_FAILS = N_("{lock}: every refresh of the slot fails until it is gone.")
 TEMP_AGE = 60.0  # seconds: a temp file older than this is a killed writer's, not one in flight
 
 
@@ -46,8 +49,8 @@ def check_leftovers(now: float | None = None) -> list[Check]:
         if entry.name.endswith(".lock"):
             checks.append(_lock_check(found, dir_lock_state(found.path, now)))
         elif not stat.S_ISREG(found.mode):
-            finding = f"{entry} is not what the lock protocol makes there."
-            hint = "Look at it and remove it by hand if no program needs it."
+            finding = Phrase(N_("{path} is not what the lock protocol makes there."), path=entry)
+            hint = Phrase(N_("Look at it and remove it by hand if no program needs it."))
             checks.append(Check(f"files.lock.oauth.{entry.name}", WARN, finding, hint, {"path": str(entry)}))
     return checks
 
@@ -62,22 +65,24 @@ def _leftover(found: Seen, now: float) -> Check | None:
         if age <= TEMP_AGE:
             return None  # perhaps a writer at work right now
         repair = Repair(
-            f"remove the temp file {entry}, if it is still older than a minute",
-            lambda: remove_leftover(found, older_than(TEMP_AGE), "an old temp file"),
+            Phrase(N_("remove the temp file {path}, if it is still older than a minute"), path=entry),
+            lambda: remove_leftover(found, older_than(TEMP_AGE), Phrase(N_("an old temp file"))),
         )
-        finding = f"{entry} is a temp file left by a writer that stopped ({age:.0f} s old)."
-        return Check(f"files.temp.{entry.name}", WARN, finding, "Remove it.", details, repair=repair)
+        finding = Phrase(
+            N_("{path} is a temp file left by a writer that stopped ({age} s old)."), path=entry, age=f"{age:.0f}"
+        )
+        return Check(f"files.temp.{entry.name}", WARN, finding, REMOVE_IT, details, repair=repair)
     if ".corrupt-" in entry.name:
-        finding = f"{entry} is an unreadable file moved aside earlier."
-        hint = "Kept for you to look at; delete it yourself when you no longer need it."
+        finding = Phrase(N_("{path} is an unreadable file moved aside earlier."), path=entry)
+        hint = Phrase(N_("Kept for you to look at; delete it yourself when you no longer need it."))
         return Check(f"files.corrupt.{entry.name}", WARN, finding, hint, details)
     if entry.name.endswith(".json.lock") and regular and flock_holder(str(entry)) is None:
         repair = Repair(
-            f"remove the old lock file {entry}, if still no process holds it",
-            lambda: remove_leftover(found, unheld(found.path), "an unheld lock file"),
+            Phrase(N_("remove the old lock file {path}, if still no process holds it"), path=entry),
+            lambda: remove_leftover(found, unheld(found.path), Phrase(N_("an unheld lock file"))),
         )
-        finding = f"{entry} is an old lock file no program uses any more."
-        return Check(f"files.lock.{entry.name}", WARN, finding, "Remove it.", details, repair=repair)
+        finding = Phrase(N_("{path} is an old lock file no program uses any more."), path=entry)
+        return Check(f"files.lock.{entry.name}", WARN, finding, REMOVE_IT, details, repair=repair)
     return None
 
 
@@ -89,17 +94,18 @@ def _lock_check(found: Seen, state: DirLockState) -> Check:
     if age is not None:
         details["age_s"] = round(age)
     if state.kind == DirLockState.HELD and age is not None:
-        return Check(name, OK, f"{found.path} is held right now ({age_text(age)}).", "", details)
+        finding = Phrase(N_("{path} is held right now ({age})."), path=found.path, age=age_text(age))
+        return Check(name, OK, finding, "", details)
     if state.kind in (DirLockState.STALE, DirLockState.FOREIGN) and age is not None and is_stale(age):
-        why = "its holder stopped" if age > 0 else "a clock that was ahead, or a copied home"
+        why = N_("{lock}: its holder stopped.") if age > 0 else N_("{lock}: a clock that was ahead, or a copied home.")
         return Check(
             name,
             WARN,
-            f"{state.describe()}: {why}.",
-            "Remove it (the official client would take it over too).",
+            Phrase(why, lock=state.describe()),
+            Phrase(N_("Remove it (the official client would take it over too).")),
             details,
             repair=Repair(
-                f"remove the stale lock directory {found.path}, if it is still stale then",
+                Phrase(N_("remove the stale lock directory {path}, if it is still stale then"), path=found.path),
                 lambda: remove_stale_lock(found),
             ),
         )
@@ -107,26 +113,26 @@ def _lock_check(found: Seen, state: DirLockState) -> Check:
         return Check(
             name,
             WARN,
-            f"{state.describe()}.",
-            "A process of another user holds it; if none should, remove it by hand.",
+            Phrase(N_("{lock}."), lock=state.describe()),
+            Phrase(N_("A process of another user holds it; if none should, remove it by hand.")),
             details,
         )
     if state.kind == DirLockState.NOT_DIR and stat.S_ISREG(found.mode) and os.path.getsize(found.path) == 0:
         return Check(
             name,
             FAIL,
-            f"{state.describe()}: every refresh of the slot fails until it is gone.",
-            "Remove it (it is empty).",
+            Phrase(EVERY_REFRESH_FAILS, lock=state.describe()),
+            Phrase(N_("Remove it (it is empty).")),
             details,
             repair=Repair(
-                f"remove the empty file {found.path}, if it is still empty",
-                lambda: remove_leftover(found, lambda info: info.st_size == 0, "an empty file"),
+                Phrase(N_("remove the empty file {path}, if it is still empty"), path=found.path),
+                lambda: remove_leftover(found, lambda info: info.st_size == 0, Phrase(N_("an empty file"))),
             ),
         )
     return Check(
         name,
         FAIL,
-        f"{state.describe()}: every refresh of the slot fails until it is gone.",
-        f"Look at it and remove it by hand ({NO_LINKS}).",
+        Phrase(EVERY_REFRESH_FAILS, lock=state.describe()),
+        Phrase(N_("Look at it and remove it by hand ({no_links})."), no_links=NO_LINKS),
         details,
     )

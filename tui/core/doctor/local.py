@@ -21,6 +21,7 @@ from tui.core.credentials.slot import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.identity import read_device_id
+from tui.core.phrase import N_, Phrase
 from tui.core.repairs import (
     Repair,
     Seen,
@@ -30,11 +31,14 @@ from tui.core.repairs import (
     seen,
 )
 
-NO_LINKS = "doctor changes nothing through a symbolic link"
+NO_LINKS = Phrase(N_("doctor changes nothing through a symbolic link"))
 
 
 def chmod_repair(what: Seen, mode: int) -> Repair:
-    return Repair(f"chmod {mode:04o} {what.path} (now {what.permissions:04o})", lambda: fix_mode(what, mode))
+    change = Phrase(
+        N_("chmod {mode} {path} (now {now})"), mode=f"{mode:04o}", path=what.path, now=f"{what.permissions:04o}"
+    )
+    return Repair(change, lambda: fix_mode(what, mode))
 
 
 def check_dirs() -> list[Check]:
@@ -46,27 +50,37 @@ def check_dirs() -> list[Check]:
 def _dir_check(name: str, path: pathlib.Path) -> Check:
     found = seen(path)
     if found is None:
-        return Check(name, OK, f"{path} does not exist yet (signing in creates it, 0700).", "", {"path": str(path)})
+        finding = Phrase(N_("{path} does not exist yet (signing in creates it, 0700)."), path=path)
+        return Check(name, OK, finding, "", {"path": str(path)})
     details = {"path": str(path), "mode": f"{found.permissions:04o}", "owner_uid": found.uid}
     mode = found.permissions
     if found.is_link:
         return _linked_dir_check(name, path, details)
     if not stat.S_ISDIR(found.mode):
-        return Check(
-            name, FAIL, f"{path} is not a directory.", "Move it away; signing in creates the directory.", details
-        )
+        finding = Phrase(N_("{path} is not a directory."), path=path)
+        return Check(name, FAIL, finding, Phrase(N_("Move it away; signing in creates the directory.")), details)
     if found.uid != os.getuid():
-        finding = f"{path} belongs to uid {found.uid}, not to you (uid {os.getuid()})."
-        hint = f"Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners)."
+        finding = Phrase(
+            N_("{path} belongs to uid {uid}, not to you (uid {yours})."), path=path, uid=found.uid, yours=os.getuid()
+        )
+        hint = Phrase(
+            N_("Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners)."), path=path
+        )
         return Check(name, FAIL, finding, hint, details)
-    private = f"Make it private: chmod 700 {path}."
+    private = Phrase(N_("Make it private: chmod 700 {path}."), path=path)
     if mode & 0o022:  # others can replace config.toml or a credential file
-        finding = f"{path} has mode {mode:04o}: other users can replace what is inside."
+        finding = Phrase(
+            N_("{path} has mode {mode}: other users can replace what is inside."), path=path, mode=f"{mode:04o}"
+        )
         return Check(name, FAIL, finding, private, details, repair=chmod_repair(found, 0o700))
     if mode & 0o077:
-        finding = f"{path} has mode {mode:04o}: other users can reach what is inside."
+        finding = Phrase(
+            N_("{path} has mode {mode}: other users can reach what is inside."), path=path, mode=f"{mode:04o}"
+        )
         return Check(name, WARN, finding, private, details, repair=chmod_repair(found, 0o700))
-    return Check(name, OK, f"{path} is private ({mode:04o}) and yours.", "", details)
+    return Check(
+        name, OK, Phrase(N_("{path} is private ({mode}) and yours."), path=path, mode=f"{mode:04o}"), "", details
+    )
 
 
 def _linked_dir_check(name: str, path: pathlib.Path, details: dict[str, Any]) -> Check:
@@ -76,15 +90,31 @@ def _linked_dir_check(name: str, path: pathlib.Path, details: dict[str, Any]) ->
     try:
         info = os.stat(path)
     except OSError:
-        finding = f"{path} is a symbolic link to {target}, which does not exist."
-        return Check(name, FAIL, finding, "Remove the link or restore its target.", details)
+        finding = Phrase(N_("{path} is a symbolic link to {target}, which does not exist."), path=path, target=target)
+        return Check(name, FAIL, finding, Phrase(N_("Remove the link or restore its target.")), details)
     mode = stat.S_IMODE(info.st_mode)
     details["mode"] = f"{mode:04o}"
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or mode & 0o077:
-        finding = f"{path} is a symbolic link to {target} (mode {mode:04o}, uid {info.st_uid})."
-        hint = f"If {target} is yours alone, make it private yourself (chmod 700); {NO_LINKS}."
+        finding = Phrase(
+            N_("{path} is a symbolic link to {target} (mode {mode}, uid {uid})."),
+            path=path,
+            target=target,
+            mode=f"{mode:04o}",
+            uid=info.st_uid,
+        )
+        hint = Phrase(
+            N_("If {target} is yours alone, make it private yourself (chmod 700); {no_links}."),
+            target=target,
+            no_links=NO_LINKS,
+        )
         return Check(name, WARN, finding, hint, details)
-    return Check(name, OK, f"{path} is a symbolic link to {target}, private ({mode:04o}) and yours.", "", details)
+    finding = Phrase(
+        N_("{path} is a symbolic link to {target}, private ({mode}) and yours."),
+        path=path,
+        target=target,
+        mode=f"{mode:04o}",
+    )
+    return Check(name, OK, finding, "", details)
 
 
 def check_slot_files() -> list[Check]:
@@ -109,7 +139,8 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
     if found is None:
         return []
     details: dict[str, Any] = {"path": str(entry)}
-    link = ""
+    link = False
+    shown: str = Phrase("{path}", path=entry)  # the file, and where it points when it is a link
     info = os.lstat(entry)
     if found.is_link:
         target = link_target(entry)
@@ -117,39 +148,69 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
         try:
             info = os.stat(entry)
         except OSError:
-            finding = f"{entry} is a symbolic link to {target}, which does not exist."
-            return [Check(name, FAIL, finding, "Remove the link or restore its target; then sign in.", details)]
-        link = f" (a symbolic link to {target})"
+            finding = Phrase(
+                N_("{path} is a symbolic link to {target}, which does not exist."), path=entry, target=target
+            )
+            hint = Phrase(N_("Remove the link or restore its target; then sign in."))
+            return [Check(name, FAIL, finding, hint, details)]
+        link = True
+        shown = Phrase(N_("{path} (a symbolic link to {target})"), path=entry, target=target)
     mode = stat.S_IMODE(info.st_mode)
     details["mode"] = f"{mode:04o}"
     if not stat.S_ISREG(info.st_mode):
-        return [Check(name, FAIL, f"{entry}{link} is not a regular file.", "Move it away and sign in again.", details)]
+        finding = Phrase(N_("{file} is not a regular file."), file=shown)
+        return [Check(name, FAIL, finding, Phrase(N_("Move it away and sign in again.")), details)]
     if info.st_uid != os.getuid():
-        finding = f"{entry}{link} belongs to uid {info.st_uid}, not to you."
-        return [Check(name, FAIL, finding, f"`chown $USER {entry}` (doctor does not change owners).", details)]
+        finding = Phrase(N_("{file} belongs to uid {uid}, not to you."), file=shown, uid=info.st_uid)
+        hint = Phrase(N_("`chown $USER {path}` (doctor does not change owners)."), path=entry)
+        return [Check(name, FAIL, finding, hint, details)]
     checks = []
     if mode & 0o077:
-        readable = "readable by other users" if mode & 0o044 else "open to other users"
+        readable = (
+            N_("{file} has mode {mode}: readable by other users.")
+            if mode & 0o044
+            else N_("{file} has mode {mode}: open to other users.")
+        )
         repair = None if link else chmod_repair(found, 0o600)
-        fix = f"chmod 600 {entry}" + (f" (its target: {NO_LINKS})" if link else "")
-        checks.append(Check(name, FAIL, f"{entry}{link} has mode {mode:04o}: {readable}.", fix, details, repair=repair))
+        fix = (
+            Phrase(N_("chmod 600 {path} (its target: {no_links})"), path=entry, no_links=NO_LINKS)
+            if link
+            else Phrase(N_("chmod 600 {path}"), path=entry)
+        )
+        finding = Phrase(readable, file=shown, mode=f"{mode:04o}")
+        checks.append(Check(name, FAIL, finding, fix, details, repair=repair))
     unusable = _content_check(f"{name}.content" if checks else name, entry, found, slot, link, details)
     if unusable is not None:
         checks.append(unusable)
-    return checks or [Check(name, OK, f"{entry}{link}: private ({mode:04o}), yours, parses.", "", details)]
+    return checks or [
+        Check(
+            name,
+            OK,
+            Phrase(N_("{file}: private ({mode}), yours, parses."), file=shown, mode=f"{mode:04o}"),
+            "",
+            details,
+        )
+    ]
 
 
 def _content_check(
-    name: str, entry: pathlib.Path, found: Seen, slot: str, link: str, details: dict[str, Any]
+    name: str, entry: pathlib.Path, found: Seen, slot: str, link: bool, details: dict[str, Any]
 ) -> Check | None:
     """A slot file that does not parse: moved aside (never through a link), never deleted."""
     try:
         parse_credentials(read_text(entry))
     except (AuthError, OSError, ValueError) as exc:
-        change = f"rename {entry} to {entry.name}.corrupt-<timestamp>, if it still does not parse"
+        change = Phrase(
+            N_("rename {path} to {name}.corrupt-<timestamp>, if it still does not parse"), path=entry, name=entry.name
+        )
         repair = None if link else Repair(change, lambda: move_aside(found, slot))
-        fix = "Move it aside (nothing is deleted) and sign in again." + (f" ({NO_LINKS})" if link else "")
-        return Check(name, FAIL, f"{entry} cannot be used: {str(exc)[:160]}.", fix, details, repair=repair)
+        fix = (
+            Phrase(N_("Move it aside (nothing is deleted) and sign in again. ({no_links})"), no_links=NO_LINKS)
+            if link
+            else Phrase(N_("Move it aside (nothing is deleted) and sign in again."))
+        )
+        finding = Phrase(N_("{path} cannot be used: {problem}."), path=entry, problem=str(exc)[:160])
+        return Check(name, FAIL, finding, fix, details, repair=repair)
     return None
 
 
@@ -168,12 +229,16 @@ def check_device_id() -> Check:
         return Check(
             "files.device_id",
             WARN,
-            problem[0].upper() + problem[1:] + ".",
-            f"Remove {paths.device_id_path()}; a new one is made at the next sign-in.",
+            Phrase(N_("{problem}."), problem=problem),
+            Phrase(N_("Remove {path}; a new one is made at the next sign-in."), path=paths.device_id_path()),
             {},
         )
     if value is None:
-        return Check("files.device_id", OK, "No device id yet (made at the first sign-in).", "", {})
+        return Check("files.device_id", OK, Phrase(N_("No device id yet (made at the first sign-in).")), "", {})
     return Check(
-        "files.device_id", OK, "The device id file is one printable line, used as is.", "", {"device_id": value}
+        "files.device_id",
+        OK,
+        Phrase(N_("The device id file is one printable line, used as is.")),
+        "",
+        {"device_id": value},
     )

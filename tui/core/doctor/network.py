@@ -24,11 +24,13 @@ from tui.core import settings
 from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
 from tui.core.doctor.tls import ms_since, tls_check
 from tui.core.http import insecure_reason
+from tui.core.phrase import N_, Phrase
 from tui.core.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
 CLOCK_WARN = 30  # seconds: the expiry leeway
 CLOCK_FAIL = 300  # seconds
+DEFAULT_BUNDLE = Phrase(N_("the default bundle (certifi)"))
 HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
 
 
@@ -68,12 +70,12 @@ def ca_bundle() -> tuple[str, str, str | None]:
     cert_file = os.environ.get("SSL_CERT_FILE")
     cert_dir = os.environ.get("SSL_CERT_DIR")
     if cert_file:
-        problem = None if os.path.isfile(cert_file) else "it does not exist or is not a file"
+        problem = None if os.path.isfile(cert_file) else Phrase(N_("it does not exist or is not a file"))
         return "SSL_CERT_FILE", cert_file, problem
     if cert_dir:
-        problem = None if os.path.isdir(cert_dir) else "it does not exist or is not a directory"
+        problem = None if os.path.isdir(cert_dir) else Phrase(N_("it does not exist or is not a directory"))
         return "SSL_CERT_DIR", cert_dir, problem
-    return "the default bundle (certifi)", certifi.where(), None
+    return DEFAULT_BUNDLE, certifi.where(), None
 
 
 def check_ca() -> Check:
@@ -82,18 +84,22 @@ def check_ca() -> Check:
         return Check(
             "network.ca",
             FAIL,
-            f"{what} is {path}, but {problem}.",
-            f"Point {what} at a PEM bundle that exists, or unset it.",
+            Phrase(N_("{setting} is {path}, but {problem}."), setting=what, path=path, problem=problem),
+            Phrase(N_("Point {setting} at a PEM bundle that exists, or unset it."), setting=what),
             {"source": what, "path": path},
         )
-    note = (
-        " (it replaces the default store: it must hold every CA you need)"
-        if what != "the default bundle (certifi)"
-        else ""
+    finding = (
+        Phrase(N_("Certificates are verified with {setting}: {path}."), setting=what, path=path)
+        if what == DEFAULT_BUNDLE
+        else Phrase(
+            N_(
+                "Certificates are verified with {setting}: {path} (it replaces the default store: it must hold every CA you need)."
+            ),
+            setting=what,
+            path=path,
+        )
     )
-    return Check(
-        "network.ca", OK, f"Certificates are verified with {what}: {path}{note}.", "", {"source": what, "path": path}
-    )
+    return Check("network.ca", OK, finding, "", {"source": what, "path": path})
 
 
 def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
@@ -113,7 +119,9 @@ def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
     status_line = answer.split(b"\r\n", 1)[0].decode("latin-1", errors="replace")
     fields = status_line.split(" ", 2)
     if len(fields) < 2 or fields[1] != "200":
-        raise OSError(f"the proxy answered CONNECT with {status_line.strip() or 'nothing'}")
+        raise OSError(
+            Phrase(N_("the proxy answered CONNECT with {answer}"), answer=status_line.strip() or Phrase(N_("nothing")))
+        )
 
 
 def probe_region(region: str) -> list[Check]:
@@ -150,8 +158,8 @@ def _host_check(region: str) -> Check:
         return Check(
             name,
             WARN,
-            f"{region}: {host} is the placeholder default, not a real host.",
-            f"Set {var} to your service's authorization host.",
+            Phrase(N_("{region}: {host} is the placeholder default, not a real host."), region=region, host=host),
+            Phrase(N_("Set {variable} to your service's authorization host."), variable=var),
             {"host": host, "variable": var},
         )
     reason = insecure_reason(origin)
@@ -159,16 +167,18 @@ def _host_check(region: str) -> Check:
         return Check(
             name,
             FAIL,
-            f"{region}: {reason or 'the host does not parse'}.",
-            f"Set {var} to an https:// address.",
+            Phrase(N_("{region}: {problem}."), region=region, problem=reason or Phrase(N_("the host does not parse"))),
+            Phrase(N_("Set {variable} to an https:// address."), variable=var),
             {"host": host, "variable": var},
         )
     port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-    source = var if os.environ.get(var, "").strip() else "the default"
+    source = var if os.environ.get(var, "").strip() else Phrase(N_("the default"))
     return Check(
         name,
         OK,
-        f"{region}: authorization host {origin} (from {source}).",
+        Phrase(
+            N_("{region}: authorization host {origin} (from {source})."), region=region, origin=origin, source=source
+        ),
         "",
         {"host": host, "port": port, "variable": var},
     )
@@ -198,9 +208,14 @@ class _Probe:
         host, scheme = parts.hostname or "", parts.scheme.lower()
         port = parts.port or (443 if scheme == "https" else 80)
         proxy, source = proxy_for(origin)
+        target: tuple[str, int, str]
         if proxy:
             proxy_parts = urlsplit(proxy)
-            target = (proxy_parts.hostname or "", proxy_parts.port or 8080, f"the proxy {shown_proxy(proxy)}")
+            target = (
+                proxy_parts.hostname or "",
+                proxy_parts.port or 8080,
+                Phrase(N_("the proxy {proxy}"), proxy=shown_proxy(proxy)),
+            )
         else:
             target = (host, port, host)
         return cls(region, origin, host, port, scheme, proxy, source, *target)
@@ -215,25 +230,41 @@ class _Probe:
             return Check(
                 f"{self.prefix}.proxy",
                 OK,
-                f"{self.region}: requests go through the proxy {shown} ({self.source}).",
+                Phrase(
+                    N_("{region}: requests go through the proxy {proxy} ({source})."),
+                    region=self.region,
+                    proxy=shown,
+                    source=self.source,
+                ),
                 "",
                 {"proxy": shown, "source": self.source},
             )
-        why = " (NO_PROXY)" if self.source == "NO_PROXY" else ""
-        return Check(
-            f"{self.prefix}.proxy", OK, f"{self.region}: direct connection, no proxy applies{why}.", "", {"proxy": None}
+        finding = (
+            Phrase(N_("{region}: direct connection, no proxy applies (NO_PROXY)."), region=self.region)
+            if self.source == "NO_PROXY"
+            else Phrase(N_("{region}: direct connection, no proxy applies."), region=self.region)
         )
+        return Check(f"{self.prefix}.proxy", OK, finding, "", {"proxy": None})
 
     def dns_check(self) -> Check:
         start = time.monotonic()
         try:
             infos = socket.getaddrinfo(self.target_host, self.target_port, type=socket.SOCK_STREAM)
         except OSError as exc:
-            fix = f"Check {self.proxy and 'the proxy setting ' + self.source or HOST_VARS[self.region]} and your DNS or VPN."
+            fix = (
+                Phrase(N_("Check the proxy setting {variable} and your DNS or VPN."), variable=self.source)
+                if self.proxy
+                else Phrase(N_("Check {variable} and your DNS or VPN."), variable=HOST_VARS[self.region])
+            )
             return Check(
                 f"{self.prefix}.dns",
                 FAIL,
-                f"{self.region}: {self.via} does not resolve ({exc.strerror or exc}).",
+                Phrase(
+                    N_("{region}: {target} does not resolve ({reason})."),
+                    region=self.region,
+                    target=self.via,
+                    reason=exc.strerror or exc,
+                ),
                 fix,
                 {"name": self.target_host, "ms": ms_since(start)},
             )
@@ -241,7 +272,12 @@ class _Probe:
         return Check(
             f"{self.prefix}.dns",
             OK,
-            f"{self.region}: {self.target_host} resolves to {address}.",
+            Phrase(
+                N_("{region}: {name} resolves to {address}."),
+                region=self.region,
+                name=self.target_host,
+                address=address,
+            ),
             "",
             {"name": self.target_host, "address": address, "ms": ms_since(start)},
         )
@@ -254,19 +290,31 @@ class _Probe:
         except OSError as exc:
             detail = exc.strerror or str(exc) or type(exc).__name__
             fix = (
-                f"The proxy is the cause: start it, or fix or unset {self.source}."
+                Phrase(N_("The proxy is the cause: start it, or fix or unset {variable}."), variable=self.source)
                 if self.proxy
-                else "Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY)."
+                else Phrase(N_("Check the network, a firewall, or whether you need a proxy (HTTPS_PROXY)."))
             )
             return Check(
                 f"{self.prefix}.tcp",
                 FAIL,
-                f"{self.region}: cannot connect to {self.via} at {where} ({detail}).",
+                Phrase(
+                    N_("{region}: cannot connect to {target} at {address} ({reason})."),
+                    region=self.region,
+                    target=self.via,
+                    address=where,
+                    reason=detail,
+                ),
                 fix,
                 {"ms": ms_since(start)},
             )
         return Check(
-            f"{self.prefix}.tcp", OK, f"{self.region}: connected to {self.via} ({where}).", "", {"ms": ms_since(start)}
+            f"{self.prefix}.tcp",
+            OK,
+            Phrase(
+                N_("{region}: connected to {target} ({address})."), region=self.region, target=self.via, address=where
+            ),
+            "",
+            {"ms": ms_since(start)},
         )
 
     def tunnel_check(self) -> Check | None:
@@ -282,14 +330,29 @@ class _Probe:
             return Check(
                 f"{self.prefix}.tunnel",
                 FAIL,
-                f"{self.region}: {self.via} did not open a tunnel to {target} ({exc}).",
-                f"The proxy is the cause: check its rules for {self.host}, or {self.source}.",
+                Phrase(
+                    N_("{region}: {proxy} did not open a tunnel to {address} ({reason})."),
+                    region=self.region,
+                    proxy=self.via,
+                    address=target,
+                    reason=exc.args[0] if exc.args and isinstance(exc.args[0], str) else exc,
+                ),
+                Phrase(
+                    N_("The proxy is the cause: check its rules for {host}, or {variable}."),
+                    host=self.host,
+                    variable=self.source,
+                ),
                 {"ms": ms_since(start)},
             )
         return Check(
             f"{self.prefix}.tunnel",
             OK,
-            f"{self.region}: {self.via} opened a tunnel to {target}.",
+            Phrase(
+                N_("{region}: {proxy} opened a tunnel to {address}."),
+                region=self.region,
+                proxy=self.via,
+                address=target,
+            ),
             "",
             {"ms": ms_since(start)},
         )
@@ -323,8 +386,13 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
             Check(
                 f"{prefix}.http",
                 FAIL,
-                f"{region}: no HTTP answer from {origin} ({type(exc).__name__}: {redact(str(exc))[:160]}).",
-                "Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).",
+                Phrase(
+                    N_("{region}: no HTTP answer from {origin} ({problem})."),
+                    region=region,
+                    origin=origin,
+                    problem=f"{type(exc).__name__}: {redact(str(exc))[:160]}",
+                ),
+                Phrase(N_("Check HTTPS_PROXY and SSL_CERT_FILE (the stages above tell which).")),
                 {"ms": ms_since(start)},
             )
         ]
@@ -332,7 +400,13 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
     http = Check(
         f"{prefix}.http",
         OK,
-        f"{region}: {origin} answered HTTP {response.status_code} in {took} ms (no credential sent).",
+        Phrase(
+            N_("{region}: {origin} answered HTTP {status} in {ms} ms (no credential sent)."),
+            region=region,
+            origin=origin,
+            status=response.status_code,
+            ms=took,
+        ),
         "",
         {"status": response.status_code, "ms": took},
     )
@@ -341,21 +415,37 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
     if parsed is None:
         return [
             http,
-            Check(f"clock.{region}", SKIP, f"{region}: the server sent no Date header; the clock is not checked."),
+            Check(
+                f"clock.{region}",
+                SKIP,
+                Phrase(N_("{region}: the server sent no Date header; the clock is not checked."), region=region),
+            ),
         ]
     skew = (sent_at + received_at) / 2 - parsed.timestamp()
     details = {"skew_s": round(skew, 1)}
-    ahead = "ahead of" if skew > 0 else "behind"
-    text = f"{region}: this machine's clock is {abs(skew):.0f} s {ahead} the server's."
-    fix = "Turn on time synchronisation (NTP: `timedatectl set-ntp true`, or your OS's date settings)."
-    if abs(skew) > CLOCK_FAIL:
+    seconds = f"{abs(skew):.0f}"
+    fix = Phrase(N_("Turn on time synchronisation (NTP: `timedatectl set-ntp true`, or your OS's date settings)."))
+    if abs(skew) > CLOCK_WARN:
+        ahead = skew > 0
+        if abs(skew) > CLOCK_FAIL:
+            text = (
+                N_(
+                    "{region}: this machine's clock is {n} s ahead of the server's. Tokens will look expired or not yet valid."
+                )
+                if ahead
+                else N_(
+                    "{region}: this machine's clock is {n} s behind the server's. Tokens will look expired or not yet valid."
+                )
+            )
+            return [http, Check(f"clock.{region}", FAIL, Phrase(text, region=region, n=seconds), fix, details)]
+        text = (
+            N_("{region}: this machine's clock is {n} s ahead of the server's. Over the {leeway} s expiry leeway.")
+            if ahead
+            else N_("{region}: this machine's clock is {n} s behind the server's. Over the {leeway} s expiry leeway.")
+        )
         return [
             http,
-            Check(f"clock.{region}", FAIL, text + " Tokens will look expired or not yet valid.", fix, details),
+            Check(f"clock.{region}", WARN, Phrase(text, region=region, n=seconds, leeway=CLOCK_WARN), fix, details),
         ]
-    if abs(skew) > CLOCK_WARN:
-        return [http, Check(f"clock.{region}", WARN, text + f" Over the {CLOCK_WARN} s expiry leeway.", fix, details)]
-    return [
-        http,
-        Check(f"clock.{region}", OK, text.replace("s ahead of", "s off").replace("s behind", "s off"), "", details),
-    ]
+    finding = Phrase(N_("{region}: this machine's clock is {n} s off the server's."), region=region, n=seconds)
+    return [http, Check(f"clock.{region}", OK, finding, "", details)]

@@ -10,10 +10,12 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.doctor.model import Check
-from tui.core.humantime import plural
+from tui.core.i18n import _, ngettext
 from tui.core.jwt import decode_claims
+from tui.core.phrase import N_, said
 from tui.core.redact import redact
 from tui.core.slots.state import list_slots
+from tui.core.textwidth import cells
 from tui.core.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
@@ -92,24 +94,29 @@ def bug_report(checks: list[Check], exit_code: int, over_ssh: bool = False) -> d
 
 
 SYMBOLS = {"ok": "✔", "warn": "!", "fail": "✘", "skip": "-"}
+WORDS = {"ok": N_("ok"), "warn": N_("warn"), "fail": N_("fail"), "skip": N_("skip")}
+INDENT = " " * 11  # a check's further lines, under its name
 
 
 def status_label(status: str, width: int = 0) -> str:
-    """ "✔ ok", "✘ fail": a symbol and the word, so a status reads without colour too."""
-    return f"{SYMBOLS[status]} {status:<{width}}" if width else f"{SYMBOLS[status]} {status}"
+    """ "✔ ok", "✘ fail": a symbol and the word (in the reader's language), so a status reads
+    without colour too; padded to `width` terminal cells when given."""
+    word = _(WORDS[status])
+    return f"{SYMBOLS[status]} {word}" + " " * max(width - cells(word), 0)
 
 
 def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
-    """(status, line) per check: a symbol and the status word, so it reads without colour."""
+    """(status, line) per check, for a person: a symbol and the status word, so it reads without
+    colour; findings said in the reader's language (they are English as data)."""
     lines = []
     for check in checks:
-        line = f"{status_label(check.status, 4)} {check.name}: {check.finding}"
+        line = f"{status_label(check.status, 4)} {check.name}: {said(check.finding)}"
         if check.fix and check.status in ("warn", "fail"):
-            line += f"\n           fix: {check.fix}"
+            line += "\n" + INDENT + _("fix: {fix}").format(fix=said(check.fix))
         if check.repaired:
-            line += f"\n           repaired: {one_line(check.repaired, 1000)}"
+            line += "\n" + INDENT + _("repaired: {what}").format(what=said(one_line(check.repaired, 1000)))
         if check.repair_failed:
-            line += f"\n           not repaired: {one_line(check.repair_failed, 1000)}"
+            line += "\n" + INDENT + _("not repaired: {why}").format(why=said(one_line(check.repair_failed, 1000)))
         lines.append((check.status, line))
     return lines
 
@@ -117,7 +124,8 @@ def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
 def summary(checks: list[Check]) -> str:
     """ "0 failed · 2 warnings · 21 ok": the same last line for the text output and the screen."""
     counts = {status: sum(1 for c in checks if c.status == status) for status in ("fail", "warn", "ok")}
-    return f"{counts['fail']} failed · {plural(counts['warn'], 'warning')} · {counts['ok']} ok"
+    warnings = ngettext("{n} warning", "{n} warnings", counts["warn"]).format(n=counts["warn"])
+    return _("{failed} failed · {warnings} · {ok} ok").format(failed=counts["fail"], warnings=warnings, ok=counts["ok"])
 
 
 def first_to_look_at(checks: list[Check]) -> int:

@@ -14,8 +14,9 @@ from tui.core.doctor.model import FAIL, OK, SKIP, Check
 from tui.core.doctor.network import check_ca, probe_region
 from tui.core.doctor.signin_records import check_signin_records
 from tui.core.errors import AuthError
-from tui.core.i18n import in_english
+from tui.core.i18n import in_english, in_the_readers_language
 from tui.core.overview import overview
+from tui.core.phrase import N_, Phrase
 from tui.core.redact import redact
 from tui.core.repairs import NotDone
 
@@ -32,7 +33,8 @@ def guarded(name: str, check: Callable[[], list[Check]]) -> list[Check]:
         return check()
     except Exception as exc:  # noqa: BLE001 - the boundary of one check
         detail = redact(f"{type(exc).__name__}: {exc}")[:200]
-        return [Check(name, FAIL, f"This check could not run: {detail}.", "Look at the setting or file it names.", {})]
+        finding = Phrase(N_("This check could not run: {detail}."), detail=detail)
+        return [Check(name, FAIL, finding, Phrase(N_("Look at the setting or file it names.")), {})]
 
 
 def local_checks() -> list[Check]:
@@ -50,23 +52,26 @@ async def run_doctor(
     progress: Progress | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> list[Check]:
-    """Every check, in a stable order. `progress(text)` is called as stages start. The findings
+    """Every check, in a stable order. `progress(text)` is called as stages start (in the
+    reader's language). The findings
     are made in English, the source, in any locale: `--json` and `--report` read the same
     everywhere (and a bug report can be read by whoever it is sent to)."""
+    speak = in_the_readers_language()  # the progress lines are for the person: bound before English
+    tell = None if progress is None else (lambda text: progress(speak(text)))
     with in_english():
-        return await _every_check(offline=offline, probe=probe, progress=progress, client=client)
+        return await _every_check(offline=offline, probe=probe, progress=tell, client=client)
 
 
 async def _every_check(
     *, offline: bool, probe: bool, progress: Progress | None, client: httpx.AsyncClient | None
 ) -> list[Check]:
     say: Progress = progress or (lambda _text: None)
-    say("Checking files, config.toml and credentials…")
+    say(N_("Checking files, config.toml and credentials…"))
     checks = local_checks()
     if offline:
-        checks.append(Check("network", SKIP, "Network checks skipped (offline).", "", {}))
+        checks.append(Check("network", SKIP, Phrase(N_("Network checks skipped (offline).")), "", {}))
     else:
-        say("Checking the network path to cn and global…")
+        say(N_("Checking the network path to cn and global…"))
         checks += guarded("network.ca", lambda: [check_ca()])
         regions = await asyncio.gather(
             *(asyncio.to_thread(guarded, f"network.{r}", functools.partial(probe_region, r)) for r in ("cn", "global"))
@@ -74,9 +79,9 @@ async def _every_check(
         for found in regions:
             checks.extend(found)
     if probe:
-        say("Refreshing the managed slot (--probe)…")
+        say(N_("Refreshing the managed slot (--probe)…"))
         checks.append(await probe_refresh(client))
-    say("Done.")
+    say(N_("Done."))
     return checks
 
 
@@ -103,7 +108,7 @@ def apply_repair(check: Check) -> None:
         with in_english():  # what it did is part of the findings (see `run_doctor`)
             check.repaired = check.repair.apply()
     except NotDone as exc:  # the fact changed since it was checked, or a link: nothing was changed
-        check.repair_failed = str(exc)
+        check.repair_failed = exc.reason
     except OSError as exc:
         check.repair_failed = f"{exc.strerror or exc}"
     except AuthError as exc:  # a lock wait that ended, an unreadable config.toml

@@ -9,6 +9,7 @@ import stat
 
 from tui.core.doctor.local import NO_LINKS, chmod_repair, entries
 from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.repairs import (
     Repair,
@@ -36,20 +37,29 @@ def check_signin_records() -> list[Check]:
     for entry in entries(where):
         checks.extend(_signin_entry(entry))
     checks += [_waiting(region) for region in Region if follow.is_pending(follow.read(region))]
-    finding = f"{where} is private (0700) and holds only what sign-ins make."
+    finding = Phrase(N_("{path} is private (0700) and holds only what sign-ins make."), path=where)
     return checks or [Check("files.signin", OK, finding, "", {"path": str(where)})]
 
 
 def _unusable_directory(where: pathlib.Path, found: Seen) -> Check | None:
     """A link, not a directory, or another user's: no record in it is ever followed."""
     if found.is_link or not stat.S_ISDIR(found.mode):
-        what = f"a symbolic link to {link_target(where)}" if found.is_link else "not a directory"
-        finding = f"{where} is {what}: sign-ins cannot be followed from another terminal."
-        hint = f"Remove it by hand ({NO_LINKS}); signing in makes a new one."
+        finding = (
+            Phrase(
+                N_("{path} is a symbolic link to {target}: sign-ins cannot be followed from another terminal."),
+                path=where,
+                target=link_target(where),
+            )
+            if found.is_link
+            else Phrase(N_("{path} is not a directory: sign-ins cannot be followed from another terminal."), path=where)
+        )
+        hint = Phrase(N_("Remove it by hand ({no_links}); signing in makes a new one."), no_links=NO_LINKS)
         return Check("files.signin", FAIL, finding, hint, {"path": str(where)})
     if found.uid != os.geteuid():
-        finding = f"{where} belongs to uid {found.uid}, not to you: its records are never followed."
-        hint = "Remove it by hand (it is not yours to change); signing in makes a new one."
+        finding = Phrase(
+            N_("{path} belongs to uid {uid}, not to you: its records are never followed."), path=where, uid=found.uid
+        )
+        hint = Phrase(N_("Remove it by hand (it is not yours to change); signing in makes a new one."))
         return Check("files.signin", FAIL, finding, hint, {"path": str(where)})
     return None
 
@@ -58,17 +68,23 @@ def _directory_mode(where: pathlib.Path, found: Seen) -> list[Check]:
     mode = found.permissions
     repair = chmod_repair(found, 0o700)
     if mode & 0o022:
-        finding = f"{where} has mode {mode:04o}: others can plant records in it, so none is followed."
-        return [Check("files.signin", FAIL, finding, f"chmod 700 {where}.", {"path": str(where)}, repair=repair)]
+        finding = Phrase(
+            N_("{path} has mode {mode}: others can plant records in it, so none is followed."),
+            path=where,
+            mode=f"{mode:04o}",
+        )
+        fix = Phrase(N_("chmod 700 {path}."), path=where)
+        return [Check("files.signin", FAIL, finding, fix, {"path": str(where)}, repair=repair)]
     if mode != 0o700:
-        finding = f"{where} has mode {mode:04o}."
-        return [Check("files.signin", WARN, finding, f"chmod 700 {where}.", {"path": str(where)}, repair=repair)]
+        finding = Phrase(N_("{path} has mode {mode}."), path=where, mode=f"{mode:04o}")
+        fix = Phrase(N_("chmod 700 {path}."), path=where)
+        return [Check("files.signin", WARN, finding, fix, {"path": str(where)}, repair=repair)]
     return []
 
 
 def _waiting(region: Region) -> Check:
     """A live sign-in: reported, never removed here (`login --new` abandons it)."""
-    finding = f"A {region.value} sign-in is waiting for approval."
+    finding = Phrase(N_("A {region} sign-in is waiting for approval."), region=region.value)
     return Check(f"files.signin.{region.value}", OK, finding, "", {"region": region.value, "state": "pending"})
 
 
@@ -80,8 +96,8 @@ def _signin_entry(entry: Seen) -> list[Check]:
             Check(
                 name,
                 FAIL,
-                f"{path} is a symbolic link to {link_target(path)}.",
-                f"Remove the link by hand ({NO_LINKS}).",
+                Phrase(N_("{path} is a symbolic link to {target}."), path=path, target=link_target(path)),
+                Phrase(N_("Remove the link by hand ({no_links})."), no_links=NO_LINKS),
                 {"path": str(path)},
             )
         ]
@@ -92,12 +108,16 @@ def _signin_entry(entry: Seen) -> list[Check]:
             Check(
                 name,
                 FAIL,
-                f"{path} belongs to uid {entry.uid}, not to you: a record nobody may follow.",
-                "Remove it.",
+                Phrase(
+                    N_("{path} belongs to uid {uid}, not to you: a record nobody may follow."), path=path, uid=entry.uid
+                ),
+                Phrase(N_("Remove it.")),
                 {"path": str(path), "owner_uid": entry.uid},
                 repair=Repair(
-                    f"remove {path} (another user's file), if it still is that file",
-                    lambda: remove_leftover(entry, lambda info: info.st_uid == entry.uid, "another user's file"),
+                    Phrase(N_("remove {path} (another user's file), if it still is that file"), path=path),
+                    lambda: remove_leftover(
+                        entry, lambda info: info.st_uid == entry.uid, Phrase(N_("another user's file"))
+                    ),
                 ),
             )
         ]
@@ -106,8 +126,10 @@ def _signin_entry(entry: Seen) -> list[Check]:
             Check(
                 name,
                 FAIL,
-                f"{path} has mode {entry.permissions:04o}: it may hold a device code.",
-                f"chmod 600 {path}.",
+                Phrase(
+                    N_("{path} has mode {mode}: it may hold a device code."), path=path, mode=f"{entry.permissions:04o}"
+                ),
+                Phrase(N_("chmod 600 {path}."), path=path),
                 {"path": str(path)},
                 repair=chmod_repair(entry, 0o600),
             )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.x509 import CertInfo, from_ssl_dict, parse_certificate
+from tui.core.phrase import N_, Phrase
 
 Reconnect = Callable[[], socket.socket]  # a new connection to the host
 
@@ -34,8 +35,9 @@ def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnec
     try:
         context = ssl_context()
     except (OSError, ssl.SSLError) as exc:
-        hint = "Point SSL_CERT_FILE at a readable PEM bundle, or unset it."
-        return Check(name, FAIL, f"{region}: the CA bundle cannot be loaded ({exc}).", hint, {})
+        hint = Phrase(N_("Point SSL_CERT_FILE at a readable PEM bundle, or unset it."))
+        finding = Phrase(N_("{region}: the CA bundle cannot be loaded ({problem})."), region=region, problem=exc)
+        return Check(name, FAIL, finding, hint, {})
     try:
         with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True) as tls:
             info = from_ssl_dict(tls.getpeercert() or {})
@@ -43,8 +45,10 @@ def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnec
     except ssl.SSLCertVerificationError as exc:
         return _untrusted(name, region, host, host_var, exc, _presented_certificate(host, reconnect), start)
     except (OSError, ssl.SSLError) as exc:
-        finding = f"{region}: the TLS handshake with {host} failed ({exc})."
-        hint = "A proxy or firewall may be interfering: check HTTPS_PROXY."
+        finding = Phrase(
+            N_("{region}: the TLS handshake with {host} failed ({problem})."), region=region, host=host, problem=exc
+        )
+        hint = Phrase(N_("A proxy or firewall may be interfering: check HTTPS_PROXY."))
         return Check(name, FAIL, finding, hint, {"ms": ms_since(start)})
     details = {
         "ms": ms_since(start),
@@ -54,11 +58,22 @@ def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnec
         "not_after": info.not_after,
     }
     left = (info.not_after - time.time()) if info.not_after else None
-    expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else "unknown"
+    expires = time.strftime("%Y-%m-%d", time.gmtime(info.not_after)) if info.not_after else Phrase(N_("unknown"))
     if left is not None and left < CERT_SOON:
-        finding = f"{region}: trusted certificate (issuer {info.issuer}) expires {expires}, soon."
-        return Check(name, WARN, finding, "Tell the service's operators; nothing to change here.", details)
-    finding = f"{region}: trusted certificate, issuer {info.issuer}, expires {expires} ({version})."
+        finding = Phrase(
+            N_("{region}: trusted certificate (issuer {issuer}) expires {date}, soon."),
+            region=region,
+            issuer=info.issuer,
+            date=expires,
+        )
+        return Check(name, WARN, finding, Phrase(N_("Tell the service's operators; nothing to change here.")), details)
+    finding = Phrase(
+        N_("{region}: trusted certificate, issuer {issuer}, expires {date} ({version})."),
+        region=region,
+        issuer=info.issuer,
+        date=expires,
+        version=version,
+    )
     return Check(name, OK, finding, "", details)
 
 
@@ -73,18 +88,30 @@ def _untrusted(
 ) -> Check:
     """A certificate that does not verify: for another name, or from a CA not trusted here (TLS
     inspection, most often), said with the issuer it names."""
-    issuer = presented.issuer if presented else "an unknown issuer"
+    issuer = presented.issuer if presented else Phrase(N_("an unknown issuer"))
     details = {"ms": ms_since(start), "issuer": issuer, "verify_error": exc.verify_message or str(exc)}
     if exc.verify_code == 62 or "hostname" in str(exc).lower():  # X509_V_ERR_HOSTNAME_MISMATCH
-        finding = f"{region}: the certificate is not for {host} (issued by {issuer})."
-        return Check(name, FAIL, finding, f"Check the {host_var} host name.", details)
-    finding = (
-        f"{region}: the certificate of {host} is not trusted ({exc.verify_message}); issued by {issuer}. "
-        f"TLS inspection by {issuer}?"
+        finding = Phrase(
+            N_("{region}: the certificate is not for {host} (issued by {issuer})."),
+            region=region,
+            host=host,
+            issuer=issuer,
+        )
+        return Check(name, FAIL, finding, Phrase(N_("Check the {variable} host name."), variable=host_var), details)
+    finding = Phrase(
+        N_(
+            "{region}: the certificate of {host} is not trusted ({problem}); issued by {issuer}. TLS inspection by {issuer}?"
+        ),
+        region=region,
+        host=host,
+        problem=exc.verify_message,
+        issuer=issuer,
     )
-    hint = (
-        "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
-        "include the public CAs too), or ask your IT for it."
+    hint = Phrase(
+        N_(
+            "Point SSL_CERT_FILE at a PEM bundle that includes that CA (it replaces the default store, so "
+            "include the public CAs too), or ask your IT for it."
+        )
     )
     return Check(name, FAIL, finding, hint, details)
 

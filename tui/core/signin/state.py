@@ -7,7 +7,8 @@ import enum
 from dataclasses import dataclass
 
 from tui.core.errors import AuthError
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
+from tui.core.phrase import N_
 from tui.core.signin.protocol import POLL_BUDGET
 
 EVENTS = ("following", "code", "poll", "slow_down", "saving", "finished")

@@ -25,9 +25,10 @@ from tui.core.credentials.slot import write_merged
 from tui.core.errors import AuthError
 from tui.core.keys import region_key, resolve_storage_name
 from tui.core.paths import credentials_path
+from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region, parse_region
 
-PURPOSE = "saving the sign-in"
+PURPOSE = Phrase(N_("saving the sign-in"))
 
 
 def write_signin_tokens(token_response: Mapping[str, Any], region: Region) -> tuple[str, str]:
@@ -72,7 +73,7 @@ def remove_signin(storage_name: str) -> pathlib.Path:
     """Sign out of a slot: remove its credential file under the slot's locks (never its lock
     files: deleting a flock file another process holds breaks mutual exclusion)."""
     path = credentials_path(storage_name)
-    with hold_slot_sync(storage_name, purpose="signing out"):
+    with hold_slot_sync(storage_name, purpose=Phrase(N_("signing out"))):
         path.unlink()
     rejections.forget(storage_name)
     return path

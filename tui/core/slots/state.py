@@ -13,10 +13,11 @@ from tui.core.credentials import rejections
 from tui.core.credentials.slot import is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
 from tui.core.files.regular import describe, read_regular
-from tui.core.i18n import N_, _
+from tui.core.i18n import _
 from tui.core.identity import read_device_id
 from tui.core.jwt import IDENTITY_WIDTH, identity_of
 from tui.core.keys import region_of_slot
+from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
 # state values
@@ -86,11 +87,18 @@ class SlotStatus:
 
     @property
     def label(self) -> str:
-        text = _(LABELS[self.state]) if self.state in LABELS else self.state
+        """The state in the reader's language: "valid (no refresh token)"."""
+        return said(self.label_phrase)
+
+    @property
+    def label_phrase(self) -> str:
+        """The state as a `Phrase` (English as text, said in the reader's language), for findings
+        that are data too (doctor's); an unknown state name as it is."""
+        text: str = Phrase(LABELS[self.state]) if self.state in LABELS else self.state
         if self.state in (VALID, EXPIRED) and not self.has_refresh_token:
-            return _("{state} (no refresh token)").format(state=text)
+            return Phrase(N_("{state} (no refresh token)"), state=text)
         if self.state in (VALID, EXPIRED) and self.refresh_rejected:
-            return _("{state} (refresh rejected)").format(state=text)
+            return Phrase(N_("{state} (refresh rejected)"), state=text)
         return text
 
     @property
@@ -171,20 +179,27 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
 
 
 def signed_in_as(status: SlotStatus) -> str:
-    """ "Signed in as user-1 · global" (or without the name when the token carries none)."""
+    """ "Signed in as user-1 · global" (or without the name when the token carries none), in the
+    reader's language."""
+    return said(signed_in_phrase(status))
+
+
+def signed_in_phrase(status: SlotStatus) -> Phrase:
+    """`signed_in_as` as a `Phrase`, for findings that are data too (doctor's)."""
     slot = one_line(status.name, 60)
     if status.identity and status.region:
-        return _("Signed in as {who} · {region}").format(who=status.identity, region=status.region)
+        return Phrase(N_("Signed in as {who} · {region}"), who=status.identity, region=status.region)
     if status.identity:
-        return _("Signed in as {who} · slot {slot}").format(who=status.identity, slot=slot)
+        return Phrase(N_("Signed in as {who} · slot {slot}"), who=status.identity, slot=slot)
     if status.region:
-        return _("Signed in · {region}").format(region=status.region)
-    return _("Signed in · slot {slot}").format(slot=slot)
+        return Phrase(N_("Signed in · {region}"), region=status.region)
+    return Phrase(N_("Signed in · slot {slot}"), slot=slot)
 
 
 def file_warnings() -> list[str]:
     """One line per problem of the private files that is not a slot's state: a directory others
-    can read, write or enter (it should be 0700), a device_id file that is ignored."""
+    can read, write or enter (it should be 0700), a device_id file that is ignored. Each is a
+    `Phrase` starting "warning: " (English in `status --json`, said in the reader's language)."""
     found = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
         try:
@@ -192,13 +207,15 @@ def file_warnings() -> list[str]:
         except OSError:
             continue
         if mode & 0o077:
-            found.append(
-                f"warning: {directory} has mode {mode:04o}: other users can reach your credentials; "
-                f"run `chmod 700 {directory}` (or press m in `assistant-auth inspect`)"
+            text = N_(
+                "warning: {path} has mode {mode}: other users can reach your credentials; "
+                "run `chmod 700 {path}` (or press m in `assistant-auth inspect`)"
             )
+            found.append(Phrase(text, path=directory, mode=f"{mode:04o}"))
     problem = read_device_id()[1]
     if problem:
-        found.append(f"warning: {problem} (no device id header is sent; remove the file to get a new one)")
+        text = N_("warning: {problem} (no device id header is sent; remove the file to get a new one)")
+        found.append(Phrase(text, problem=problem))
     return [one_line(line, 1000) for line in found]
 
 

@@ -40,9 +40,12 @@ from tui.core.credentials.locks.state import (
 )
 from tui.core.errors import AuthError
 from tui.core.files.atomic import ensure_private_dir
+from tui.core.phrase import N_, Phrase, said
 from tui.core.signals import deaths_held, on_deadly_signal
 
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)
+ANOTHER_TASK = Phrase(N_("another task of this process"))
+REFRESHING, WRITING = Phrase(N_("refreshing")), Phrase(N_("writing"))  # what a wait is for
 REPORT_AFTER = 1.0  # seconds of waiting before we say what we wait for
 DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
 TIMEOUT_ENV = "ASSISTANT_LOCK_TIMEOUT"
@@ -111,9 +114,23 @@ class _Wait:
             )
         if self.waited() >= REPORT_AFTER and self.reported != lock:
             self.reported = lock
-            bound = "" if self.deadline is None else f" (up to {self.timeout:g} s)"
             what = describe() if describe else lock
-            _report(f"Waiting for {what} of credential slot {self.storage_name} before {self.purpose}{bound}…")
+            template = (
+                N_("Waiting for {lock} of credential slot {slot} before {purpose}…")
+                if self.deadline is None
+                else N_("Waiting for {lock} of credential slot {slot} before {purpose} (up to {seconds} s)…")
+            )
+            _report(
+                said(
+                    Phrase(
+                        template,
+                        lock=what,
+                        slot=self.storage_name,
+                        purpose=self.purpose,
+                        seconds="" if self.timeout is None else f"{self.timeout:g}",
+                    )
+                )
+            )
         delay = self.delay
         self.delay = min(self.delay * 2, _POLL_MAX)
         return delay
@@ -282,7 +299,7 @@ def _acquire(storage_name: str, wait: _Wait, releases: list[Callable[[], object]
     callback per lock taken, so the driver can undo exactly what is held on any exit."""
     thread_lock = _thread_lock(storage_name)
     while not thread_lock.acquire(blocking=False):
-        yield wait.next_delay("another task of this process")
+        yield wait.next_delay(ANOTHER_TASK)
     releases.append(thread_lock.release)
     fd = _open_flock_file(storage_name)
     releases.append(lambda: os.close(fd))
@@ -320,7 +337,7 @@ def _attempts(
 
 @contextlib.asynccontextmanager
 async def hold_slot(
-    storage_name: str, *, timeout: float | None = -1.0, purpose: str = "refreshing", write_error: bool = False
+    storage_name: str, *, timeout: float | None = -1.0, purpose: str = REFRESHING, write_error: bool = False
 ) -> AsyncIterator[None]:
     """Hold all three locks of a slot. `timeout` -1: the setting (30 s); None: wait until cancelled.
 
@@ -339,7 +356,7 @@ async def hold_slot(
 
 @contextlib.contextmanager
 def hold_slot_sync(
-    storage_name: str, *, timeout: float | None = -1.0, purpose: str = "writing", write_error: bool = False
+    storage_name: str, *, timeout: float | None = -1.0, purpose: str = WRITING, write_error: bool = False
 ) -> Iterator[None]:
     """`hold_slot` for synchronous callers (logout, repairs): same locks, same order, same bound."""
     releases: list[Callable[[], object]] = []

@@ -9,6 +9,7 @@ import time
 
 from tui.core import paths
 from tui.core.errors import AuthError
+from tui.core.phrase import N_, Phrase
 
 STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
 FUTURE_SLACK = 5.0  # seconds a lock's mtime may lie ahead of this clock (timestamp rounding, NFS)
@@ -71,10 +72,11 @@ def is_stale(age: float) -> bool:
 def age_text(age: float) -> str:
     """An honest age: "renewed 3 s ago", or how far in the future its stamp lies."""
     if age >= -FUTURE_SLACK:
-        return f"renewed {max(age, 0):.0f} s ago"
+        return Phrase(N_("renewed {n} s ago"), n=f"{max(age, 0):.0f}")
     ahead = -age
-    shown = f"{ahead / 86400:.0f} days" if ahead >= 2 * 86400 else f"{ahead:.0f} s"
-    return f"stamped {shown} in the future (no live holder renews it so)"
+    if ahead >= 2 * 86400:
+        return Phrase(N_("stamped {n} days in the future (no live holder renews it so)"), n=f"{ahead / 86400:.0f}")
+    return Phrase(N_("stamped {n} s in the future (no live holder renews it so)"), n=f"{ahead:.0f}")
 
 
 class DirLockState:
@@ -91,11 +93,21 @@ class DirLockState:
     def describe(self) -> str:
         """One sentence on what is there, for an error or a doctor finding."""
         if self.kind == self.LINK:
-            return f"{self.path} is a symbolic link to {self.detail}, not a lock directory"
+            return Phrase(
+                N_("{path} is a symbolic link to {target}, not a lock directory"), path=self.path, target=self.detail
+            )
         if self.kind == self.NOT_DIR:
-            return f"{self.path} is {self.detail}, not a lock directory"
-        owner = f" (owned by uid {self.uid}, not by you)" if self.kind == self.FOREIGN else ""
-        return f"{self.path}{owner} is {'stale' if self.age is not None and is_stale(self.age) else 'held'}: {age_text(self.age or 0)}"
+            return Phrase(N_("{path} is {what}, not a lock directory"), path=self.path, what=self.detail)
+        stale = self.age is not None and is_stale(self.age)
+        if self.kind == self.FOREIGN:
+            text = (
+                N_("{path} (owned by uid {uid}, not by you) is stale: {age}")
+                if stale
+                else N_("{path} (owned by uid {uid}, not by you) is held: {age}")
+            )
+        else:
+            text = N_("{path} is stale: {age}") if stale else N_("{path} is held: {age}")
+        return Phrase(text, path=self.path, uid=self.uid, age=age_text(self.age or 0))
 
 
 def dir_lock_state(path: str, now: float | None = None) -> DirLockState:
@@ -104,15 +116,17 @@ def dir_lock_state(path: str, now: float | None = None) -> DirLockState:
     except FileNotFoundError:
         return DirLockState(path, DirLockState.ABSENT)
     except OSError as exc:
-        return DirLockState(path, DirLockState.NOT_DIR, detail=f"unreadable ({exc.strerror or exc})")
+        return DirLockState(
+            path, DirLockState.NOT_DIR, detail=Phrase(N_("unreadable ({reason})"), reason=exc.strerror or exc)
+        )
     if stat.S_ISLNK(info.st_mode):
         try:
             target = os.readlink(path)
         except OSError:
-            target = "somewhere unreadable"
+            target = Phrase(N_("somewhere unreadable"))
         return DirLockState(path, DirLockState.LINK, detail=target)
     if not stat.S_ISDIR(info.st_mode):
-        kind = "a file" if stat.S_ISREG(info.st_mode) else "not a directory"
+        kind = Phrase(N_("a file")) if stat.S_ISREG(info.st_mode) else Phrase(N_("not a directory"))
         return DirLockState(path, DirLockState.NOT_DIR, uid=info.st_uid, detail=kind)
     age = (time.time() if now is None else now) - info.st_mtime
     if info.st_uid != os.getuid():
@@ -130,11 +144,14 @@ def lock_age(path: str) -> float | None:
 def describe_flock(storage_name: str) -> str:
     path = flock_path(storage_name)
     holder = flock_holder(path)
-    return f"the lock file {path}" + (f" (held by process {holder})" if holder else "")
+    if holder:
+        return Phrase(N_("the lock file {path} (held by process {pid})"), path=path, pid=holder)
+    return Phrase(N_("the lock file {path}"), path=path)
 
 
 def describe_dir_lock(storage_name: str) -> str:
     path = dir_lock_path(storage_name)
     age = lock_age(path)
-    touched = "" if age is None else f", {age_text(age)}"
-    return f"the lock directory {path} (held by another client{touched})"
+    if age is None:
+        return Phrase(N_("the lock directory {path} (held by another client)"), path=path)
+    return Phrase(N_("the lock directory {path} (held by another client, {age})"), path=path, age=age_text(age))
