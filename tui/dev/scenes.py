@@ -272,6 +272,8 @@ SCENES = [
         lang="zh-CN",
     ),
     Scene("28-help-zh", steps=_help, lang="zh-CN"),
+    Scene("29-doctor-zh", files=signed_in, steps=_doctor, lang="zh-CN"),
+    Scene("30-doctor-zh-small-terminal", files=signed_in, steps=_doctor, size=(60, 18), lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
