@@ -15,12 +15,13 @@ from types import SimpleNamespace
 from tui.cli.home import run_app
 from tui.cli.login import plain_login
 from tui.cli.output import err, out
+from tui.core.i18n import _
 from tui.core.regions import Region
 from tui.core.signals import until_stopped
 from tui.demo.env import server_env
 from tui.demo.server import AuthServer
 
-TRY = "assistant-auth status, then token, refresh, doctor, inspect"
+TRY = "assistant-auth status; token; refresh; doctor; inspect"
 
 
 def export_lines(env: dict[str, str]) -> list[str]:
@@ -42,12 +43,16 @@ def run(ns) -> int:
     env = server_env(server.url, home)
     os.environ.update(env)
     if ns.approve_after is None:
-        err(f"Demo: local authorization server at {server.url}; it waits for you to approve")
+        err(_("Demo: local authorization server at {url}; it waits for you to approve").format(url=server.url))
     else:
-        err(f"Demo: local authorization server at {server.url} (approves after {ns.approve_after:g} s)")
-    err(f"Demo: approve by hand at {server.verification_uri()}")
-    err(f"Demo: temporary ASSISTANT_CODE_HOME={home}")
-    err("Demo: it is removed when the demo ends; your real files are not touched")
+        err(
+            _("Demo: local authorization server at {url} (approves after {seconds} s)").format(
+                url=server.url, seconds=f"{ns.approve_after:g}"
+            )
+        )
+    err(_("Demo: approve by hand at {page}").format(page=server.verification_uri()))
+    err(_("Demo: temporary ASSISTANT_CODE_HOME={home}").format(home=home))
+    err(_("Demo: it is removed when the demo ends; your real files are not touched"))
     code = 0
     try:
         if ns.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -58,14 +63,14 @@ def run(ns) -> int:
             code = run_app(no_browser=True, demo=demo)
         if ns.serve:
             out("")
-            out("Demo: the local server keeps running until Ctrl+C. In a second shell, paste:")
+            out(_("Demo: the local server keeps running until Ctrl+C. In a second shell, paste:"))
             for line in export_lines(env):
                 out(f"  {line}")
-            out(f"then try: {TRY}")
+            out(_("then try: {commands}").format(commands=TRY))
             sys.stdout.flush()
             serve_until_interrupted()
         return code
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)
-        err(f"Demo ended: removed {home}")
+        err(_("Demo ended: removed {home}").format(home=home))
