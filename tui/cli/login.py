@@ -276,7 +276,7 @@ class PlainSignIn:
                 out_json({"event": "error", "message": clean(outcome.error or "")})
             return EXIT_ERROR
         if outcome.success:
-            err(f"{attempt.who()}.")
+            err(_("{who}.").format(who=attempt.who()))
             err(_("Credentials written to {path}").format(path=one_line(credentials_path(attempt.storage_name), 1000)))
             if attempt.config_note:
                 err(one_line(attempt.config_note, 1000))
