@@ -57,7 +57,10 @@ def run_fast(args: list[str]) -> int:
         from tui.cli.options import min_ttl_value, parse_flags
 
         values, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
-        problem = problem or (f"unexpected argument {rest[0]!r}" if rest else None)
+        if rest and not problem:
+            from tui.core.i18n import _
+
+            problem = _("unexpected argument {argument}").format(argument=repr(rest[0]))
         min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
         if problem or ttl_problem:
             return usage_problem(problem or ttl_problem or "")

@@ -22,12 +22,12 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", N_("Yes")),
         Binding("n,escape", "answer(False)", N_("No")),
         # the body (a diff) scrolls with the keyboard while a button keeps the focus
-        Binding("up,k", "scroll_body(-1)", "Scroll up", show=False),
-        Binding("down,j", "scroll_body(1)", "Scroll down", show=False),
-        Binding("pageup", "scroll_body(-8)", "Page up", show=False),
-        Binding("pagedown,space", "scroll_body(8)", "Page down", show=False),
-        Binding("home", "scroll_body(-100000)", "Top", show=False),
-        Binding("end", "scroll_body(100000)", "Bottom", show=False),
+        Binding("up,k", "scroll_body(-1)", N_("Scroll up"), show=False),
+        Binding("down,j", "scroll_body(1)", N_("Scroll down"), show=False),
+        Binding("pageup", "scroll_body(-8)", N_("Page up"), show=False),
+        Binding("pagedown,space", "scroll_body(8)", N_("Page down"), show=False),
+        Binding("home", "scroll_body(-100000)", N_("Top"), show=False),
+        Binding("end", "scroll_body(100000)", N_("Bottom"), show=False),
     ]
 
     def __init__(
