@@ -36,7 +36,10 @@ async def test_every_fault_ends_on_an_outcome_screen(server, home, endpoint, fas
             if name not in ("reset", "hang"):
                 prefix = expected_prefix(endpoint, status, body)
                 shown = prefix if prefix not in SUCCESS_PARSE.values() else prefix.split(":")[0]
-                await wait_for(pilot, lambda: shown.strip()[:30] in screen_text(app))  # the message, drawn
+                try:
+                    await wait_for(pilot, lambda: shown.strip()[:30] in screen_text(app))  # the message, drawn
+                except AssertionError:
+                    raise AssertionError(f"{name}: {shown.strip()[:30]!r} not drawn in:\n{screen_text(app)}") from None
             await pilot.press("escape")
             await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
     assert snapshot(home) == before

@@ -237,7 +237,7 @@ async def test_done_shows_an_identity_as_one_line(home, identity):
 @given(identity=text, provider=text, detail=text)
 @example(identity=FORGED, provider="p\n* forged", detail="x\ny")
 def test_inspector_details_are_one_line_each(home, identity, provider, detail):
-    from tui.app.screens.credentials import detail_lines
+    from tui.app.widgets.slot_details import detail_lines
     from tui.core.slots.state import slot_status
 
     signed_in(home, identity)

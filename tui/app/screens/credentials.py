@@ -2,51 +2,35 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 import time
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import DataTable, Header
 
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
+from tui.app.widgets.slot_details import SlotDetails
 from tui.core.credentials.locks import reporting_to
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
-from tui.core.humantime import clock, expiry, relative, stamp
+from tui.core.humantime import clock, relative
 from tui.core.i18n import _
-from tui.core.jwt import decode_claims
 from tui.core.keys import region_of_slot
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.phrase import N_, said
-from tui.core.redact import is_secret_name, mask
 from tui.core.repairs import NotDone, apply_plan, move_aside, permission_plan, seen
 from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
-from tui.core.slots.state import (
-    MISSING,
-    NO_ACCESS_TOKEN,
-    NOT_OBJECT,
-    UNPARSABLE,
-    SlotStatus,
-)
-from tui.core.textwidth import cells
+from tui.core.slots.state import BROKEN, MISSING, SlotStatus
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
-
-BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)
-TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")
-
-
-def is_secret_field(name: str) -> bool:
-    return is_secret_name(name) or name.lower().endswith("code")
 
 
 def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
@@ -58,91 +42,6 @@ def expires_in_text(slot: SlotStatus, now: float | None = None) -> str:
     if abs(left) >= 86400:
         return relative(left)
     return clock(left) if left > 0 else f"-{clock(-left)}"
-
-
-LABEL_CELLS = 11  # the details' labels are padded to this many terminal cells (CJK two each)
-
-
-def row(label: str, value: str) -> str:
-    """One line of the details: a label in the reader's language, padded by cells, and its value."""
-    return label + " " * max(LABEL_CELLS - cells(label), 1) + value
-
-
-def without_prefix(warning: str) -> str:
-    """A line of `file_warnings` in the reader's language, without its "warning: " (the row's
-    label says it)."""
-    text = said(warning)
-    for prefix in ("warning: ", _("warning: {problem}").format(problem="")):
-        text = text.removeprefix(prefix)
-    return text
-
-
-def detail_lines(
-    slot: SlotStatus,
-    users: list[str],
-    now: float | None = None,
-    missing_hosts: dict[str, str] | None = None,
-    warnings: list[str] | None = None,
-) -> list[str]:
-    """What the details pane shows for a slot: tokens masked, never whole."""
-    lines = [row(_("File"), one_line(short_path(slot.path), 1000)), row(_("State"), slot.label)]
-    if slot.detail:
-        lines.append(row(_("Problem"), one_line(slot.detail_text, 200)))
-    if slot.has_expiry:
-        lines.append(row(_("Expires"), expiry(slot.expires_at, now)))
-    if slot.refresh_rejected:
-        lines.append(
-            row(
-                _("Refresh"),
-                _("rejected by the server {when}: sign in again (press s, or `assistant-auth login`)").format(
-                    when=stamp(slot.refresh_rejected_at or 0)
-                ),
-            )
-        )
-    if slot.scope or slot.token_type:
-        lines.append(
-            row(_("Scope"), _("{scope}    Type {type}").format(scope=slot.scope or "—", type=slot.token_type or "—"))
-        )
-    if slot.mode is not None:
-        facts = (
-            _("{mode}    Size {size} B    Modified {when}")
-            if slot.mode == 0o600
-            else _("{mode}  (should be 0600: press m)    Size {size} B    Modified {when}")
-        )
-        lines.append(row(_("Mode"), facts.format(mode=f"{slot.mode:04o}", size=slot.size, when=stamp(slot.mtime or 0))))
-    lines.append(row(_("Used by"), one_line(", ".join(users)) if users else _("no provider in config.toml")))
-    lines.extend(row(_("Warning"), one_line(without_prefix(warning), 1000)) for warning in warnings or ())
-    for name in users:
-        if missing_hosts and name in missing_hosts:
-            lines.append(
-                row(
-                    _("Note"),
-                    _("{provider} names no oauth host; its key was made for {host} (used)").format(
-                        provider=one_line(name, 80), host=one_line(missing_hosts[name])
-                    ),
-                )
-            )
-    if slot.state in BROKEN:
-        lines.append("")
-        lines.append(_("This file cannot be used. Press x to move it aside (nothing is deleted) and sign in again."))
-    if slot.fields:
-        lines.append("")
-        lines.append(_("Fields"))
-        for name, value in slot.fields.items():
-            shown = mask(value) if is_secret_field(str(name)) else json.dumps(value, ensure_ascii=False)
-            if name == "expires_at" and isinstance(value, (int, float)) and value > 0:
-                shown += f"  ({stamp(value)})"
-            lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
-        claims = decode_claims(slot.fields.get("access_token"))
-        if claims:
-            lines.append("")
-            lines.append(_("Access token claims (decoded, not verified)"))
-            for name, value in claims.items():
-                shown = json.dumps(value, ensure_ascii=False)
-                if name in TIME_CLAIMS and isinstance(value, (int, float)):
-                    shown += f"  ({stamp(value)})"
-                lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
-    return lines
 
 
 def disk_signature() -> tuple[tuple[str, int, int, int], ...]:
@@ -202,8 +101,7 @@ class CredentialsScreen(AppScreen[None]):
         yield Header()
         with Vertical(id="inspector"):
             yield DataTable(id="slots", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="slot-details"):
-                yield PlainStatic("", id="details")
+            yield SlotDetails(id="slot-details")
             yield PlainStatic("", id="inspector-notice")
         yield AppFooter()
 
@@ -253,19 +151,8 @@ class CredentialsScreen(AppScreen[None]):
 
     def show_details(self) -> None:
         slot = self.selected
-        details = self.query_one("#details", PlainStatic)
-        if slot is None:
-            details.set_text(_("No credentials yet."))
-            self.refresh_bindings()
-            return
-        self.shown_slot = slot.name
-        view = self.view
-        if view is None:  # pragma: no cover - a slot is selected only after the view was read
-            return
-        lines = detail_lines(
-            slot, view.users.get(slot.name, []), missing_hosts=view.missing_hosts, warnings=view.warnings
-        )
-        details.set_text("\n".join(lines))
+        self.shown_slot = slot.name if slot else None
+        self.query_one(SlotDetails).show(slot, self.view)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:

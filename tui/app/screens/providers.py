@@ -6,20 +6,20 @@ import pathlib
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Header, Input, Static
+from textual.containers import Vertical
+from textual.widgets import DataTable, Header, Input
 
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
+from tui.app.widgets.raw_config import RawConfig
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.config.edit import (
     ConfigChanged,
     Snapshot,
     edit_provider,
     load_snapshot,
-    mask_secrets,
     masked_diff,
     provider_fields,
     save_snapshot,
@@ -63,6 +63,24 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
 FIX_FIELDS = N_("Fix the fields marked in red, then save again.")
 
 
+def reload_question(changed: list[str]) -> ConfirmScreen:
+    return ConfirmScreen(
+        _("Reload and drop your changes to {fields}?").format(fields=", ".join(changed)),
+        _("config.toml is read again from disk; your unsaved edits are lost."),
+        yes=_("Reload"),
+        no=_("Keep editing"),
+    )
+
+
+def discard_question(changed: list[str], provider: str | None) -> ConfirmScreen:
+    return ConfirmScreen(
+        _("Discard changes to {fields}?").format(fields=", ".join(changed)),
+        _("Your edits of {table} are not saved. ctrl+s saves them.").format(table=f'[providers."{provider}"]'),
+        yes=_("Discard"),
+        no=_("Keep editing"),
+    )
+
+
 class ProvidersScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
@@ -89,9 +107,7 @@ class ProvidersScreen(AppScreen[None]):
             yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
             # the form scrolls with the mouse, but Tab goes straight to its first field
             yield ProviderForm(id="provider-form")
-            with VerticalScroll(id="raw-view", can_focus=True):
-                yield Static("config.toml on disk, without unsaved edits · f2: form", id="raw-caption", markup=False)
-                yield Static("", id="raw-text")
+            yield RawConfig(id="raw-view")
             yield PlainStatic("", id="providers-notice")
         yield AppFooter()
 
@@ -241,15 +257,8 @@ class ProvidersScreen(AppScreen[None]):
             if ok:
                 self.write(snapshot, new_text)
 
-        self.app.push_screen(
-            ConfirmScreen(
-                _("Write these changes to {path}?").format(path=short_path(snapshot.path)),
-                diff,
-                yes=_("Write"),
-                lexer="diff",
-            ),
-            answer,
-        )
+        title = _("Write these changes to {path}?").format(path=short_path(snapshot.path))
+        self.app.push_screen(ConfirmScreen(title, diff, yes=_("Write"), lexer="diff"), answer)
 
     def write(self, snapshot: Snapshot, new_text: str) -> None:
         try:
@@ -276,30 +285,18 @@ class ProvidersScreen(AppScreen[None]):
                 self.load()
                 self.notice(_("Reloaded from disk; your edits were dropped."))
 
-        self.app.push_screen(
-            ConfirmScreen(
-                _("Reload and drop your changes to {fields}?").format(fields=", ".join(changed)),
-                _("config.toml is read again from disk; your unsaved edits are lost."),
-                yes=_("Reload"),
-                no=_("Keep editing"),
-            ),
-            reload,
-        )
+        self.app.push_screen(reload_question(changed), reload)
 
     def action_toggle_raw(self) -> None:
         raw = self.query_one("#raw-view")
         self._show_raw(not raw.display)
 
     def _show_raw(self, show: bool) -> None:
-        from rich.syntax import Syntax
-
-        raw = self.query_one("#raw-view")
+        raw = self.query_one(RawConfig)
         raw.display = show
         self.query_one("#provider-form").display = not show and bool(self.names)
         if show:
-            text = clean(mask_secrets(self.snapshot.text if self.snapshot else ""))  # masked from the parsed text
-            syntax = Syntax(text, "toml", line_numbers=True, word_wrap=True, theme="ansi_dark")
-            self.query_one("#raw-text", Static).update(syntax)
+            raw.show(self.snapshot.text if self.snapshot else "")
 
     def changed_labels(self) -> list[str]:
         labels = dict(FORM)
@@ -320,17 +317,7 @@ class ProvidersScreen(AppScreen[None]):
             self.app.pop_screen()
             return
 
-        self.app.push_screen(
-            ConfirmScreen(
-                _("Discard changes to {fields}?").format(fields=", ".join(changed)),
-                _("Your edits of {table} are not saved. ctrl+s saves them.").format(
-                    table=f'[providers."{self.current}"]'
-                ),
-                yes=_("Discard"),
-                no=_("Keep editing"),
-            ),
-            self._discard_if,
-        )
+        self.app.push_screen(discard_question(changed, self.current), self._discard_if)
 
     def _discard_if(self, discard: bool | None) -> None:
         if discard:

@@ -14,19 +14,18 @@ import signal
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import ModalScreen
 from textual.widgets import Header
 
 from tui.app.carry_on import hand_over
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.qr import QRScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.qr import QRCode, QRPane
-from tui.app.widgets.safe import OneLine
+from tui.app.widgets.qr import QRPane
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
@@ -50,25 +49,39 @@ from tui.terminal.environment import (
 NOTHING_TO_COPY = {"code": N_("No code to copy yet."), "address": N_("No address to copy yet.")}
 
 
-class QRScreen(ModalScreen[None]):
-    """The QR code alone, for a terminal too small to show it beside the code: the address it
-    encodes has the code filled in. The sign-in goes on underneath; r or Esc brings it back."""
+def event_notice(attempt: SignIn, event: str) -> str:
+    """The notice line for following another terminal's attempt and for a server's slow-down."""
+    if event == "following":
+        return _("Following the sign-in started at {started} in another terminal.").format(
+            started=attempt.shared.started_clock()
+        )
+    return _("The server asked us to slow down: polling every {interval} s now.").format(interval=attempt.interval)
 
-    CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
 
-    BINDINGS = [Binding("escape,r", "close", N_("Back to the code"))]
+def quit_question(attempt: SignIn | None) -> tuple[str, str] | None:
+    """What quitting the app asks while `attempt` goes on (nothing once it has ended)."""
+    if attempt is None or attempt.phase is Phase.ENDED:
+        return None
+    if attempt.saving:
+        return (
+            _("Quit and discard your approved sign-in?"),
+            _("The service approved this sign-in; its tokens are waiting for the credential lock."),
+        )
+    return (_("Quit while signing in?"), _("The sign-in in progress stops; the code can no longer be used here."))
 
-    def __init__(self, data: str) -> None:
-        super().__init__()
-        self.data = data
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="qr-alone"):
-            yield QRCode(self.data, id="qr")
-            yield OneLine(_("Scan it · r or esc: back"), id="qr-caption", classes="fit")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+def discard_question() -> ConfirmScreen:
+    """Esc while approved tokens wait for the slot's locks: discarding them means signing in again."""
+    return ConfirmScreen(
+        _("Discard your approved sign-in?"),
+        _(
+            "The service approved this sign-in. Its tokens are waiting for another program to "
+            "release the credential lock, and will be saved as soon as it does. Discarding "
+            "them means signing in again."
+        ),
+        yes=_("Discard"),
+        no=_("Keep waiting"),
+    )
 
 
 class SignInScreen(AppScreen[None]):
@@ -182,33 +195,19 @@ class SignInScreen(AppScreen[None]):
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
-        if event == "following":
-            self.notice(
-                _("Following the sign-in started at {started} in another terminal.").format(
-                    started=self.attempt.shared.started_clock()
-                )
-            )
+        if event in ("following", "slow_down"):
+            self.notice(event_notice(self.attempt, event))
         elif event == "code":
             self.show_code()
-        elif event == "slow_down":
-            self.notice(
-                _("The server asked us to slow down: polling every {interval} s now.").format(
-                    interval=self.attempt.interval
-                )
-            )
         elif event == "saving":
             # a wait for the slot's locks (another client refreshing) is said on screen; from
             # then on the approved tokens are waiting, and Esc asks before discarding them
-            text = self.attempt.lock_wait or ""
-            self.notice(text)
-            self.notify(text, severity="warning", timeout=10, markup=False)
+            self.warn(self.attempt.lock_wait or "")
+        elif event == "finished" and self.attempt.retries_by_itself:
+            self.warn(self.attempt.retry_notice(), timeout=self.attempt.BACK_OFF + 2)
+            self.set_timer(self.attempt.BACK_OFF, self.keep_polling)
+            return
         elif event == "finished":
-            if self.attempt.retries_by_itself:
-                text = self.attempt.retry_notice()
-                self.notice(text)
-                self.notify(text, severity="warning", timeout=self.attempt.BACK_OFF + 2, markup=False)
-                self.set_timer(self.attempt.BACK_OFF, self.keep_polling)
-                return
             self.host.show_outcome(self.attempt)
             return
         self.tick()
@@ -234,9 +233,7 @@ class SignInScreen(AppScreen[None]):
         )
         self.refresh_bindings()
         if target and self.refusal:  # still shown above as inert text, never opened or drawn
-            text = _("This address will not be opened or drawn as a QR code: {reason}.").format(reason=self.refusal)
-            self.notice(text)
-            self.notify(text, severity="warning", timeout=10, markup=False)  # small terminals too
+            self.warn(_("This address will not be opened or drawn as a QR code: {reason}.").format(reason=self.refusal))
         elif target and attempt.started_here and should_auto_open(self.host.no_browser):
             self.notice(open_url(target))
 
@@ -247,32 +244,19 @@ class SignInScreen(AppScreen[None]):
     def notice(self, text: str) -> None:
         self.pane.notice(text)
 
+    def report(self, text: str, severity: SeverityLevel = "information") -> None:
+        self.pane.report(text, severity)
+
+    def warn(self, text: str, timeout: float = 10) -> None:
+        """Said on the notice line and as a toast (a small terminal may not show the line)."""
+        self.notice(text)
+        self.notify(text, severity="warning", timeout=timeout, markup=False)
+
     def notice_in_view(self) -> bool:
         return self.pane.notice_in_view()
 
-    def report(self, text: str, severity: SeverityLevel = "information") -> None:
-        """The result of a key, said once: on the notice line below the status when that line is
-        in view, else as a toast (a toast over the live status would hide it)."""
-        self.notice(text)
-        self.call_after_refresh(self._toast_if_hidden, text, severity)
-
-    def _toast_if_hidden(self, text: str, severity: SeverityLevel) -> None:
-        if self.pane.notice_text != text:
-            return  # a newer notice replaced it
-        if self.notice_in_view():
-            return
-        self.notice("")
-        self.notify(text, severity=severity, timeout=6, markup=False)
-
     def quit_question(self) -> tuple[str, str] | None:
-        if self.made is None or self.made.phase is Phase.ENDED:
-            return None
-        if self.saving:
-            return (
-                _("Quit and discard your approved sign-in?"),
-                _("The service approved this sign-in; its tokens are waiting for the credential lock."),
-            )
-        return (_("Quit while signing in?"), _("The sign-in in progress stops; the code can no longer be used here."))
+        return quit_question(self.made)
 
     # -- actions -------------------------------------------------------------------------------
     def _copy(self, text: str | None, what: str) -> None:
@@ -332,19 +316,7 @@ class SignInScreen(AppScreen[None]):
             if discard:
                 self._cancel()
 
-        self.app.push_screen(
-            ConfirmScreen(
-                _("Discard your approved sign-in?"),
-                _(
-                    "The service approved this sign-in. Its tokens are waiting for another program to "
-                    "release the credential lock, and will be saved as soon as it does. Discarding "
-                    "them means signing in again."
-                ),
-                yes=_("Discard"),
-                no=_("Keep waiting"),
-            ),
-            answer,
-        )
+        self.app.push_screen(discard_question(), answer)
 
     def _cancel(self) -> None:
         if self.made is not None and self.made.watching:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.style import Style
 from textual.widgets import LoadingIndicator, Static
 
@@ -99,3 +100,15 @@ class CodePane(Vertical):
         notice = self.query_one("#notice", PlainStatic)
         region = notice.region
         return bool(self.display and region.height and self.region.contains_region(region))
+
+    def report(self, text: str, severity: SeverityLevel = "information") -> None:
+        """The result of a key, said once: on the notice line below the status when that line is
+        in view, else as a toast (a toast over the live status would hide it)."""
+        self.notice(text)
+        self.call_after_refresh(self._toast_if_hidden, text, severity)
+
+    def _toast_if_hidden(self, text: str, severity: SeverityLevel) -> None:
+        if self.notice_text != text or self.notice_in_view():
+            return  # a newer notice replaced it, or it is in view
+        self.notice("")
+        self.app.notify(text, severity=severity, timeout=6, markup=False)

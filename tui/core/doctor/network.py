@@ -10,27 +10,22 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import email.utils
 import os
 import socket
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import certifi
-
 from tui import __version__
 from tui.core import settings
-from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
+from tui.core.doctor.clock import clock_check
+from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.tls import ms_since, tls_check
 from tui.core.http import insecure_reason
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
-CLOCK_WARN = 30  # seconds: the expiry leeway
-CLOCK_FAIL = 300  # seconds
-DEFAULT_BUNDLE = Phrase(N_("the default bundle (certifi)"))
 HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
 
 
@@ -63,43 +58,6 @@ def proxy_for(url: str) -> tuple[str | None, str]:
             source = {"https": "HTTPS_PROXY", "http": "HTTP_PROXY", "all": "ALL_PROXY"}.get(scheme, pattern.pattern)
             return proxy, source
     return None, ""
-
-
-def ca_bundle() -> tuple[str, str, str | None]:
-    """(what, path, problem) of the trust store httpx uses: SSL_CERT_FILE, SSL_CERT_DIR or certifi."""
-    cert_file = os.environ.get("SSL_CERT_FILE")
-    cert_dir = os.environ.get("SSL_CERT_DIR")
-    if cert_file:
-        problem = None if os.path.isfile(cert_file) else Phrase(N_("it does not exist or is not a file"))
-        return "SSL_CERT_FILE", cert_file, problem
-    if cert_dir:
-        problem = None if os.path.isdir(cert_dir) else Phrase(N_("it does not exist or is not a directory"))
-        return "SSL_CERT_DIR", cert_dir, problem
-    return DEFAULT_BUNDLE, certifi.where(), None
-
-
-def check_ca() -> Check:
-    what, path, problem = ca_bundle()
-    if problem:
-        return Check(
-            "network.ca",
-            FAIL,
-            Phrase(N_("{setting} is {path}, but {problem}."), setting=what, path=path, problem=problem),
-            Phrase(N_("Point {setting} at a PEM bundle that exists, or unset it."), setting=what),
-            {"source": what, "path": path},
-        )
-    finding = (
-        Phrase(N_("Certificates are verified with {setting}: {path}."), setting=what, path=path)
-        if what == DEFAULT_BUNDLE
-        else Phrase(
-            N_(
-                "Certificates are verified with {setting}: {path} (it replaces the default store: it must hold every CA you need)."
-            ),
-            setting=what,
-            path=path,
-        )
-    )
-    return Check("network.ca", OK, finding, "", {"source": what, "path": path})
 
 
 def _tunnel(sock: socket.socket, proxy: str, host: str, port: int) -> None:
@@ -410,42 +368,4 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
         "",
         {"status": response.status_code, "ms": took},
     )
-    date = response.headers.get("date")
-    parsed = email.utils.parsedate_to_datetime(date) if date else None
-    if parsed is None:
-        return [
-            http,
-            Check(
-                f"clock.{region}",
-                SKIP,
-                Phrase(N_("{region}: the server sent no Date header; the clock is not checked."), region=region),
-            ),
-        ]
-    skew = (sent_at + received_at) / 2 - parsed.timestamp()
-    details = {"skew_s": round(skew, 1)}
-    seconds = f"{abs(skew):.0f}"
-    fix = Phrase(N_("Turn on time synchronisation (NTP: `timedatectl set-ntp true`, or your OS's date settings)."))
-    if abs(skew) > CLOCK_WARN:
-        ahead = skew > 0
-        if abs(skew) > CLOCK_FAIL:
-            text = (
-                N_(
-                    "{region}: this machine's clock is {n} s ahead of the server's. Tokens will look expired or not yet valid."
-                )
-                if ahead
-                else N_(
-                    "{region}: this machine's clock is {n} s behind the server's. Tokens will look expired or not yet valid."
-                )
-            )
-            return [http, Check(f"clock.{region}", FAIL, Phrase(text, region=region, n=seconds), fix, details)]
-        text = (
-            N_("{region}: this machine's clock is {n} s ahead of the server's. Over the {leeway} s expiry leeway.")
-            if ahead
-            else N_("{region}: this machine's clock is {n} s behind the server's. Over the {leeway} s expiry leeway.")
-        )
-        return [
-            http,
-            Check(f"clock.{region}", WARN, Phrase(text, region=region, n=seconds, leeway=CLOCK_WARN), fix, details),
-        ]
-    finding = Phrase(N_("{region}: this machine's clock is {n} s off the server's."), region=region, n=seconds)
-    return [http, Check(f"clock.{region}", OK, finding, "", details)]
+    return [http, clock_check(region, response.headers.get("date"), (sent_at + received_at) / 2)]

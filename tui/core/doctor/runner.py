@@ -11,8 +11,9 @@ from tui.core.doctor.config import check_config, check_credentials, probe_refres
 from tui.core.doctor.leftovers import check_leftovers
 from tui.core.doctor.local import check_device_id, check_dirs, check_slot_files
 from tui.core.doctor.model import FAIL, OK, SKIP, Check
-from tui.core.doctor.network import check_ca, probe_region
+from tui.core.doctor.network import probe_region
 from tui.core.doctor.signin_records import check_signin_records
+from tui.core.doctor.trust import check_ca
 from tui.core.errors import AuthError
 from tui.core.i18n import in_english, in_the_readers_language
 from tui.core.overview import overview

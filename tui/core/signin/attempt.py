@@ -33,11 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
-from tui.core.i18n import _
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.protocol import (
-    POLL_BUDGET,
     DeviceAuthorization,
     PollResult,
     PollStatus,
@@ -66,7 +64,6 @@ class SignIn(AttemptView):
     and goes to the end; `poll()` keeps polling the same code after network trouble. Read its
     state at any time."""
 
-    BACK_OFF = 3.0  # seconds before polling again by itself after network or server trouble
     LOCK_WAIT_DETACHED = 600.0  # seconds approved tokens wait for the slot's locks without a terminal
     WATCH_EVERY = 0.5  # seconds between looks at the record while another process polls
 
@@ -80,7 +77,7 @@ class SignIn(AttemptView):
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         detachable: bool | None = None,
     ) -> None:
-        super().__init__(region, clock)
+        super().__init__(region, clock, Shared(region))
         self.host = endpoints(region).oauth_host
         self.storage_name = slot_of(region)  # the slot this attempt writes, worked out once
         self.client = client
@@ -89,7 +86,6 @@ class SignIn(AttemptView):
         # a lost terminal lets the attempt carry on by itself; never for a caller that drives the
         # HTTP client itself (tests, library callers), nor in the demo (the face says so)
         self.detachable = client is None if detachable is None else detachable
-        self.shared = Shared(region)
         self.approval: Approval | None = None  # approved tokens, until they are saved
         self._on_idle: Callable[[], object] | None = None
 
@@ -131,15 +127,13 @@ class SignIn(AttemptView):
     def _join(self) -> None:
         joined = self.shared.join()
         if joined.role in (follow.Role.LEAD, follow.Role.ALONE):
-            self._to(Phase.REQUESTING)
+            self._step(follow.Watch.START, None)
         elif joined.role is follow.Role.TAKE_OVER and joined.record is not None:
-            self._to(Phase.WAITING)
-            self._take_over(joined.record)
+            self._step(follow.Watch.TAKE_OVER, joined.record)
         else:
             self._to(Phase.WATCHING)
             self._changed("following")
-            if joined.record is not None and joined.record.state == follow.PENDING:
-                self._absorb(joined.record)
+            self._step(follow.Watch.WAIT, joined.record)
 
     async def _request(self) -> bool:
         """REQUESTING -> WAITING with the code, or ENDED with the error (the record says so)."""
@@ -151,11 +145,7 @@ class SignIn(AttemptView):
         except asyncio.CancelledError:  # Ctrl+C, SIGTERM, Esc before the code arrived
             self._finish(outcome_for("discarded"), notify=False)
             raise
-        self.auth = auth
-        self.started_here = True
-        self.deadline = self.clock() + auth.time_budget
-        self.ends_as = "expired" if auth.expires_in is not None and 0 < auth.expires_in <= POLL_BUDGET else "timeout"
-        self.interval = max(auth.poll_interval, 1)
+        self.took(auth)
         self._to(Phase.WAITING)
         self._publish()
         self._changed("code")
@@ -220,64 +210,38 @@ class SignIn(AttemptView):
             outcome = await self.poll()
         return outcome
 
-    @property
-    def can_keep_polling(self) -> bool:
-        """After network or server trouble while polling, the same code may still be approved
-        before the deadline: `poll()` again keeps polling with it."""
-        return (
-            self.phase is Phase.ENDED
-            and self.outcome is not None
-            and self.outcome.kind == "error"
-            and self.outcome.transient
-            and self.auth is not None
-            and self.shared.leads
-            and self.seconds_left() > self.interval
-        )
-
-    @property
-    def retries_by_itself(self) -> bool:
-        """The first network or server trouble is polled through again without asking, after
-        `BACK_OFF` seconds (every one, without a terminal); after that a face asks the person."""
-        return self.can_keep_polling and (self.continued == 0 or self.detached)
-
-    def retry_notice(self) -> str:
-        """What a face says while it waits to poll again by itself."""
-        first = (self.outcome.error or "").splitlines()[0] if self.outcome and self.outcome.error else ""
-        again = _("Network or server trouble: polling again with the same code in {seconds} s…")
-        return f"{first}\n" + again.format(seconds=f"{self.BACK_OFF:g}")
-
     def give_up(self) -> None:
         """The person declined to keep polling after an error: the attempt ends here."""
         if self.phase is Phase.ENDED and self.outcome is not None and self.shared.lease.held:
             self._end_record(self.outcome)
 
     # -- following another terminal's attempt -------------------------------------------------
-    def _take_over(self, record: follow.Record) -> None:
-        """The lease is ours and `record` is live: poll its code ourselves, within its deadline."""
-        self._changed("following")
-        self._absorb(record)
-        self._publish()
-
     def _absorb(self, record: follow.Record) -> None:
         event = self.absorb(record)
         if event is not None:
             self._changed(event)
 
     async def _watch(self) -> None:
-        """One look at the leader's attempt: it ended, the lease is ours (take over / start), or
-        (after a pause) it goes on."""
-        step, record = self.shared.look()
+        """One look at the leader's attempt; a pause before the next while it goes on."""
+        self._step(*self.shared.look())
+        if self.phase is Phase.WATCHING:
+            await self.sleep(self.WATCH_EVERY)
+
+    def _step(self, step: follow.Watch, record: follow.Record | None) -> None:
+        """A follower's move: the attempt it joined ended (say how), the lease is ours and the
+        attempt is live (poll its code ourselves, within its deadline), the lease is ours and
+        nothing is left to follow (start one), or it goes on (take its figures)."""
         if step is follow.Watch.ENDED and record is not None:
             self._finish(outcome_for(record.outcome or "discarded", record.detail), record_it=False)
         elif step is follow.Watch.TAKE_OVER and record is not None:
             self._to(Phase.WAITING)
-            self._take_over(record)
+            self._changed("following")
+            self._absorb(record)
+            self._publish()
         elif step is follow.Watch.START:
             self._to(Phase.REQUESTING)
-        else:
-            if record is not None and record.state == follow.PENDING:
-                self._absorb(record)
-            await self.sleep(self.WATCH_EVERY)
+        elif record is not None and record.state == follow.PENDING:
+            self._absorb(record)
 
     def stop_watching(self) -> bool:
         """A watching terminal cancels: it only stops watching, unless the poller has lost its
@@ -317,23 +281,21 @@ class SignIn(AttemptView):
     async def _between_polls(self, seconds: float) -> None:
         if self.phase is not Phase.WAITING:
             self._to(Phase.WAITING)
+        self._idle()
+        await self.sleep(seconds)
+
+    def _idle(self) -> None:
         if self._on_idle is not None:
             callback, self._on_idle = self._on_idle, None
             callback()
-        await self.sleep(seconds)
 
     # -- callbacks of the protocol -------------------------------------------------------------
     def _on_status(self, status: PollStatus) -> None:
-        self.polls += 1
-        self.last_poll = self.clock()
-        if status.interval:
-            self.interval = status.interval
-        if status.status == "slow_down":
-            self.slow_downs += 1
+        event = self.answered(status)
         self._publish()
         if self.shared.discard_requested():
             raise _Discarded
-        self._changed(status.status if status.status == "slow_down" else "poll")
+        self._changed(event)
 
     def _waiting_for_lock(self, text: str) -> None:
         self.lock_wait = text
@@ -356,9 +318,7 @@ class SignIn(AttemptView):
     def _finish(self, outcome: Outcome, *, record_it: bool = True, notify: bool = True) -> Outcome:
         self._to(Phase.ENDED)
         self.outcome = outcome
-        if self._on_idle is not None:  # nothing is in flight any more
-            callback, self._on_idle = self._on_idle, None
-            callback()
+        self._idle()  # nothing is in flight any more
         if record_it and self.shared.lease.held and not self.can_keep_polling:  # else the same code may still be polled
             self._end_record(outcome)
         if notify:

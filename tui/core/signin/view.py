@@ -9,18 +9,21 @@ from collections.abc import Callable
 from tui.core.humantime import clock
 from tui.core.i18n import _, ngettext
 from tui.core.regions import Region
-from tui.core.signin.protocol import DeviceAuthorization
+from tui.core.signin.protocol import POLL_BUDGET, DeviceAuthorization, PollStatus
 from tui.core.signin.record import Record
-from tui.core.signin.shared import Progress
+from tui.core.signin.shared import Progress, Shared
 from tui.core.signin.state import Outcome, Phase
 
 
 class AttemptView:
     """An attempt's state and data as the faces read them; `SignIn` alone changes them."""
 
-    def __init__(self, region: Region, clock: Callable[[], float] = time.monotonic) -> None:
+    BACK_OFF = 3.0  # seconds before polling again by itself after network or server trouble
+
+    def __init__(self, region: Region, clock: Callable[[], float], shared: Shared) -> None:
         self.region = region
         self.clock = clock
+        self.shared = shared  # the attempt as other terminals see it (the lease, the record)
         self.auth: DeviceAuthorization | None = None
         self.deadline = 0.0  # on `clock`: when waiting ends (the code's lifetime, within the spec's budget)
         self.ends_as = "timeout"  # what reaching the deadline means: "expired" when the code's lifetime set it
@@ -77,6 +80,52 @@ class AttemptView:
             polls=ngettext("{n} poll", "{n} polls", self.polls).format(n=self.polls),
             slow_downs=ngettext("{n} slow-down", "{n} slow-downs", self.slow_downs).format(n=self.slow_downs),
         )
+
+    @property
+    def can_keep_polling(self) -> bool:
+        """After network or server trouble while polling, the same code may still be approved
+        before the deadline: `poll()` again keeps polling with it."""
+        return (
+            self.phase is Phase.ENDED
+            and self.outcome is not None
+            and self.outcome.kind == "error"
+            and self.outcome.transient
+            and self.auth is not None
+            and self.shared.leads
+            and self.seconds_left() > self.interval
+        )
+
+    @property
+    def retries_by_itself(self) -> bool:
+        """The first network or server trouble is polled through again without asking, after
+        `BACK_OFF` seconds (every one, without a terminal); after that a face asks the person."""
+        return self.can_keep_polling and (self.continued == 0 or self.detached)
+
+    def retry_notice(self) -> str:
+        """What a face says while it waits to poll again by itself."""
+        first = (self.outcome.error or "").splitlines()[0] if self.outcome and self.outcome.error else ""
+        again = _("Network or server trouble: polling again with the same code in {seconds} s…")
+        return f"{first}\n" + again.format(seconds=f"{self.BACK_OFF:g}")
+
+    def took(self, auth: DeviceAuthorization) -> None:
+        """The code this process requested: one deadline (the code's own lifetime, within the
+        spec's budget) and the interval."""
+        self.auth = auth
+        self.started_here = True
+        self.deadline = self.clock() + auth.time_budget
+        self.ends_as = "expired" if auth.expires_in is not None and 0 < auth.expires_in <= POLL_BUDGET else "timeout"
+        self.interval = max(auth.poll_interval, 1)
+
+    def answered(self, status: PollStatus) -> str:
+        """Count a poll the server answered; the event a face is told of ("poll" or "slow_down")."""
+        self.polls += 1
+        self.last_poll = self.clock()
+        if status.interval:
+            self.interval = status.interval
+        if status.status == "slow_down":
+            self.slow_downs += 1
+            return "slow_down"
+        return "poll"
 
     def wall(self, on_clock: float) -> float:
         """A time on `clock` as wall-clock seconds (what records keep)."""

@@ -28,6 +28,7 @@ UNREADABLE = "unreadable"
 UNPARSABLE = "unparsable"
 NOT_OBJECT = "not_object"
 NO_ACCESS_TOKEN = "no_access_token"  # noqa: S105 - a state name, not a secret
+BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)  # a file that cannot be used: moved aside, never mended
 REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
 REVOKED_DETAIL = N_("the official client marked this session revoked; sign in again with `assistant-auth login`")
 NO_FILE_DETAIL = N_("no credential file")
