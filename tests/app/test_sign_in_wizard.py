@@ -115,6 +115,18 @@ async def test_error_shows_spec_message_and_retry(server, quick_retry):
         assert screen_name(app) == "HomeScreen"
 
 
+async def test_the_outcome_carries_no_stale_toast_of_the_code_screen(server):
+    """"Polling again with the same code in 3 s…" is over once the outcome shows: it is not laid
+    over the outcome screen (it was, for its last seconds, whenever the toast was drawn in time)."""
+    server.inject(TOKEN_PATH, Fault(status=502, body="<html>Bad gateway</html>", content_type="text/html", times=2))
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("polling again" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        assert not app._notifications  # nothing left to draw over the outcome
+
+
 async def test_device_authorization_error_is_shown(server):
     server.inject("/api/oauth/device_authorization", status=503, body="maintenance", content_type="text/plain")
     app = AssistantAuthApp(no_browser=True)

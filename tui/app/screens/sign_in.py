@@ -208,6 +208,9 @@ class SignInScreen(AppScreen[None]):
             self.set_timer(self.attempt.BACK_OFF, self.keep_polling)
             return
         elif event == "finished":
+            # a toast of this screen ("polling again in 3 s…", a lock wait) is over: the outcome
+            # says what happened, and no stale toast lands on it
+            self.app.clear_notifications()
             self.host.show_outcome(self.attempt)
             return
         self.tick()
