@@ -116,7 +116,7 @@ async def test_error_shows_spec_message_and_retry(server, quick_retry):
 
 
 async def test_the_outcome_carries_no_stale_toast_of_the_code_screen(server):
-    """"Polling again with the same code in 3 s…" is over once the outcome shows: it is not laid
+    """ "Polling again with the same code in 3 s…" is over once the outcome shows: it is not laid
     over the outcome screen (it was, for its last seconds, whenever the toast was drawn in time)."""
     server.inject(TOKEN_PATH, Fault(status=502, body="<html>Bad gateway</html>", content_type="text/html", times=2))
     app = AssistantAuthApp(no_browser=True)
