@@ -11,63 +11,110 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from tests.conftest import write_creds
 from tui.core import endpoints
 
 WRITE_ITERATIONS = 150
 REFRESH_ITERATIONS = 100
 
-WRITER = textwrap.dedent(
+# The processes killed here are real processes running the product's code, forked from one that
+# loaded it once (a fresh interpreter for each of 250 kills cost most of this file's CPU time).
+# Each child says "go <pid>" when it is about to write or refresh, then loops until it is killed.
+ZYGOTE = textwrap.dedent(
     """
-    import sys
-    from tui.core.credentials.slot import write_merged
-    i = int(sys.argv[1])
-    print("go", flush=True)
-    while True:
-        i += 1
-        write_merged("assistant-code", {
-            "access_token": f"AT-{i}", "refresh_token": f"RT-{i}", "expires_in": 900,
-            "scope": "s" * 4000,  # a bigger file: more time inside each write
-        })
-    """
-)
-
-REFRESHER = textwrap.dedent(
-    """
-    import asyncio, sys
-    import httpx, tui.core.http, tui.core.signin.protocol, tui.core.credentials.locks  # loaded before "go"
+    import asyncio, os, signal, sys
+    import httpx, tui.core.http, tui.core.signin.protocol, tui.core.credentials.locks
     from tui.core import get_access_token
-    async def main():
-        async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"
-            print("go", flush=True)
-            while True:
-                await get_access_token(None, sys.argv[1], client=client)
-    asyncio.run(main())
+    from tui.core.credentials.slot import write_merged
+
+    def writer(i):
+        i = int(i)
+        print("go", os.getpid(), flush=True)
+        while True:
+            i += 1
+            write_merged("assistant-code", {
+                "access_token": f"AT-{i}", "refresh_token": f"RT-{i}", "expires_in": 900,
+                "scope": "s" * 4000,  # a bigger file: more time inside each write
+            })
+
+    def refresher(base):
+        async def main():
+            async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"
+                print("go", os.getpid(), flush=True)
+                while True:
+                    await get_access_token(None, base, client=client)
+        asyncio.run(main())
+
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps a killed child: gone at once
+    print("ready", flush=True)
+    for line in sys.stdin:
+        kind, arg = line.split()
+        if os.fork() == 0:
+            {"writer": writer, "refresher": refresher}[kind](arg)
+            os._exit(0)
     """
 )
 
 
-def spawn(script: str, arg: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, arg], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy()
-    )
-    assert proc.stdout.readline().strip() == b"go"
-    return proc
+class Forks:
+    """The process that forks the children to kill (started inside a test: its environment points
+    at the test's home and server)."""
+
+    def __init__(self) -> None:
+        self.zygote = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=os.environ.copy(),
+        )
+        assert self.zygote.stdout.readline().strip() == b"ready"
+
+    def spawn(self, kind: str, arg: str) -> int:
+        """A child running `kind` with `arg`, once it says "go": its pid."""
+        self.zygote.stdin.write(f"{kind} {arg}\n".encode())
+        self.zygote.stdin.flush()
+        word, pid = self.zygote.stdout.readline().split()
+        assert word == b"go"
+        return int(pid)
+
+    def close(self) -> None:
+        self.zygote.kill()
+        self.zygote.wait(timeout=10)
 
 
-def kill_soon(proc: subprocess.Popen, rng: random.Random, limit: float) -> None:
+@pytest.fixture
+def forks():
+    made = Forks()
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def kill_soon(pid: int, rng: random.Random, limit: float) -> None:
+    """SIGKILL after a random pause, then wait until the process is gone (never a guess)."""
     time.sleep(rng.uniform(0, limit))
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} still there 10 s after SIGKILL")
 
 
-def test_sigkill_while_writing_never_leaves_a_mixture(home):
+def test_sigkill_while_writing_never_leaves_a_mixture(home, forks):
     rng = random.Random(8628)
     path = write_creds(home, {"access_token": "AT-0", "refresh_token": "RT-0", "keep": "me"})
     generation = 0
     for _ in range(WRITE_ITERATIONS):
-        proc = spawn(WRITER, str(generation))
-        kill_soon(proc, rng, 0.03)
+        pid = forks.spawn("writer", str(generation))
+        kill_soon(pid, rng, 0.03)
         data = json.loads(path.read_text())  # always parses
         access, refresh = data["access_token"], data["refresh_token"]
         assert access.removeprefix("AT-") == refresh.removeprefix("RT-"), (access, refresh)  # old or new, never mixed
@@ -85,20 +132,20 @@ def test_sigkill_while_writing_never_leaves_a_mixture(home):
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server):
+def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server, forks):
     rng = random.Random(5)
     server.access_ttl = 0  # every token is born expired: each call refreshes
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     base = endpoints("cn").base_url
     for _ in range(REFRESH_ITERATIONS):
         sent = server.count("/api/oauth/token", "refresh_token")
-        proc = spawn(REFRESHER, base)
+        pid = forks.spawn("refresher", base)
         # the kill lands in the refresh itself, whatever the machine's load: from the moment the
         # server has the request (it rotates the pair then) through its answer, the write and on
         deadline = time.monotonic() + 30
         while server.count("/api/oauth/token", "refresh_token") == sent and time.monotonic() < deadline:
             time.sleep(0.001)
-        kill_soon(proc, rng, 0.1)
+        kill_soon(pid, rng, 0.1)
         lock = home / "oauth" / "assistant-code.lock"
         if lock.exists():  # a SIGKILLed holder's directory lock: stale after 5 s, so age it
             os.utime(lock, (time.time() - 10, time.time() - 10))
