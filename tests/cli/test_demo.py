@@ -72,6 +72,42 @@ def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, end
     assert f"Demo ended: removed {home}" in err and not home.exists()
 
 
+@pytest.mark.skipif(not pathlib.Path("/proc/self/task").is_dir(), reason="needs Linux's /proc and tgkill")
+def test_serve_ends_when_the_hang_up_reaches_another_thread(monkeypatch):
+    """The kernel may hand a process's signal to any of its threads (here, the server's): the
+    demo still ends at once, not when its main thread next wakes by itself."""
+    import ctypes
+
+    for name in list(os.environ):
+        if name.startswith("ASSISTANT_"):
+            monkeypatch.delenv(name)
+    demo = subprocess.Popen(
+        COMMAND + ["demo", "--no-tui", "--serve", "--approve-after", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    try:
+        for line in demo.stdout:
+            if line.startswith("then try:"):
+                break
+        others = [int(task.name) for task in pathlib.Path(f"/proc/{demo.pid}/task").iterdir()]
+        others = [tid for tid in others if tid != demo.pid]
+        assert others  # the server's threads
+        libc = ctypes.CDLL(None, use_errno=True)
+        sys_tgkill = 234  # x86_64; 131 on aarch64
+        if os.uname().machine == "aarch64":
+            sys_tgkill = 131
+        assert libc.syscall(sys_tgkill, demo.pid, others[0], signal.SIGHUP) == 0
+        _out, err = demo.communicate(timeout=30)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == 0 and "Demo ended: removed" in err
+
+
 def test_dones_next_step_is_true_in_a_demo():
     assert "scripts can run `assistant-auth token`" in next_steps(None)
     plain = next_steps(SimpleNamespace(serve=False))

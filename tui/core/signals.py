@@ -232,7 +232,9 @@ def until_stopped() -> None:
             signal.signal(getattr(signal, name), stop)
     try:
         while True:
-            time.sleep(3600)
+            # short sleeps: a signal the kernel hands to another thread (the server's) runs its
+            # Python handler only once this thread is back in the interpreter
+            time.sleep(0.25)
     except KeyboardInterrupt:
         pass
 
