@@ -199,3 +199,21 @@ def test_one_signal_policy(name):
     tree = ast.parse(MODULES[name].read_text())
     calls = {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     assert not {c for c in calls if c.endswith(SIGNAL_CALLS)}, f"{name} sets a signal disposition"
+
+
+# rooms a newcomer reads in one sitting: no module, class or function past these sizes (lines,
+# docstrings included); a room that grows past one is split by job, not squeezed
+MODULE_LINES, CLASS_LINES, FUNCTION_LINES = 400, 250, 60
+
+
+def test_rooms_stay_small_enough_to_read():
+    too_long = []
+    for name, path in sorted(MODULES.items()):
+        source = path.read_text()
+        if len(source.splitlines()) > MODULE_LINES:
+            too_long.append(f"module {name}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            limit = {ast.ClassDef: CLASS_LINES, ast.FunctionDef: FUNCTION_LINES, ast.AsyncFunctionDef: FUNCTION_LINES}
+            if type(node) in limit and node.end_lineno - node.lineno + 1 > limit[type(node)]:
+                too_long.append(f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
+    assert too_long == []

@@ -20,6 +20,10 @@ its SAVING phase. When the terminal goes away (`detach`), the attempt carries on
 as an attended sign-in saves them (the wait for the slot's locks bounded to 10 minutes), then
 the record says how it ended, for "while you were away…".
 
+The layers, each with one job: `AttemptView` (view.py) holds the data and what is derived from
+it; `Moves` (moves.py) is the one gate of every phase move, the events, the end and the record;
+`SignIn` (here) is the operations built on them.
+
 A face learns of changes through `on_change(event)`, called on the event loop that runs the
 attempt, with one of the `EVENTS`.
 """
@@ -35,6 +39,7 @@ from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
+from tui.core.signin.moves import Moves
 from tui.core.signin.protocol import (
     DeviceAuthorization,
     PollResult,
@@ -43,10 +48,8 @@ from tui.core.signin.protocol import (
     start_device_authorization,
 )
 from tui.core.signin.saving import Approval
-from tui.core.signin.shared import Shared
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
 from tui.core.signin.store import slot_of
-from tui.core.signin.view import AttemptView
 from tui.core.slots.state import signed_in_as, slot_status
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ class _Discarded(Exception):
     """Raised inside the poll loop when a watching terminal asked to discard the attempt."""
 
 
-class SignIn(AttemptView):
+class SignIn(Moves):
     """A sign-in attempt in `region`. `await attempt.run()` joins the region (leads or follows)
     and goes to the end; `poll()` keeps polling the same code after network trouble. Read its
     state at any time."""
@@ -77,27 +80,13 @@ class SignIn(AttemptView):
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         detachable: bool | None = None,
     ) -> None:
-        super().__init__(region, clock, Shared(region))
+        super().__init__(region, clock, on_change, sleep, slot_of(region))  # the slot, worked out once
         self.host = endpoints(region).oauth_host
-        self.storage_name = slot_of(region)  # the slot this attempt writes, worked out once
         self.client = client
-        self.on_change = on_change
-        self.sleep = sleep
         # a lost terminal lets the attempt carry on by itself; never for a caller that drives the
         # HTTP client itself (tests, library callers), nor in the demo (the face says so)
         self.detachable = client is None if detachable is None else detachable
         self.approval: Approval | None = None  # approved tokens, until they are saved
-        self._on_idle: Callable[[], object] | None = None
-
-    # -- the state -----------------------------------------------------------------------------
-    def _to(self, phase: Phase) -> None:
-        if phase not in TRANSITIONS[self.phase]:
-            raise InvalidTransition(f"{self.phase.value} -> {phase.value}")
-        self.phase = phase
-
-    def _changed(self, event: str) -> None:
-        if self.on_change is not None:
-            self.on_change(event)
 
     # -- running -------------------------------------------------------------------------------
     async def run(self) -> Outcome:
@@ -210,11 +199,6 @@ class SignIn(AttemptView):
             outcome = await self.poll()
         return outcome
 
-    def give_up(self) -> None:
-        """The person declined to keep polling after an error: the attempt ends here."""
-        if self.phase is Phase.ENDED and self.outcome is not None and self.shared.lease.held:
-            self._end_record(self.outcome)
-
     # -- following another terminal's attempt -------------------------------------------------
     def _absorb(self, record: follow.Record) -> None:
         event = self.absorb(record)
@@ -243,11 +227,6 @@ class SignIn(AttemptView):
         elif record is not None and record.state == follow.PENDING:
             self._absorb(record)
 
-    def stop_watching(self) -> bool:
-        """A watching terminal cancels: it only stops watching, unless the poller has lost its
-        terminal, in which case the attempt is discarded. True when a discard was asked for."""
-        return self.watching and self.shared.stop_watching()
-
     # -- a lost terminal -------------------------------------------------------------------
     def detach(self) -> bool:
         """The terminal went away: carry on without one (only a poller that has shown its code,
@@ -265,29 +244,6 @@ class SignIn(AttemptView):
         if self.approval is not None:
             self.approval.bind(self.LOCK_WAIT_DETACHED)  # a wait for the locks in progress too
         return True
-
-    def when_idle(self, callback: Callable[[], object]) -> None:
-        """Call `callback` as soon as no poll is in flight (now, if the attempt sleeps between
-        polls or its approved tokens wait for the slot's locks): a face that must stop its event
-        loop never drops a server's answer (an approval consumes the device code)."""
-        if self.phase in (Phase.WAITING, Phase.SAVING, Phase.ENDED):
-            callback()
-        else:
-            self._on_idle = callback
-
-    def _polling(self) -> None:
-        self._to(Phase.POLLING)
-
-    async def _between_polls(self, seconds: float) -> None:
-        if self.phase is not Phase.WAITING:
-            self._to(Phase.WAITING)
-        self._idle()
-        await self.sleep(seconds)
-
-    def _idle(self) -> None:
-        if self._on_idle is not None:
-            callback, self._on_idle = self._on_idle, None
-            callback()
 
     # -- callbacks of the protocol -------------------------------------------------------------
     def _on_status(self, status: PollStatus) -> None:
@@ -314,31 +270,6 @@ class SignIn(AttemptView):
         self.approval = None
         self.config_note = exposure()  # config.toml others can read or write: said, with the fix
         return name
-
-    def _finish(self, outcome: Outcome, *, record_it: bool = True, notify: bool = True) -> Outcome:
-        self._to(Phase.ENDED)
-        self.outcome = outcome
-        self._idle()  # nothing is in flight any more
-        if record_it and self.shared.lease.held and not self.can_keep_polling:  # else the same code may still be polled
-            self._end_record(outcome)
-        if notify:
-            self._changed("finished")
-        return outcome
-
-    def _ended(self) -> Outcome:
-        if self.outcome is None:  # pragma: no cover - ENDED always has its outcome
-            raise RuntimeError("ended without an outcome")
-        return self.outcome
-
-    # -- the record ------------------------------------------------------------------------
-    def _publish(self) -> None:
-        progress = self.progress(self.detached)
-        if progress is not None:
-            self.shared.publish(progress)
-
-    def _end_record(self, outcome: Outcome) -> None:
-        """How it ended, without the device code; "seen" when a terminal shows it now."""
-        self.shared.end(outcome, self.storage_name, seen=not self.detached)
 
     def who(self) -> str:
         """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""
