@@ -56,7 +56,7 @@ class ProviderForm(VerticalScroll, can_focus=False):
                 yield Static(label, classes="form-label", markup=False)
                 if field in BOOL_FIELDS:
                     yield Switch(id=f"field-{field}")
-                    yield Static("off", id=f"state-{field}", classes="switch-state", markup=False)
+                    yield Static(_("off"), id=f"state-{field}", classes="switch-state", markup=False)
                 else:
                     yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
             yield OneLine("", classes="form-error", id=f"error-{field}")
