@@ -35,18 +35,23 @@ def test_the_temporary_home_is_removed_when_the_demo_ends(monkeypatch):
     assert not home.exists()
 
 
-@pytest.mark.parametrize("ending", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, ending):
+def serve_demo(monkeypatch) -> subprocess.Popen:
+    """`demo --serve` in a clean environment (none of our settings: the demo makes its own)."""
     for name in list(os.environ):
         if name.startswith("ASSISTANT_"):
             monkeypatch.delenv(name)
-    demo = subprocess.Popen(
+    return subprocess.Popen(
         COMMAND + ["demo", "--no-tui", "--serve", "--approve-after", "0.3"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ.copy(),
     )
+
+
+@pytest.mark.parametrize("ending", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, ending):
+    demo = serve_demo(monkeypatch)
     try:
         lines = []
         for line in demo.stdout:  # the exact state asserted: the last line of the instructions
@@ -78,16 +83,7 @@ def test_serve_ends_when_the_hang_up_reaches_another_thread(monkeypatch):
     demo still ends at once, not when its main thread next wakes by itself."""
     import ctypes
 
-    for name in list(os.environ):
-        if name.startswith("ASSISTANT_"):
-            monkeypatch.delenv(name)
-    demo = subprocess.Popen(
-        COMMAND + ["demo", "--no-tui", "--serve", "--approve-after", "0.3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ.copy(),
-    )
+    demo = serve_demo(monkeypatch)
     try:
         for line in demo.stdout:
             if line.startswith("then try:"):

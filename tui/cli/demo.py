@@ -29,12 +29,6 @@ def export_lines(env: dict[str, str]) -> list[str]:
     return [f"export {name}={shlex.quote(value)}" for name, value in sorted(env.items())]
 
 
-def serve_until_interrupted() -> None:
-    """Block until Ctrl+C, SIGTERM or a closed terminal (the server runs in its own threads);
-    then the caller stops the server and removes the temporary home."""
-    until_stopped()
-
-
 def run(ns) -> int:
     import asyncio
 
@@ -62,13 +56,17 @@ def run(ns) -> int:
             demo = SimpleNamespace(page=server.verification_uri(), approve=server.approve_on_page, serve=ns.serve)
             code = run_app(no_browser=True, demo=demo)
         if ns.serve:
-            out("")
-            out(_("Demo: the local server keeps running until Ctrl+C. In a second shell, paste:"))
-            for line in export_lines(env):
-                out(f"  {line}")
-            out(_("then try: {commands}").format(commands=TRY))
-            sys.stdout.flush()
-            serve_until_interrupted()
+
+            def instructions() -> None:
+                out("")
+                out(_("Demo: the local server keeps running until Ctrl+C. In a second shell, paste:"))
+                for line in export_lines(env):
+                    out(f"  {line}")
+                out(_("then try: {commands}").format(commands=TRY))
+                sys.stdout.flush()
+
+            # the server runs in its own threads; the caller stops it and removes the home after
+            until_stopped(instructions)
         return code
     finally:
         server.stop()

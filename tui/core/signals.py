@@ -220,8 +220,9 @@ def forwarding_to(send: Callable[[int], object]) -> Iterator[None]:
 # -- the demo server --------------------------------------------------------------------------------
 
 
-def until_stopped() -> None:
-    """Block until Ctrl+C, SIGTERM or a closed terminal (SIGHUP)."""
+def until_stopped(ready: Callable[[], None] = lambda: None) -> None:
+    """Block until Ctrl+C, SIGTERM or a closed terminal (SIGHUP). `ready` runs once they are
+    caught: what it says (how to stop) is never followed by a signal that finds them uncaught."""
     import time
 
     def stop(*_args: object) -> None:
@@ -231,6 +232,7 @@ def until_stopped() -> None:
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), stop)
     try:
+        ready()
         while True:
             # short sleeps: a signal the kernel hands to another thread (the server's) runs its
             # Python handler only once this thread is back in the interpreter
