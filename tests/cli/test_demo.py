@@ -16,6 +16,7 @@ import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import SCRIPT, run
+from tests.conftest import default_signals
 from tui.app.screens.done import next_steps
 
 COMMAND = [SCRIPT] if SCRIPT else [sys.executable, "-m", "tui.cli"]
@@ -35,6 +36,19 @@ def test_the_temporary_home_is_removed_when_the_demo_ends(monkeypatch):
     assert not home.exists()
 
 
+def signal_state(pid: int) -> str:
+    """What a process does with signals (blocked, ignored, caught, pending) and its threads."""
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
+        threads = [
+            f"{task.name} {(task / 'comm').read_text().strip()} {(task / 'wchan').read_text().strip()}"
+            for task in pathlib.Path(f"/proc/{pid}/task").iterdir()
+        ]
+    except OSError as exc:
+        return f"(no /proc: {exc})"
+    return "\n".join([line for line in status if line.startswith(("Sig", "ShdPnd"))] + threads)
+
+
 def serve_demo(monkeypatch) -> subprocess.Popen:
     """`demo --serve` in a clean environment (none of our settings: the demo makes its own)."""
     for name in list(os.environ):
@@ -46,6 +60,7 @@ def serve_demo(monkeypatch) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ.copy(),
+        preexec_fn=default_signals,  # a test run started in the background hands SIGINT down ignored
     )
 
 
@@ -68,7 +83,10 @@ def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, end
         home = pathlib.Path(exports["ASSISTANT_CODE_HOME"])
         assert (home / "credentials" / "assistant-code.json").exists()
         demo.send_signal(ending)  # Ctrl+C, a kill, or the terminal closing: all end it cleanly
-        _out, err = demo.communicate(timeout=30)
+        try:
+            _out, err = demo.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running 30 s after {ending!r}:\n{signal_state(demo.pid)}") from None
     finally:
         if demo.poll() is None:
             demo.kill()

@@ -128,16 +128,16 @@ class HomeScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = _("home")
-        managed = self.refresh_slot()  # one read of the slots and config.toml for both
-        region = self.initial_region or managed or Region.CN
-        regions = self.query_one("#regions", OptionList)
-        regions.highlighted = 0 if region is Region.CN else 1
-        regions.focus()
+        self.query_one("#regions", OptionList).focus()
         self.set_interval(5, self.refresh_slot)
 
     def on_screen_resume(self) -> None:
-        if self.view is not None:  # back from another screen (on_mount has just read them the first time)
-            self.refresh_slot()
+        """Shown (the first time, or back from another screen): the slots read once for both."""
+        first = self.view is None
+        managed = self.refresh_slot()
+        if first:  # the highlighted region: an explicit --region, else the managed provider's
+            region = self.initial_region or managed or Region.CN
+            self.query_one("#regions", OptionList).highlighted = 0 if region is Region.CN else 1
 
     def refresh_slot(self) -> Region | None:
         """Redraw the slots; returns the managed provider's region."""
