@@ -89,6 +89,9 @@ async def test_refresh_failure_shows_spec_text(home, server):
         await answer(pilot, "r", "y")
         await wait_for(pilot, lambda: "login expired and refresh failed (HTTP 400)" in screen_text(app), timeout=10)
         assert "RT-unknown" not in screen_text(app)
+        app.screen.tick()  # the next second's look at the disk: the refresh's own lock file is no news
+        await pilot.pause()
+        assert "login expired and refresh failed (HTTP 400)" in screen_text(app)
 
 
 async def test_cancelled_confirmation_changes_nothing(home):

@@ -213,6 +213,9 @@ class CredentialsScreen(AppScreen[None]):
                     selection.ref, selection.base_url, client=self.host.http_client, refuse=selection.refusal
                 )
         except AuthError as exc:
+            # read again: a rejected refresh changes the slot's state, and what the refresh itself
+            # made (its lock file) is no change on disk that the next tick should report over this
+            self.reload()
             self.notice(explain_for(exc, selection).said())
             return
         self.reload()
