@@ -15,7 +15,8 @@ refreshes only if the refresh token is the one it read before locking, writes on
 fields, and writes the tombstone (`access_token` "", `refresh_token` "", `expires_at` 0) when its
 refresh is rejected.
 
-Actions: `refresh` (as above) and `hold SECONDS` (take the lock, print "locked", keep it).
+Actions: `refresh` (as above) and `hold SECONDS` (take the lock, print "locked", keep it; a
+negative SECONDS keeps it until a line, or the end, on standard input).
 It prints one JSON line at the end: {"outcome": ..., "access_sha": ...} (a hash, never a token).
 """
 
@@ -165,7 +166,10 @@ def main() -> int:
     try:
         print("locked", flush=True)
         if args.action == "hold":
-            time.sleep(args.seconds)
+            if args.seconds < 0:
+                sys.stdin.readline()  # held until the test says (a line, or its end)
+            else:
+                time.sleep(args.seconds)
             result = {"outcome": "held", "access_sha": None}
         else:
             result = refresh(args, path, before)

@@ -52,10 +52,17 @@ def cn_base() -> str:
 
 
 def competitor(home, server, action="refresh", protocol="dir", seconds=0.0) -> subprocess.Popen:
+    """The official client's lock protocol in a process of its own; `hold` with negative `seconds`
+    keeps the lock until `release(proc)`."""
     cmd = [sys.executable, str(OFFICIAL), action, str(seconds), "--protocol", protocol, "--home", str(home)]
     if server is not None:
         cmd += ["--token-url", endpoints("cn").oauth_host + TOKEN_PATH]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def release(proc: subprocess.Popen) -> None:
+    """A holder started with negative `seconds` lets go of the lock."""
+    proc.stdin.close()
 
 
 def wait_locked(proc: subprocess.Popen) -> None:

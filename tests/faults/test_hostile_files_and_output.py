@@ -419,10 +419,10 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
     import signal
     import time as clock
 
-    from tests.core.test_cotenancy import competitor, finish, wait_locked
+    from tests.core.test_cotenancy import competitor, finish, release, wait_locked
 
     server.auto_approve = 0.0
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=3.0)
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=-1)  # until released below
     wait_locked(holder)
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", "login", "--no-tui"],
@@ -440,7 +440,11 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
         if "press Ctrl+C twice" in line:
             break
     proc.send_signal(signal.SIGINT)
-    rest = proc.communicate(timeout=20)[1]
+    said = []  # the exact state: the warning is out while the lock is still held
+    while clock.monotonic() < deadline + 10 and not any("Press Ctrl+C again" in line for line in said):
+        said.append(proc.stderr.readline())
+    release(holder)
+    rest = "".join(said) + proc.communicate(timeout=20)[1]
     finish(holder)
     assert proc.returncode == 0, "".join(lines) + rest
     assert "Press Ctrl+C again within 5 s" in rest and "Signed in as user-1 · cn." in rest and "Traceback" not in rest
