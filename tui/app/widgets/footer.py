@@ -52,10 +52,13 @@ class AppFooter(Footer):
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
+        self._fit(width)
+        if width != self.fitted_to and self._bindings_ready:  # else the bindings' own recompose fits them
+            self.call_after_refresh(self.recompose)
+
+    def _fit(self, width: int) -> None:
         self.compact = width < COMPACT_BELOW
         self.show_command_palette = width >= PALETTE_BELOW
-        if width != self.fitted_to:
-            self.call_after_refresh(self.recompose)
 
     def shown_keys(self) -> list[tuple[Binding, bool, str, str]]:
         """(binding, enabled, tooltip, key as shown) of each action once, in the screen's order."""
@@ -72,7 +75,8 @@ class AppFooter(Footer):
         if not self._bindings_ready:
             return
         width = self.size.width or self.app.size.width
-        self.fitted_to = self.size.width
+        self._fit(width)  # composed before its first resize: fitted to the width it will have
+        self.fitted_to = width
         room = width - (PALETTE_WIDTH if self.show_command_palette else 0)
         keys = fitted(self.shown_keys(), room, self.compact)
         self.styles.grid_size_columns = len(keys)
