@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
-from tests.app.test_screens_at_both_sizes import SIZES, footer, open_screen
+from tests.app.test_screens_at_both_sizes import SIZES, back_help_and_quit_in_every_footer, footer, open_screen
 from tui.app import AssistantAuthApp
 
 CODE = "WDJB-MJHT"
@@ -20,13 +20,7 @@ async def test_every_screen_keeps_its_keys_and_the_code_in_chinese(home, server,
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: "? 帮助" in footer(app))
         assert "q 退出" in footer(app) and "未登录" in screen_text(app)
-        for key, name in [("i", "CredentialsScreen"), ("p", "ProvidersScreen"), ("d", "DoctorScreen")]:
-            await open_screen(pilot, app, key, name)
-            await wait_for(pilot, lambda: "? 帮助" in footer(app))
-            line = footer(app)
-            assert line.startswith("esc 返回") and "^q 退出" in line, line
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await back_help_and_quit_in_every_footer(pilot, app, "esc 返回", "? 帮助", "^q 退出")
         await open_screen(pilot, app, "question_mark", "HelpScreen")
         await wait_for(pilot, lambda: "按 esc 关闭本帮助" in screen_text(app))  # its close line, in view
         await pilot.press("escape")

@@ -46,6 +46,18 @@ async def open_screen(pilot, app, key: str, name: str) -> None:
     await wait_for(pilot, lambda: screen_name(app) == name)
 
 
+async def back_help_and_quit_in_every_footer(pilot, app, back: str, help_key: str, quit_key: str) -> None:
+    """From Home, the inspector, the editor and doctor each keep Back first, then Quit and Help
+    (`back`, `help_key`, `quit_key`: the footer's words in the reader's language)."""
+    for key, name in [("i", "CredentialsScreen"), ("p", "ProvidersScreen"), ("d", "DoctorScreen")]:
+        await open_screen(pilot, app, key, name)
+        await wait_for(pilot, lambda: help_key in footer(app))
+        line = footer(app)
+        assert line.startswith(back) and quit_key in line, line
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+
+
 @pytest.mark.parametrize("size", SIZES)
 async def test_help_quit_and_back_stay_in_every_footer(home, size):
     app = AssistantAuthApp(no_browser=True)
@@ -53,13 +65,7 @@ async def test_help_quit_and_back_stay_in_every_footer(home, size):
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         await wait_for(pilot, lambda: "? Help" in footer(app))
         assert "q Quit" in footer(app)
-        for key, name in [("i", "CredentialsScreen"), ("p", "ProvidersScreen"), ("d", "DoctorScreen")]:
-            await open_screen(pilot, app, key, name)
-            await wait_for(pilot, lambda: "? Help" in footer(app))
-            line = footer(app)
-            assert line.startswith("esc Back") and "^q Quit" in line, line
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await back_help_and_quit_in_every_footer(pilot, app, "esc Back", "? Help", "^q Quit")
 
 
 @pytest.mark.parametrize("size", SIZES)

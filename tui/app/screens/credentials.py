@@ -213,13 +213,13 @@ class CredentialsScreen(AppScreen[None]):
                     selection.ref, selection.base_url, client=self.host.http_client, refuse=selection.refusal
                 )
         except AuthError as exc:
-            # read again: a rejected refresh changes the slot's state, and what the refresh itself
-            # made (its lock file) is no change on disk that the next tick should report over this
-            self.reload()
-            self.notice(explain_for(exc, selection).said())
-            return
+            result = explain_for(exc, selection).said()
+        else:
+            result = _("Refreshed {slot}.").format(slot=name)
+        # read again either way: a refresh changes the slot (a rejected one its state), and what it
+        # made itself (its lock file) is no change on disk that the next tick should report over this
         self.reload()
-        self.notice(_("Refreshed {slot}.").format(slot=name))
+        self.notice(result)
 
     def action_sign_in(self) -> None:
         slot = self.selected
