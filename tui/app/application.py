@@ -81,8 +81,11 @@ class AssistantAuthApp(App):
 
         self.notify(open_url(url), timeout=6, markup=False)
 
+    def get_default_screen(self) -> Screen:
+        """Home is the bottom of the stack itself: no blank screen under it to draw first."""
+        return HomeScreen(self.region if self.region_given else None)
+
     def on_mount(self) -> None:
-        self.push_screen(HomeScreen(self.region if self.region_given else None))
         if self.start == "signin":
             self.action_sign_in()
         elif self.start == "inspect":
