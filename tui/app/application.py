@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import pathlib
 import time
 from collections.abc import Iterable
@@ -11,7 +12,6 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
 from tui.core.i18n import _
@@ -41,8 +41,10 @@ class AssistantAuthApp(App):
         start: str = "home",
         http_client: object | None = None,
         demo: object | None = None,
+        collector_paused: bool = False,
     ) -> None:
         super().__init__()
+        self.collector_paused = collector_paused  # by `run_app` for the start: runs again from the first frame
         self.region = region or Region.CN
         self.region_given = region is not None  # else Home preselects the managed provider's region
         self.no_browser = no_browser
@@ -80,6 +82,11 @@ class AssistantAuthApp(App):
         from tui.terminal.browser import open_url  # lazy: the browser policy loads when a link is clicked, not at start
 
         self.notify(open_url(url), timeout=6, markup=False)
+
+    def on_ready(self) -> None:
+        if self.collector_paused:
+            self.collector_paused = False
+            gc.enable()
 
     def get_default_screen(self) -> Screen:
         """Home is the bottom of the stack itself: no blank screen under it to draw first."""
@@ -184,6 +191,8 @@ class AssistantAuthApp(App):
 
     def action_request_quit(self) -> None:
         """Quit; while a sign-in is in flight (or an edit unsaved), ask first."""
+        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+
         if isinstance(self.screen, ConfirmScreen):
             return  # a question is already open: answer it first
         question = self.quit_question()

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import gc
+
 from tui.cli.output import EXIT_OK
 
 
 def run_app(**kwargs) -> int:
     """The app. A sign-in whose terminal went away goes on in a thread of its own after the app
-    (the code screen hands it over); that thread ends the process when the sign-in ends."""
-    from tui.app import AssistantAuthApp
+    (the code screen hands it over); that thread ends the process when the sign-in ends.
 
-    app = AssistantAuthApp(**kwargs)
+    The garbage collector rests from here to the first frame: loading Textual and drawing Home
+    make a few hundred thousand objects that all stay alive, and collecting among them is about
+    a twentieth of the start (docs/performance.md)."""
+    gc.disable()
     try:
-        app.run()
-    except Exception:  # noqa: BLE001 - a shutdown on a dead terminal must not cost a sign-in
-        if app.detached_attempt is None:
-            raise
+        from tui.app import AssistantAuthApp
+
+        app = AssistantAuthApp(**kwargs, collector_paused=True)
+        try:
+            app.run()
+        except Exception:  # noqa: BLE001 - a shutdown on a dead terminal must not cost a sign-in
+            if app.detached_attempt is None:
+                raise
+    finally:
+        gc.enable()  # also when the app ended before its first frame
     if app.return_code and app.detached_attempt is None:  # SIGTERM during a sign-in: discarded
         return app.return_code
     return EXIT_OK  # with a detached sign-in, its thread decides the exit status

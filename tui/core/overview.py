@@ -1,19 +1,21 @@
 """One record of every credential slot and what points at it: the one source for `status`, the
 credential inspector and Home, so the three can never disagree.
 
-It answers, from one read of the credentials directory and one parse of config.toml: which slots
+It answers, from one read of the credentials directory and one read of config.toml: which slots
 exist (the default slot and both regions' slots always, any other `*.json` on disk), who is
-signed in to each and in what state, which providers of config.toml use each slot, which slot the
-managed provider uses, which providers lack the host their key was made for, what is wrong with
-the private files, and whether config.toml itself could not be read.
+signed in to each and in what state, which slot the managed provider uses (read as `token` reads
+it), what is wrong with the private files; and, parsed once when first asked (Home never asks, so
+its first frame loads no TOML parser), which providers of config.toml use each slot, which lack
+the host their key was made for, and whether config.toml itself could not be read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from tui.core.config.read import config_and_problem
+from tui.core.config.read import parse_config_readonly, read_config_text
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
@@ -28,15 +30,41 @@ REGIONS = ("cn", "global")
 
 @dataclass(frozen=True)
 class Overview:
+    """What `overview()` read. The fields are read at once; `users`, `missing_hosts` and
+    `config_problem` parse the config.toml text read with them, once, when first asked."""
+
     slots: list[SlotStatus]  # every slot on disk, the default slot first (listed even when missing)
-    users: dict[str, list[str]]  # slot -> names of the providers of config.toml that use it
-    missing_hosts: dict[str, str]  # provider -> the host its scoped key was made for (not named)
     warnings: list[str]  # problems of the private files that are not a slot's state
     managed: str | None  # the slot of `managed:assistant-code`, None without that entry
-    config_problem: AuthError | None = None  # why config.toml could not be read, if it could not
+    config_text: str = ""  # config.toml as read ("" when missing or unreadable)
+    read_problem: AuthError | None = None  # why config.toml could not be read, if it could not
     now: float | None = None  # the time states were classified at (None: the clock)
     away: list[follow.Record] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
     waiting: list[follow.Record] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
+
+    @cached_property
+    def _config(self) -> tuple[dict[str, Any], AuthError | None]:
+        if self.read_problem is not None:
+            return {}, self.read_problem
+        try:
+            return parse_config_readonly(self.config_text), None
+        except AuthError as exc:
+            return {}, exc
+
+    @property
+    def config_problem(self) -> AuthError | None:
+        """Why config.toml could not be read or parsed, if it could not."""
+        return self._config[1]
+
+    @cached_property
+    def users(self) -> dict[str, list[str]]:
+        """slot -> names of the providers of config.toml that use it."""
+        return providers_by_slot(self._config[0])
+
+    @cached_property
+    def missing_hosts(self) -> dict[str, str]:
+        """provider -> the host its scoped key was made for (not named in its table)."""
+        return inferred_hosts(self._config[0])
 
     def away_json(self) -> dict[str, Any] | None:
         """`status --json`'s `away`: the latest unseen one (schema 1, additive)."""
@@ -69,14 +97,16 @@ class Overview:
 
 def overview(now: float | None = None) -> Overview:
     """Everything `status`, the inspector and Home show about the slots, read once."""
-    config, problem = config_and_problem()
+    try:
+        text, problem = read_config_text(), None
+    except AuthError as exc:
+        text, problem = "", exc
     return Overview(
         slots=list_slots(now),
-        users=providers_by_slot(config),
-        missing_hosts=inferred_hosts(config),
         warnings=file_warnings(),
-        managed=managed_slot(config),
-        config_problem=problem,
+        managed=managed_slot(text),
+        config_text=text,
+        read_problem=problem,
         now=now,
         away=follow.away(now),
         waiting=follow.waiting(now),

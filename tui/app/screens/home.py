@@ -11,7 +11,6 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.host import AppScreen
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core.hints import placeholders
@@ -174,6 +173,8 @@ class HomeScreen(AppScreen[None]):
                 )
                 self.set_timer(0.5, self.refresh_slot)
 
+        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+
         self.app.push_screen(
             ConfirmScreen(
                 _("Abandon the waiting {region} sign-in?").format(region=region.value),
@@ -201,6 +202,8 @@ class HomeScreen(AppScreen[None]):
 
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
+        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+
         region = self.selected_region
         if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
             self.host.action_sign_in(region.value)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from typing import Any
@@ -87,7 +86,7 @@ def existing_dir(name: str) -> Iterator[int | None]:
 
 def write_record(fd: int, name: str, record: dict[str, Any]) -> None:
     """Replace `name` in the directory `fd` with `record` as JSON, atomically (0600)."""
-    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+    tmp = f".{name}.{os.urandom(4).hex()}.tmp"
     data = (json.dumps(record, indent=2, ensure_ascii=True) + "\n").encode()
     try:
         out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600, dir_fd=fd)

@@ -30,7 +30,6 @@ import contextlib
 import enum
 import fcntl
 import os
-import secrets
 import stat
 import time
 from dataclasses import dataclass
@@ -284,7 +283,7 @@ def join(lease: Lease, now: float | None = None) -> Joined:
 def begin(region: Region, now: float | None = None) -> Record:
     """The leader's first record: an attempt is on its way (no code yet), for followers."""
     record = Record(
-        REQUESTING, region, time.time() if now is None else now, secrets.token_hex(8), poller_pid=os.getpid()
+        REQUESTING, region, time.time() if now is None else now, os.urandom(8).hex(), poller_pid=os.getpid()
     )
     with contextlib.suppress(OSError, RecordProblem):
         write(record)

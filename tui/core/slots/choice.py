@@ -134,19 +134,26 @@ def select(
         text = decode_config(raw or b"")
     except AuthError:
         text, untrusted = "", None
+    managed = managed_selection(text, untrusted)
+    return managed if managed is not None else Selection(None, settings.base_url("cn"), "the default slot")
+
+
+def managed_selection(text: str, untrusted: str | None = None) -> Selection | None:
+    """The managed provider of config.toml's `text`, read as `token` reads it: the fast scanner,
+    else tomllib. None without that entry, or when the file does not parse."""
     if MANAGED_PROVIDER not in text:
-        return Selection(None, settings.base_url("cn"), "the default slot")
+        return None
     fast = scan_managed_provider(text)
     if fast is not None:
         return provider_entry_selection(fast[0], fast[1], f"provider {MANAGED_PROVIDER}", untrusted)
     try:
-        config = parse_config_readonly(text)  # the text read above: the file is read once
+        config = parse_config_readonly(text)  # the text read by the caller: the file is read once
     except AuthError:
-        config = {}
+        return None
     providers = config.get("providers")
     if isinstance(providers, dict) and isinstance(providers.get(MANAGED_PROVIDER), dict):
         return provider_selection(MANAGED_PROVIDER, config, untrusted)
-    return Selection(None, settings.base_url("cn"), "the default slot")
+    return None
 
 
 def oauth_providers(config: dict[str, Any] | None = None) -> list[tuple[str, Selection]]:
