@@ -20,9 +20,8 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
 from tui.core.signin import follow
-from tui.core.slots.choice import inferred_hosts, providers_by_slot
+from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
 from tui.core.slots.state import SlotStatus, file_warnings, list_slots, slot_status
-from tui.core.slots.switch import managed_slot
 from tui.core.untrusted import one_line
 
 REGIONS = ("cn", "global")

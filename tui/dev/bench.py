@@ -5,7 +5,7 @@
    file, and `gh auth token` (when gh is installed), as ratios of alternating runs;
 2. refresh requests caused by 20 concurrent tasks + 4 processes with expired credentials;
 3. poll requests during a sign-in against the local server (interval 1 s, approval after 5 s);
-4. TUI cold start (new process) to the first screen painted;
+4. TUI cold start (new process) to the first screen ready (`tui.dev.coldstart`);
 5. `assistant-auth token` with an expired token (one refresh) against a bare httpx script doing
    the same work (and, for information, a urllib one).
 
@@ -39,6 +39,7 @@ from tui.core import (
 from tui.core.keys import region_key, region_storage_name
 from tui.demo.env import server_env
 from tui.demo.server import TOKEN_PATH, AuthServer
+from tui.dev import coldstart
 
 RUNS = 25
 
@@ -297,120 +298,11 @@ def bench_polling(server, home: pathlib.Path) -> None:
     )
 
 
-# Each cold-start script writes `READY <time.monotonic()>` on descriptor 1 when its first screen is
-# ready (a system-wide clock: the parent subtracts the moment it started the process) and exits.
-# os.write: Textual captures print() while it runs.
-READY = "import os, time; os.write(1, f'READY {time.monotonic()}\\n'.encode())"
-
-# `assistant-auth` as the console script starts it (`from tui.cli import main`, then the entry
-# point loads the app), headless: the app module is patched as it loads, so nothing of ours is
-# imported before the console script would import it
-COLD = textwrap.dedent(
-    """
-    import importlib.machinery, sys
-
-    class PatchApp:
-        def find_spec(self, name, path=None, target=None):
-            if name != "tui.app.application":
-                return None
-            spec = importlib.machinery.PathFinder.find_spec(name, path)
-            load = spec.loader.exec_module
-            def exec_module(module):
-                load(module)
-                app = module.AssistantAuthApp
-                run = app.run
-                def on_ready(self):
-                    {ready}
-                    self.exit()
-                app.on_ready = on_ready
-                app.run = lambda self, **kwargs: run(self, headless=True)
-            spec.loader.exec_module = exec_module
-            return spec
-
-    sys.meta_path.insert(0, PatchApp())
-    from tui.cli import main
-    raise SystemExit(main([]))
-    """
-).format(ready=READY)
-# the floor: the smallest Textual app of the same version, one line of text
-MINIMAL = textwrap.dedent(
-    """
-    from textual.app import App
-    from textual.widgets import Static
-    class Minimal(App):
-        def compose(self):
-            yield Static("assistant-auth")
-        def on_ready(self):
-            {ready}
-            self.exit()
-    Minimal().run(headless=True)
-    """
-).format(ready=READY)
-# for information: the widgets Home's first frame draws (header, a few lines of text, the region
-# list, the footer) in a bare app of the same version, with none of our code, reads or styles:
-# what Textual itself costs for that screen, so the ratio says how much of the rest is ours
-SAME_WIDGETS = textwrap.dedent(
-    """
-    from textual.app import App
-    from textual.containers import Vertical
-    from textual.widgets import Footer, Header, OptionList, Static
-    from textual.widgets.option_list import Option
-    class SameWidgets(App):
-        def compose(self):
-            yield Header()
-            with Vertical():
-                yield Static("Your coding-assistant accounts")
-                yield Static("  cn      Not signed in")
-                yield Static("Choose the region of your account:")
-                yield OptionList(Option("cn", id="cn"), Option("global", id="global"))
-                yield Static("Enter signs in to the highlighted region.")
-            yield Footer()
-        def on_ready(self):
-            {ready}
-            self.exit()
-    SameWidgets().run(headless=True)
-    """
-).format(ready=READY)
-COLD_TARGET = 1.2
-COLD_PAIRS = 11
-
-
-def _time_to_ready(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(seconds to the first screen ready, seconds to the process's end)."""
-    start = time.monotonic()
-    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
-    ended = time.monotonic()
-    ready = [line for line in done.stdout.decode(errors="replace").splitlines() if line.startswith("READY ")]
-    return float(ready[-1].split()[1]) - start, ended - start
-
-
 def bench_tui(server, home: pathlib.Path) -> None:
     """An empty home (the first run) and one as people have it: valid credentials and the official
-    client's config.toml."""
+    client's config.toml (see `tui.dev.coldstart`)."""
     signed_in, _creds = _token_scenarios(server, home / "signed-in")["official-client-shaped"]
-    cases = [
-        ("assistant-auth, empty home", COLD, _env_for(server, home / "empty")),
-        ("assistant-auth, signed in", COLD, signed_in),
-        ("floor: minimal Textual app", MINIMAL, _env_for(server, home / "empty")),
-        ("Home widgets alone (information)", SAME_WIDGETS, _env_for(server, home / "empty")),
-    ]
-    commands = [([sys.executable, "-c", script], env) for _name, script, env in cases]
-    for command, env in commands:
-        _time_to_ready(command, env)  # warm the page cache for all
-    rows = [[_time_to_ready(command, env) for command, env in commands] for _ in range(COLD_PAIRS)]  # alternating
-    floor = [row[2] for row in rows]
-    print(
-        f"4. TUI cold start (new process) to first screen ready: median of {COLD_PAIRS} alternating runs each "
-        f"(target: at most {COLD_TARGET}x the floor); the process's whole life (start, first screen, exit) beside it"
-    )
-    print(f"     {'':<36} {'to ready':>9} {'ratio':>7}   {'whole':>7} {'ratio':>7}")
-    for index, (name, _script, _env) in enumerate(cases):
-        times = [row[index] for row in rows]
-        ready = statistics.median(t[0] for t in times) * 1000
-        whole = statistics.median(t[1] for t in times) * 1000
-        ratio = statistics.median(t[0] / f[0] for t, f in zip(times, floor, strict=True))
-        whole_ratio = statistics.median(t[1] / f[1] for t, f in zip(times, floor, strict=True))
-        print(f"     {name:<36} {ready:6.0f} ms {ratio:6.2f}x   {whole:4.0f} ms {whole_ratio:6.2f}x")
+    coldstart.compare(_env_for(server, home / "empty"), signed_in)
 
 
 def main() -> int:

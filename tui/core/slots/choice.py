@@ -12,6 +12,7 @@ from tui.core.config.read import (
     config_trust_problem,
     decode_config,
     parse_config_readonly,
+    read_config_text,
     read_config_trusted,
     scan_managed_provider,
 )
@@ -154,6 +155,22 @@ def managed_selection(text: str, untrusted: str | None = None) -> Selection | No
     if isinstance(providers, dict) and isinstance(providers.get(MANAGED_PROVIDER), dict):
         return provider_selection(MANAGED_PROVIDER, config, untrusted)
     return None
+
+
+def managed_slot(text: str | None = None) -> str | None:
+    """The slot `managed:assistant-code` resolves to, read as `token` reads it (so Home's and
+    `status`'s "used by the managed provider and `token`" is true by construction), or None when
+    config.toml has no such entry or cannot be read. `text`: config.toml as the caller read it."""
+    if text is None:
+        try:
+            text = read_config_text()
+        except AuthError:
+            return None
+    try:
+        chosen = managed_selection(text)
+        return storage_name_of(chosen) if chosen is not None else None
+    except AuthError:
+        return None
 
 
 def oauth_providers(config: dict[str, Any] | None = None) -> list[tuple[str, Selection]]:

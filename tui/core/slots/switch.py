@@ -6,7 +6,6 @@ config.toml is shared with the official client, so a switch moves both tools to 
 from __future__ import annotations
 
 from tui.core.config.provider import provision_managed_provider
-from tui.core.config.read import read_config_text
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
@@ -16,24 +15,8 @@ from tui.core.keys import (
 )
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
-from tui.core.slots.choice import managed_selection, storage_name_of
+from tui.core.slots.choice import managed_slot
 from tui.core.slots.state import slot_status
-
-
-def managed_slot(text: str | None = None) -> str | None:
-    """The slot `managed:assistant-code` resolves to, read as `token` reads it (so Home's and
-    `status`'s "used by the managed provider and `token`" is true by construction), or None when
-    config.toml has no such entry or cannot be read. `text`: config.toml as the caller read it."""
-    if text is None:
-        try:
-            text = read_config_text()
-        except AuthError:
-            return None
-    try:
-        chosen = managed_selection(text)
-        return storage_name_of(chosen) if chosen is not None else None
-    except AuthError:
-        return None
 
 
 def managed_region() -> Region | None:
