@@ -20,8 +20,9 @@ READY = "import os, time; os.write(1, f'READY {time.monotonic()}\\n'.encode())"
 
 # `assistant-auth` as the console script starts it (`from tui.cli import main`, then the entry
 # point loads the app), headless: the app module is patched as it loads, so nothing of ours is
-# imported before the console script would import it
-COLD = textwrap.dedent(
+# imported before the console script would import it. `{ready}`: what its first Ready does
+# (`original(self)` is the app's own handler), then it exits.
+CONSOLE_SCRIPT = textwrap.dedent(
     """
     import importlib.machinery, sys
 
@@ -34,7 +35,7 @@ COLD = textwrap.dedent(
             def exec_module(module):
                 load(module)
                 app = module.AssistantAuthApp
-                run = app.run
+                run, original = app.run, app.on_ready
                 def on_ready(self):
                     {ready}
                     self.exit()
@@ -47,7 +48,15 @@ COLD = textwrap.dedent(
     from tui.cli import main
     raise SystemExit(main([]))
     """
-).format(ready=READY)
+)
+
+
+def console_script(ready: str) -> str:
+    """The console script's start with `ready` run at the first Ready (indented to fit)."""
+    return CONSOLE_SCRIPT.format(ready=ready.replace("\n", "\n" + " " * 16))
+
+
+COLD = console_script(READY)
 # the floor: the smallest Textual app of the same version, one line of text
 MINIMAL = textwrap.dedent(
     """
