@@ -100,12 +100,18 @@ class HomeScreen(AppScreen[None]):
         super().__init__()
         self.initial_region = region  # an explicit --region; None: the managed provider's region
         self.view: Overview | None = None  # the slots as last read (every 5 s, and on return)
+        self.managed_region: Region | None = None  # the managed provider's region, as first read
+        self.first_resume = True
 
     def compose(self) -> ComposeResult:
+        # the first frame is drawn complete: the slots are read here, once, so no widget is drawn
+        # empty and then filled (a second style pass and layout before the first frame)
+        self.view = overview()
+        text, state, self.managed_region = home_summary(self.view)
         yield Header()
         with Vertical(id="home"):
             yield Static(_("Your coding-assistant accounts"), id="title")
-            yield PlainStatic("", id="slot")
+            yield PlainStatic(text, id="slot", classes=state)
             yield Static(_("Choose the region of your account:"), classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
@@ -127,16 +133,21 @@ class HomeScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = _("home")
-        self.query_one("#regions", OptionList).focus()
+        regions = self.query_one("#regions", OptionList)
+        # the highlighted region: an explicit --region, else the managed provider's
+        region = self.initial_region or self.managed_region or Region.CN
+        regions.highlighted = 0 if region is Region.CN else 1
+        regions.focus()
         self.set_interval(5, self.refresh_slot)
 
     def on_screen_resume(self) -> None:
-        """Shown (the first time, or back from another screen): the slots read once for both."""
-        first = self.view is None
-        managed = self.refresh_slot()
-        if first:  # the highlighted region: an explicit --region, else the managed provider's
-            region = self.initial_region or managed or Region.CN
-            self.query_one("#regions", OptionList).highlighted = 0 if region is Region.CN else 1
+        """Shown: the first time, the slots were read for the first frame (compose) and the
+        sign-ins that ended away are now seen; back from another screen, they are read again."""
+        if self.first_resume:
+            self.first_resume = False
+            self._seen()
+        else:
+            self.refresh_slot()
 
     def refresh_slot(self) -> Region | None:
         """Redraw the slots; returns the managed provider's region."""
@@ -145,10 +156,13 @@ class HomeScreen(AppScreen[None]):
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
-        for record in self.view.away:  # shown on a terminal: seen
-            follow.mark_seen(record.region)
+        self._seen()
         self.refresh_bindings()
         return region
+
+    def _seen(self) -> None:
+        for record in self.view.away if self.view is not None else ():  # shown on a terminal: seen
+            follow.mark_seen(record.region)
 
     def waiting_record(self, region: Region) -> follow.Record | None:
         record = follow.read(region)
