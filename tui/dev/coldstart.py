@@ -35,7 +35,7 @@ CONSOLE_SCRIPT = textwrap.dedent(
             def exec_module(module):
                 load(module)
                 app = module.AssistantAuthApp
-                run, original = app.run, app.on_ready
+                run, original = app.run, getattr(app, "on_ready", lambda self: None)
                 def on_ready(self):
                     {ready}
                     self.exit()
