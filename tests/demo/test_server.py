@@ -59,3 +59,20 @@ def test_injected_fault_then_normal(server):
     first = httpx.post(server.url + DEVICE_PATH, data={"client_id": "test-client"})
     assert (first.status_code, first.text) == (503, "maintenance")
     assert httpx.post(server.url + DEVICE_PATH, data={"client_id": "test-client"}).status_code == 200
+
+
+def test_a_client_gone_before_its_answer_prints_nothing(server, capsys):
+    """`assistant-auth demo` runs in a person's terminal: a client that hung up (a stopped
+    `token`, a closed tab) leaves no traceback there; another error is still reported."""
+    httpd = server._httpd
+    for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer")):
+        try:
+            raise gone
+        except OSError:
+            httpd.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
+    try:
+        raise ValueError("a bug in the server")
+    except ValueError:
+        httpd.handle_error(None, ("127.0.0.1", 1))
+    assert "a bug in the server" in capsys.readouterr().err

@@ -7,11 +7,12 @@ from __future__ import annotations
 import html
 import json
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 from urllib.parse import parse_qs, urlsplit
 
 DEVICE_PATH = "/api/oauth/device_authorization"
@@ -96,6 +97,15 @@ class Server(ThreadingHTTPServer):
     """The listening socket, with the endpoints its handlers answer from."""
 
     auth: Endpoints
+
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
+        """A client that went away before its answer was written (a `token` stopped with Ctrl+C,
+        a closed browser tab, a test's killed process) is not the server's error: nothing is
+        printed on the terminal `assistant-auth demo` runs in. Anything else is reported as the
+        standard library does."""
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class Handler(BaseHTTPRequestHandler):
