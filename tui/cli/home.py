@@ -12,8 +12,8 @@ def run_app(**kwargs) -> int:
     (the code screen hands it over); that thread ends the process when the sign-in ends.
 
     The garbage collector rests from here to the first frame: loading Textual and drawing Home
-    make a few hundred thousand objects that all stay alive, and collecting among them is about
-    a twentieth of the start (docs/performance.md)."""
+    make about 73,000 objects it tracks, nearly all of them still alive then, and the hundred or
+    so collections among them are about a twentieth of the start (docs/performance.md)."""
     gc.disable()
     try:
         from tui.app import AssistantAuthApp

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from tui.core.config.read import parse_config_readonly, read_config_text
+from tui.core.config.read import config_text_and_problem, parsed_and_problem
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
@@ -43,12 +43,7 @@ class Overview:
 
     @cached_property
     def _config(self) -> tuple[dict[str, Any], AuthError | None]:
-        if self.read_problem is not None:
-            return {}, self.read_problem
-        try:
-            return parse_config_readonly(self.config_text), None
-        except AuthError as exc:
-            return {}, exc
+        return ({}, self.read_problem) if self.read_problem is not None else parsed_and_problem(self.config_text)
 
     @property
     def config_problem(self) -> AuthError | None:
@@ -96,10 +91,7 @@ class Overview:
 
 def overview(now: float | None = None) -> Overview:
     """Everything `status`, the inspector and Home show about the slots, read once."""
-    try:
-        text, problem = read_config_text(), None
-    except AuthError as exc:
-        text, problem = "", exc
+    text, problem = config_text_and_problem()
     return Overview(
         slots=list_slots(now),
         warnings=file_warnings(),

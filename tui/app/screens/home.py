@@ -149,16 +149,15 @@ class HomeScreen(AppScreen[None]):
         else:
             self.refresh_slot()
 
-    def refresh_slot(self) -> Region | None:
-        """Redraw the slots; returns the managed provider's region."""
+    def refresh_slot(self) -> None:
+        """Read the slots again and redraw them."""
         self.view = overview()
-        text, state, region = home_summary(self.view)
+        text, state, _region = home_summary(self.view)
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
         self._seen()
         self.refresh_bindings()
-        return region
 
     def _seen(self) -> None:
         for record in self.view.away if self.view is not None else ():  # shown on a terminal: seen

@@ -309,7 +309,21 @@ def config_or_empty() -> dict[str, Any]:
 def config_and_problem() -> tuple[dict[str, Any], AuthError | None]:
     """config.toml parsed read-only and None; or {} and why it cannot be read (for listings that
     say so instead of hiding it)."""
+    text, problem = config_text_and_problem()
+    return ({}, problem) if problem is not None else parsed_and_problem(text)
+
+
+def config_text_and_problem() -> tuple[str, AuthError | None]:
+    """config.toml's text ('' when missing) and None; or '' and why it cannot be read."""
     try:
-        return read_config_readonly(), None
+        return read_config_text(), None
+    except AuthError as exc:
+        return "", exc
+
+
+def parsed_and_problem(text: str) -> tuple[dict[str, Any], AuthError | None]:
+    """config.toml's `text` parsed read-only and None; or {} and why it does not parse."""
+    try:
+        return parse_config_readonly(text), None
     except AuthError as exc:
         return {}, exc

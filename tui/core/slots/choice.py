@@ -9,10 +9,10 @@ from __future__ import annotations
 from tui.core import paths, settings
 from tui.core.config.read import (
     config_or_empty,
+    config_text_and_problem,
     config_trust_problem,
     decode_config,
     parse_config_readonly,
-    read_config_text,
     read_config_trusted,
     scan_managed_provider,
 )
@@ -162,10 +162,7 @@ def managed_slot(text: str | None = None) -> str | None:
     `status`'s "used by the managed provider and `token`" is true by construction), or None when
     config.toml has no such entry or cannot be read. `text`: config.toml as the caller read it."""
     if text is None:
-        try:
-            text = read_config_text()
-        except AuthError:
-            return None
+        text, _problem = config_text_and_problem()  # unreadable: "", no managed provider
     try:
         chosen = managed_selection(text)
         return storage_name_of(chosen) if chosen is not None else None
