@@ -17,7 +17,7 @@ from tui.core.config.read import (
     scan_managed_provider,
 )
 from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER
+from tui.core.keys import MANAGED_PROVIDER, context_fields
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,10 +54,9 @@ class Selection:
 
 
 def storage_name_of(selection: Selection) -> str:
-    """The credential slot (storage name) a selection resolves to (spec 4.5)."""
-    from tui.core.context import resolve_context
-
-    return resolve_context(selection.ref, selection.base_url).storage_name
+    """The credential slot (storage name) a selection resolves to (spec 4.5): the rule itself, as
+    `resolve_context` applies it, without building its records (Home's first frame and `token`)."""
+    return context_fields(selection.ref, selection.base_url)[1]
 
 
 def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
@@ -185,11 +184,9 @@ def oauth_providers(config: dict[str, Any] | None = None) -> list[tuple[str, Sel
 
 def providers_by_slot(config: dict[str, Any] | None = None) -> dict[str, list[str]]:
     """storage_name -> names of the providers (with an `oauth` block) that resolve to it."""
-    from tui.core.context import resolve_context
-
     found: dict[str, list[str]] = {}
     for name, chosen in oauth_providers(config):
-        found.setdefault(resolve_context(chosen.ref, chosen.base_url).storage_name, []).append(name)
+        found.setdefault(storage_name_of(chosen), []).append(name)
     return found
 
 
