@@ -44,6 +44,7 @@ NOT_AT_START = [
     "tui.app.screens.help",
     "tui.core.slots.switch",
     "tui.core.config.provider",
+    "tui.core.context",  # the core API's records: a slot's name is the rule's (keys.context_fields)
 ]
 
 
