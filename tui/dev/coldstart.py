@@ -30,6 +30,7 @@ CONSOLE_SCRIPT = textwrap.dedent(
         def find_spec(self, name, path=None, target=None):
             if name != "tui.app.application":
                 return None
+            sys.meta_path.remove(self)  # asked once: Textual's imports, which follow, never ask it
             spec = importlib.machinery.PathFinder.find_spec(name, path)
             load = spec.loader.exec_module
             def exec_module(module):
