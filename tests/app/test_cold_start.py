@@ -35,6 +35,7 @@ NOT_AT_START = [
     "tomlkit",
     "httpx",
     "secrets",
+    "hashlib",  # OpenSSL: the global slot's name takes CPython's own SHA-256 (tui.core.digest)
     "importlib.metadata",
     "tui.app.screens.confirm",
     "tui.app.screens.sign_in",

@@ -40,10 +40,10 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     host, base = _normalize(oauth_host), _normalize(base_url)
     if host == _normalize(settings.oauth_host("cn")) and base == _normalize(settings.base_url("cn")):
         return DEFAULT_KEY
-    import hashlib
+    from tui.core.digest import sha256_hex  # the default slot's path (most `token` calls) needs no digest
 
     text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
-    return SCOPED_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return SCOPED_PREFIX + sha256_hex(text.encode("utf-8"))[:16]
 
 
 def region_key(region: object) -> str:

@@ -8,7 +8,6 @@ since it was loaded, keeps `config.toml.bak`, and writes atomically.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import pathlib
 import re
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from urllib.parse import urlsplit
 from tui.core import paths
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import decode_config, parse_config, read_config_raw
+from tui.core.digest import sha256_hex
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write
 from tui.core.http import insecure_reason
@@ -51,7 +51,7 @@ class Snapshot:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.raw or b"").hexdigest()
+        return sha256_hex(self.raw or b"")
 
 
 def load_snapshot(path: pathlib.Path | None = None) -> Snapshot:

@@ -12,18 +12,18 @@ never written for this.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from typing import Any
 
+from tui.core.digest import sha256_hex
 from tui.core.files import ownfiles
 
 DIRECTORY = "rejected"
 
 
 def fingerprint(refresh_token: str) -> str:
-    return hashlib.sha256(refresh_token.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(refresh_token.encode("utf-8", "surrogatepass"))
 
 
 def _file(storage_name: str) -> str:
