@@ -66,6 +66,7 @@ HEAVY = {
     "asyncio": "an event loop: only commands that run one",
     "rich.syntax": "pygments and its lexers: only when a diff or the raw file is drawn",
     "segno": "the QR encoder: only when a QR code is drawn",
+    "tui.core.signin.follow": "a sign-in's lease, joining and watching: Home and `status` only where a record is on disk",
 }
 
 

@@ -46,6 +46,8 @@ NOT_AT_START = [
     "tui.core.slots.switch",
     "tui.core.config.provider",
     "tui.core.context",  # the core API's records: a slot's name is the rule's (keys.context_fields)
+    "tui.core.signin.follow",  # the sign-in machinery and its record: only where a record is on disk
+    "tui.core.signin.record",
 ]
 
 

@@ -14,7 +14,7 @@ from tui.core.i18n import _
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import said
 from tui.core.regions import Region
-from tui.core.signin import follow
+from tui.core.signin import ondisk
 from tui.core.slots.state import EXPIRED, SlotStatus, signed_in_as
 from tui.core.untrusted import one_line
 
@@ -47,7 +47,7 @@ def run(ns) -> int:
         out(line)
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():
         for record in view.away:  # said on a terminal: seen
-            follow.mark_seen(record.region)
+            ondisk.seen(record.region)
     return EXIT_OK if usable else EXIT_FAIL
 
 

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import config_text_and_problem, parsed_and_problem
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
-from tui.core.signin import follow
+from tui.core.signin import ondisk
 from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
 from tui.core.slots.state import SlotStatus, file_warnings, list_slots, slot_status
 from tui.core.untrusted import one_line
+
+if TYPE_CHECKING:  # pragma: no cover - the sign-in's record loads only where one is on disk (ondisk)
+    from tui.core.signin.record import Record
 
 REGIONS = ("cn", "global")
 
@@ -38,8 +41,8 @@ class Overview:
     config_text: str = ""  # config.toml as read ("" when missing or unreadable)
     read_problem: AuthError | None = None  # why config.toml could not be read, if it could not
     now: float | None = None  # the time states were classified at (None: the clock)
-    away: list[follow.Record] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
-    waiting: list[follow.Record] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
+    away: list[Record] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
+    waiting: list[Record] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
 
     @cached_property
     def _config(self) -> tuple[dict[str, Any], AuthError | None]:
@@ -99,12 +102,12 @@ def overview(now: float | None = None) -> Overview:
         config_text=text,
         read_problem=problem,
         now=now,
-        away=follow.away(now),
-        waiting=follow.waiting(now),
+        away=ondisk.away(now),
+        waiting=ondisk.waiting(now),
     )
 
 
-def away_text(record: follow.Record) -> str:
+def away_text(record: Record) -> str:
     """ "While you were away, the sign-in started at 14:02 completed: signed in as Ada · cn"."""
     started, region = record.started_clock(), record.region.value
     outcome = record.outcome
@@ -131,4 +134,4 @@ def away_text(record: follow.Record) -> str:
 
 
 def away_lines() -> list[str]:
-    return [away_text(record) for record in follow.away()]
+    return [away_text(record) for record in ondisk.away()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,9 +20,12 @@ from tui.core.i18n import _
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
-from tui.core.signin import follow
+from tui.core.signin import ondisk
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.core.untrusted import one_line
+
+if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
+    from tui.core.signin.record import Record
 
 HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
 
@@ -161,11 +165,10 @@ class HomeScreen(AppScreen[None]):
 
     def _seen(self) -> None:
         for record in self.view.away if self.view is not None else ():  # shown on a terminal: seen
-            follow.mark_seen(record.region)
+            ondisk.seen(record.region)
 
-    def waiting_record(self, region: Region) -> follow.Record | None:
-        record = follow.read(region)
-        return record if follow.is_pending(record) else None
+    def waiting_record(self, region: Region) -> Record | None:
+        return ondisk.waiting_in(region)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
@@ -179,7 +182,7 @@ class HomeScreen(AppScreen[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                follow.abandon(region)
+                ondisk.abandon(region)
                 self.app.notify(
                     _("Abandoned the {region} sign-in that waited for approval.").format(region=region.value),
                     markup=False,

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 from tui.core.files import ownfiles
 from tui.core.regions import Region
+from tui.core.signin.place import DIRECTORY, file_name, record_name
 from tui.core.signin.record import ENDED, PENDING, REQUESTING, STATES, Record
 
-DIRECTORY = "signin"
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
 JOIN_SLACK = 1.0  # seconds: an attempt ended this long before we joined may still be the one we joined
 _NOFOLLOW, _CLOEXEC = ownfiles.NOFOLLOW, ownfiles.CLOEXEC
@@ -83,15 +83,11 @@ def directory_path() -> str:
     return ownfiles.directory_path(DIRECTORY)
 
 
-def _file(region: Region, suffix: str) -> str:
-    return region.value + suffix
-
-
 def write(record: Record) -> None:
     """Replace the region's record atomically (0600). RecordProblem or OSError when it cannot be."""
     fd = ownfiles.created_dir(DIRECTORY)
     try:
-        ownfiles.write_record(fd, _file(record.region, ".json"), record.to_json())
+        ownfiles.write_record(fd, record_name(record.region), record.to_json())
     finally:
         os.close(fd)
 
@@ -99,7 +95,7 @@ def write(record: Record) -> None:
 def load(region: Region, now: float | None = None) -> Record | None:
     """The region's record, or None (none, unreadable, or older than 24 h: then it is removed).
     RecordProblem when the directory or the record is a link or not the person's own and private."""
-    name = _file(region, ".json")
+    name = record_name(region)
     fd = ownfiles.open_dir(DIRECTORY, create=False)
     if fd is None:
         return None
@@ -126,7 +122,7 @@ def read(region: Region, now: float | None = None) -> Record | None:
 def remove(region: Region) -> None:
     with ownfiles.existing_dir(DIRECTORY) as fd:
         if fd is not None:
-            ownfiles.unlink(fd, _file(region, ".json"), _file(region, ".discard"))
+            ownfiles.unlink(fd, record_name(region), file_name(region, ".discard"))
 
 
 def is_pending(record: Record | None, now: float | None = None) -> bool:
@@ -169,7 +165,7 @@ class Lease:
         if self.fd is not None:
             return True
         dir_fd = ownfiles.created_dir(DIRECTORY)
-        name = _file(self.region, ".lock")
+        name = file_name(self.region, ".lock")
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
         except OSError as exc:
@@ -203,7 +199,7 @@ class Lease:
 def request_discard(region: Region) -> None:
     fd = ownfiles.created_dir(DIRECTORY)
     try:
-        name = _file(region, ".discard")
+        name = file_name(region, ".discard")
         os.close(os.open(name, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd))
     finally:
         os.close(fd)
@@ -214,7 +210,7 @@ def discard_requested(region: Region) -> bool:
         if fd is None:
             return False
         try:
-            os.stat(_file(region, ".discard"), dir_fd=fd, follow_symlinks=False)
+            os.stat(file_name(region, ".discard"), dir_fd=fd, follow_symlinks=False)
             return True
         except OSError:
             return False
@@ -224,7 +220,7 @@ def clear_discard(region: Region) -> None:
     """The discard request was honoured (or is stale for a new attempt that holds the lease)."""
     with ownfiles.existing_dir(DIRECTORY) as fd:
         if fd is not None:
-            ownfiles.unlink(fd, _file(region, ".discard"))
+            ownfiles.unlink(fd, file_name(region, ".discard"))
 
 
 def abandon(region: Region, wait: float = 0.0) -> None:

@@ -1,0 +1,70 @@
+"""The sign-in attempts on disk, for those that only show them: Home, `status` and the overview.
+
+Each start of Home and each `status` asks which sign-ins wait for approval and which ended while
+no terminal watched. Nearly always none: then the sign-in machinery is not loaded at all, neither
+`follow` (the lease, joining, watching) nor `record` (the record's type), which are a quarter of
+what our own modules cost Home's first frame (docs/performance.md). Where a record file is there,
+`follow` reads it with all its checks: the look here trusts nothing, it only decides whether to
+read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tui.core.files import ownfiles
+from tui.core.regions import Region
+from tui.core.signin.place import DIRECTORY, record_name
+
+TYPE_CHECKING = False  # not `from typing import`: nothing of this module needs typing at run time
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.core.signin.record import Record
+
+
+def _there(region: Region) -> bool:
+    """A name is there for the region's record (of any kind: a link or a stranger's file is for
+    `follow` to refuse, not for this look to believe)."""
+    return os.path.lexists(os.path.join(ownfiles.directory_path(DIRECTORY), record_name(region)))
+
+
+def waiting(now: float | None = None) -> list[Record]:
+    """Attempts that can still be approved, one per region at most."""
+    if not any(_there(region) for region in Region):
+        return []
+    from tui.core.signin.follow import waiting as read_waiting
+
+    return read_waiting(now)
+
+
+def away(now: float | None = None) -> list[Record]:
+    """Ended attempts nobody has seen yet (one per region), oldest first."""
+    if not any(_there(region) for region in Region):
+        return []
+    from tui.core.signin.follow import away as read_away
+
+    return read_away(now)
+
+
+def waiting_in(region: Region) -> Record | None:
+    """The region's attempt while it can still be approved (Home's Enter joins it, `n` abandons it)."""
+    if not _there(region):
+        return None
+    from tui.core.signin.follow import is_pending, read
+
+    record = read(region)
+    return record if is_pending(record) else None
+
+
+def seen(region: Region) -> None:
+    """A person saw how the region's attempt ended (shown on a terminal): its record goes."""
+    if _there(region):
+        from tui.core.signin.follow import mark_seen
+
+        mark_seen(region)
+
+
+def abandon(region: Region) -> None:
+    """Discard the region's attempt, whoever polls it (`follow.abandon`)."""
+    from tui.core.signin.follow import abandon as discard
+
+    discard(region)
