@@ -27,9 +27,13 @@ def _there(region: Region) -> bool:
     return os.path.lexists(os.path.join(ownfiles.directory_path(DIRECTORY), record_name(region)))
 
 
+def _any_there() -> bool:
+    return any(_there(region) for region in Region)
+
+
 def waiting(now: float | None = None) -> list[Record]:
     """Attempts that can still be approved, one per region at most."""
-    if not any(_there(region) for region in Region):
+    if not _any_there():
         return []
     from tui.core.signin.follow import waiting as read_waiting
 
@@ -38,7 +42,7 @@ def waiting(now: float | None = None) -> list[Record]:
 
 def away(now: float | None = None) -> list[Record]:
     """Ended attempts nobody has seen yet (one per region), oldest first."""
-    if not any(_there(region) for region in Region):
+    if not _any_there():
         return []
     from tui.core.signin.follow import away as read_away
 
