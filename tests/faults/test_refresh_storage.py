@@ -5,9 +5,11 @@ and an answer that still cannot be written is never reported as success."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import resource
 import subprocess
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -23,14 +25,17 @@ SLOT = "assistant-code"
 LIMIT = 8192  # bytes: room for the slot as it is, not for the reservation beside it
 
 
-def limited() -> None:
-    default_signals()
-    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+def limited(limit: int = LIMIT) -> Callable[[], None]:
+    def apply() -> None:
+        default_signals()
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
 
 
-def token_under_a_size_limit() -> subprocess.CompletedProcess:
+def token_under_a_size_limit(limit: int = LIMIT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60, preexec_fn=limited
+        [SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60, preexec_fn=limited(limit)
     )
 
 
@@ -49,6 +54,37 @@ def test_a_refresh_whose_answer_cannot_be_stored_is_never_sent(home, server):
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # the probe is gone
     again = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
     assert again.returncode == 0 and refreshes(server) == 1  # the kept refresh token still works
+
+
+def large_rotation() -> str:
+    """A valid rotation whose access token is a large JWT's size (24,000 characters)."""
+    return json.dumps(
+        {"access_token": "a" * 24000, "refresh_token": "rt_rotated", "expires_in": 3600, "token_type": "Bearer"}
+    )
+
+
+def test_a_large_answer_is_provided_for_or_nothing_is_sent(home, server):
+    """Under a 20 KiB file-size limit a valid rotation with a 24,000-character access token could
+    not be stored (it was sent, then lost: the person signed out). The room proved before sending
+    covers the largest answer read, so the request is not sent and the sign-in is kept."""
+    path = write_creds(home, expired(server))
+    before = path.read_bytes()
+    server.inject(TOKEN_PATH, status=200, body=large_rotation())
+    result = token_under_a_size_limit(20 * 1024)
+    assert result.returncode == 3, result.stderr
+    assert "nothing was sent, your sign-in is kept" in result.stderr
+    assert refreshes(server) == 0 and path.read_bytes() == before
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_same_large_answer_is_stored_where_there_is_room(home, server):
+    path = write_creds(home, expired(server))
+    server.inject(TOKEN_PATH, status=200, body=large_rotation())
+    result = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    assert result.returncode == 0, result.stderr
+    stored = read_json(path)
+    assert stored["access_token"] == "a" * 24000 and stored["refresh_token"] == "rt_rotated"
+    assert result.stdout.strip() == "a" * 24000
 
 
 def test_the_reservation_itself_fails_under_the_limit_and_leaves_nothing(tmp_path):
@@ -119,11 +155,12 @@ def test_server_trouble_never_says_sign_in_again(home, server, status):
 
 @pytest.fixture
 def tiny_filesystem(tmp_path):
-    """A 64 KiB tmpfs (root only; skipped where mounting is not allowed)."""
+    """A 2 MiB tmpfs: room for the slot and one reservation (`limits.room_for_answer`), not two
+    (root only; skipped where mounting is not allowed)."""
     where = tmp_path / "tiny"
     where.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(where)], capture_output=True, text=True
+        ["mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(where)], capture_output=True, text=True
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tiny filesystem here: {mounted.stderr.strip()}")
@@ -154,3 +191,66 @@ def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_
     filler.unlink()  # room again: the kept refresh token works
     again = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
     assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0] and refreshes(server) == 1
+
+
+# -- the room is tied to the answer: what is stored never outgrows it --------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from tui.core.credentials.oauth import parse_token_response  # noqa: E402
+from tui.core.credentials.slot import dump, merge_token_response  # noqa: E402
+from tui.core.limits import ANSWER_BODY, TOKEN_FIELDS, room_for_answer  # noqa: E402
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+token_text = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=60)
+any_text = st.text(max_size=60)  # control characters, non-ASCII, lone surrogates
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    current=st.dictionaries(st.text(max_size=12), json_values, max_size=6),
+    access=token_text,
+    refresh=st.none() | any_text,
+    scope=st.none() | any_text,
+    token_type=st.none() | any_text,
+    expires_in=st.none() | st.integers(min_value=-(10**30), max_value=10**30),
+    extra=st.dictionaries(st.text(max_size=8), json_values, max_size=3),
+    ascii_only=st.booleans(),
+)
+def test_what_is_stored_never_outgrows_the_room(
+    current, access, refresh, scope, token_type, expires_in, extra, ascii_only
+):
+    """The room's arithmetic (limits.room_for_answer): the file as merged with any answer is at
+    most today's file as written again, plus the answer's own bytes, plus the fields' punctuation;
+    so an answer of the largest size read always fits the room proved for it."""
+    answer = {**extra, "access_token": access}
+    for name, value in (
+        ("refresh_token", refresh),
+        ("scope", scope),
+        ("token_type", token_type),
+        ("expires_in", expires_in),
+    ):
+        if value is not None:
+            answer[name] = value
+    body = json.dumps(answer, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    try:
+        tokens = parse_token_response(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return  # not an answer that is stored
+    stored_now = len(dump(current))
+    stored = dump(merge_token_response(dump(current).decode("utf-8", "surrogatepass"), tokens))
+    assert len(stored) <= stored_now + len(body) + TOKEN_FIELDS
+    assert room_for_answer(stored_now) >= stored_now + ANSWER_BODY + TOKEN_FIELDS
+    json.loads(stored)  # and it is JSON the official client reads
+
+
+def test_a_lone_surrogate_in_an_answer_is_stored_as_its_escape(home):
+    """JSON allows `\\ud800`, UTF-8 does not: the answer is stored (as the same escape), never a
+    UnicodeEncodeError after the refresh was sent."""
+    tokens = parse_token_response('{"access_token": "at", "refresh_token": "rt\\ud800x"}')
+    data = dump(merge_token_response("", tokens))
+    assert json.loads(data)["refresh_token"] == "rt\ud800x"

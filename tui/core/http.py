@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from tui.core.errors import AuthError
 from tui.core.hints import unreachable
+from tui.core.limits import ANSWER_BODY
 from tui.core.redact import REDACTED, redact
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
-MAX_BODY = 1 << 20  # bodies beyond 1 MiB are cut (only 200 characters are ever shown)
+MAX_BODY = ANSWER_BODY  # bodies beyond 1 MiB are cut (only 200 characters are ever shown); see limits.py
 SECRET_FORM_FIELDS = ("refresh_token", "device_code", "client_secret")  # masked in verbose logs
 
 log = logging.getLogger("tui.core.http")

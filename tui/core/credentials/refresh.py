@@ -238,19 +238,21 @@ def _refresh_steps(
     if not isinstance(refresh_token, str) or not refresh_token:
         raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else "")
     form = {"grant_type": "refresh_token", "client_id": client_id(), "refresh_token": refresh_token}
-    reserved = _room_for_the_answer(storage_name)  # before sending: a refresh is spent only when its answer can be kept
+    reserved = _room_for_the_answer(
+        storage_name, creds
+    )  # before sending: a refresh is spent only when its answer can be kept
     try:
         return (yield from _send_and_keep(storage_name, endpoint, form, creds, refresh_token, ttl, min_ttl, reserved))
     finally:
         reserved.discard()  # unused (an adopted rotation, an error): nothing is left behind
 
 
-def _room_for_the_answer(storage_name: str) -> Reserved:
+def _room_for_the_answer(storage_name: str, creds: dict[str, Any]) -> Reserved:
     from tui.core.credentials.slot import reserve_room
     from tui.core.paths import credentials_path
 
     try:
-        return reserve_room(storage_name)
+        return reserve_room(storage_name, creds)
     except OSError as exc:
         raise AuthError(
             f"could not write {credentials_path(storage_name)} ({exc.strerror or exc}); nothing was sent, your sign-in is kept",

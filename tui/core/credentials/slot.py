@@ -168,7 +168,9 @@ def try_load(storage_name: str) -> dict[str, Any] | None:
 
 
 def dump(data: object) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """The file's bytes: UTF-8 kept as is; a lone surrogate (valid in JSON as `\\ud800`, not in
+    UTF-8) written back as that same escape, never a UnicodeEncodeError after a refresh was sent."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
 def write_credentials(storage_name: str, data: object, reserved: Reserved | None = None) -> pathlib.Path:
@@ -185,22 +187,32 @@ def write_credentials(storage_name: str, data: object, reserved: Reserved | None
     return path
 
 
-ROOM = 16384  # bytes proved writable beyond the slot's current size before a refresh is sent
-
-
-def reserve_room(storage_name: str) -> Reserved:
+def reserve_room(storage_name: str, current: object = None) -> Reserved:
     """Prove, before a refresh is sent, that its answer can be stored: a temporary file beside
-    the slot, as large as the slot can become (twice its size, and 16 KiB more), flushed. OSError
-    (a full disk, a file-size limit) when it cannot be."""
+    the slot, as large as the slot can become with any answer the program reads
+    (`limits.room_for_answer`; `current` is the file's parsed content, read here when not given),
+    flushed. OSError (a full disk, a file-size limit) when it cannot be: then nothing is sent."""
     from tui.core.files.atomic import Reserved, ensure_private_dir
+    from tui.core.limits import room_for_answer
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
+    if current is None:
+        current = _stored_now(path)
+    return Reserved(path, room_for_answer(len(dump(current))))
+
+
+def _stored_now(path: pathlib.Path) -> object:
+    """The slot's content as it would be written again: its parsed JSON, or its text as one
+    string when it does not parse (it would be moved aside; its size still counts)."""
     try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    return Reserved(path, 2 * size + ROOM)
+        text = read_text(path)
+    except (OSError, ValueError):
+        return {}
+    try:
+        return jsonutil.loads(text)
+    except ValueError:
+        return text
 
 
 def corrupt_name(path: pathlib.Path, now: float | None = None) -> pathlib.Path:
