@@ -15,7 +15,24 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """The one error boundary: whatever happens, a one-line message and an exit code, never a
-    traceback (a closed or full stdout, a broken pipe, an odd setting)."""
+    traceback (a closed or full stdout, a broken pipe, an odd setting, an output encoding that
+    cannot carry the text: `tui.cli.streams`)."""
+    from tui.cli.streams import fit
+
+    english = None
+    try:
+        if fit():  # stdout or stderr cannot carry Chinese: the whole command speaks English
+            from tui.core.i18n import in_english
+
+            english = in_english()
+            english.__enter__()
+        return _guarded(argv)
+    finally:
+        if english is not None:
+            english.__exit__(None, None, None)
+
+
+def _guarded(argv: list[str] | None) -> int:
     try:
         code = _main(argv)
     except SystemExit as done:  # argparse's --help, --version and usage errors end this way

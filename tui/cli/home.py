@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 
-from tui.cli.output import EXIT_OK
+from tui.cli.output import EXIT_ERROR, EXIT_OK, err
+from tui.cli.streams import wizard_problem
 
 
 def run_app(**kwargs) -> int:
@@ -13,7 +14,14 @@ def run_app(**kwargs) -> int:
 
     The garbage collector rests from here to the first frame: loading Textual and drawing Home
     make about 73,000 objects it tracks, nearly all of them still alive then, and the hundred or
-    so collections among them are about a twentieth of the start (docs/performance.md)."""
+    so collections among them are about a twentieth of the start (docs/performance.md).
+
+    On a terminal whose encoding cannot draw it (`tui.cli.streams`), it says so in one line and
+    does not start."""
+    problem = wizard_problem()
+    if problem is not None:
+        err(problem)
+        return EXIT_ERROR
     gc.disable()
     try:
         from tui.app import AssistantAuthApp
