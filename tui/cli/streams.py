@@ -77,7 +77,7 @@ def fit() -> bool:
     for stream in streams:
         if not carries(stream, "".join(STAND_INS) + CHINESE):
             try:
-                stream.reconfigure(errors=HANDLER)  # type: ignore[attr-defined]
+                stream.reconfigure(errors=HANDLER)  # type: ignore[union-attr]
             except (AttributeError, ValueError, OSError):
                 pass  # not a text stream we can change (a test's capture): it writes as it does
     return not all(carries(stream, CHINESE) for stream in streams)
