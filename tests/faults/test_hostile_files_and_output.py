@@ -397,7 +397,7 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
 
 @pytest.mark.parametrize("which", ["config", "credentials"])
 async def test_open_directories_are_warned_about_and_fixed(home, which):
-    from tui.core.repairs import apply_plan, permission_plan
+    from tui.core.permissions import apply_plan, permission_plan
 
     write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 4102444800})
     directory = home if which == "config" else home / "credentials"

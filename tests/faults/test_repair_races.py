@@ -22,13 +22,12 @@ from tests.app.helpers import screen_name, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core.doctor import apply_repair, exit_code, local_checks
+from tui.core.permissions import apply_plan, permission_plan
 from tui.core.repairs import (
     CHANGED,
     NotDone,
-    apply_plan,
     fix_mode,
     move_aside,
-    permission_plan,
     remove_stale_lock,
     seen,
 )

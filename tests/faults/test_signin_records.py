@@ -102,16 +102,11 @@ async def test_a_wrong_typed_field_in_our_record_is_ignored(home, server):
     assert "Following the sign-in started at" in done.stderr and server.count(DEVICE_PATH) == 1
 
 
-@pytest.mark.parametrize("where", ["lock", "directory"])
-def test_a_link_goes_on_without_the_record_and_says_what_to_remove(home, server, tmp_path, where):
+def test_a_link_at_the_directory_goes_on_without_the_record_and_says_what_to_remove(home, server, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    if where == "lock":
-        (home / "signin").mkdir(parents=True, mode=0o700)
-        (home / "signin" / "cn.lock").symlink_to(elsewhere / "cn.lock")
-    else:
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "signin").symlink_to(elsewhere)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "signin").symlink_to(elsewhere)
     server.auto_approve = 0.5
     done = run("login", "--no-tui")
     assert done.returncode == 0, done.stderr
@@ -119,6 +114,25 @@ def test_a_link_goes_on_without_the_record_and_says_what_to_remove(home, server,
     said = [line for line in done.stderr.splitlines() if "cannot be followed from another terminal" in line]
     assert len(said) == 1 and "signin" in said[0] and "remove it" in said[0]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_link_at_the_lock_is_said_and_changes_nothing(home, server, tmp_path):
+    """A link at `cn.lock`: the lease is `cn.lease`'s, the sign-in is followed as ever, the link
+    is said in one line and never followed; `doctor --fix` removes the link itself."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "signin").mkdir(parents=True, mode=0o700)
+    (home / "signin" / "cn.lock").symlink_to(elsewhere / "cn.lock")
+    server.auto_approve = 0.5
+    done = run("login", "--no-tui")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "cn.lock" in line]
+    assert len(said) == 1 and "is a symbolic link" in said[0] and "doctor --fix" in said[0]
+    assert "cannot be followed" not in done.stderr
+    assert list(elsewhere.iterdir()) == []
+    fixed = run("doctor", "--fix", "--yes", "--offline", timeout=90)
+    assert f"removed {home / 'signin' / 'cn.lock'}" in fixed.stdout + fixed.stderr
+    assert not os.path.lexists(home / "signin" / "cn.lock") and list(elsewhere.iterdir()) == []
 
 
 def test_the_codes_lifetime_ends_a_plain_login(home, server):

@@ -25,6 +25,7 @@ from tui.core.regions import Region
 from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import follow
 from tui.core.signin.attempt import Outcome, SignIn
+from tui.core.signin.place import odd
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
@@ -40,6 +41,8 @@ def run(ns) -> int:
         return run_app(region=given, no_browser=ns.no_browser)
     say_while_away()
     region = given or _the_waiting_region() or Region.CN
+    for line in odd(region):  # never used by the sign-in below; said so the person can remove it
+        err(line.said())
     record = follow.read(region)
     live = follow.is_pending(record)
     if ns.new and record is not None and live:
@@ -183,7 +186,14 @@ class PlainSignIn:
         if auth is None:  # pragma: no cover - "code" is told with the code
             return
         region = attempt.region
-        if attempt.shared.problem:
+        if attempt.shared.stalled:
+            err(
+                _(
+                    "The terminal that started this sign-in has shown no code for {seconds} s (stopped?): "
+                    "this one asked for a code of its own, which other terminals cannot follow."
+                ).format(seconds=f"{attempt.CODE_WAIT:g}")
+            )
+        elif attempt.shared.problem:
             err(
                 one_line(
                     _(

@@ -15,6 +15,7 @@ from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import ondisk
+from tui.core.signin.place import odd
 from tui.core.slots.state import EXPIRED, SlotStatus, signed_in_as
 from tui.core.untrusted import one_line
 
@@ -62,6 +63,7 @@ def _as_json(view: Overview, slots: list[SlotStatus], selected: str, usable: boo
         "warnings": view.warnings,
         "config_problem": view.config_problem.describe() if view.config_problem else None,
         "away": view.away_json(),  # never consumed by --json
+        "signin_entries_ignored": [str(line) for region in Region for line in odd(region)],
     }
 
 
@@ -136,6 +138,7 @@ def _notes(view: Overview) -> list[str]:
         for region, variable in placeholders()
     ]
     lines += [said(warning) for warning in view.warnings]
+    lines += [line.said() for region in Region for line in odd(region)]  # never used by a sign-in
     if view.config_problem is not None:
         lines.append(_("warning: {problem}").format(problem=view.config_problem.said(lead=False)))
     for name, host in view.missing_hosts.items():

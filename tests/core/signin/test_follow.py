@@ -143,11 +143,20 @@ def test_a_record_others_can_write_is_never_trusted(home):
         follow.load(Region.CN)
 
 
-def test_a_link_for_a_lock_leaves_the_attempt_alone_with_what_to_remove(home, tmp_path):
+def test_a_link_for_a_lock_is_passed_over_and_the_lease_still_excludes(home, tmp_path):
+    """A link at `cn.lock` is never followed; the lease is taken on `cn.lease` alone, and it still
+    decides who leads. Only when neither name can hold it is the attempt alone."""
     (home / "signin").mkdir(parents=True, mode=0o700)
     (home / "signin" / "cn.lock").symlink_to(tmp_path / "elsewhere")
+    first, second = Lease(Region.CN), Lease(Region.CN)
+    assert follow.join(first).role is Role.LEAD
+    assert follow.join(second).role is Role.FOLLOW
+    assert not (tmp_path / "elsewhere").exists()
+    first.release()
+    (home / "signin" / "cn.lease").unlink()
+    (home / "signin" / "cn.lease").symlink_to(tmp_path / "elsewhere")
     joined = follow.join(Lease(Region.CN))
-    assert joined.role is Role.ALONE and "cn.lock" in (joined.problem or "")
+    assert joined.role is Role.ALONE and "cn.lock" in (joined.problem or "") and "cn.lease" in (joined.problem or "")
     assert not (tmp_path / "elsewhere").exists()
 
 

@@ -24,8 +24,9 @@ from tui.core.i18n import _
 from tui.core.keys import region_of_slot
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
+from tui.core.permissions import apply_plan, permission_plan
 from tui.core.phrase import N_, said
-from tui.core.repairs import NotDone, apply_plan, move_aside, permission_plan, seen
+from tui.core.repairs import NotDone, move_aside, seen
 from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
 from tui.core.slots.state import BROKEN, MISSING, SlotStatus

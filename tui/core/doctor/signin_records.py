@@ -16,9 +16,11 @@ from tui.core.repairs import (
     Seen,
     link_target,
     remove_leftover,
+    remove_odd_entry,
     seen,
 )
 from tui.core.signin import follow
+from tui.core.signin.place import ODD, wrong_kind
 
 
 def check_signin_records() -> list[Check]:
@@ -91,18 +93,26 @@ def _waiting(region: Region) -> Check:
 def _signin_entry(entry: Seen) -> list[Check]:
     path = pathlib.Path(entry.path)
     name = f"files.signin.{path.name}"
-    if entry.is_link:
+    kind = wrong_kind(entry.mode)
+    if kind is not None:  # never used by a sign-in (place.py); removed by --fix, a link as itself
+        finding = (
+            Phrase(N_("{path} is a symbolic link to {target}."), path=path, target=link_target(path))
+            if entry.is_link
+            else Phrase(ODD, path=path, kind=Phrase(kind))
+        )
         return [
             Check(
                 name,
                 FAIL,
-                Phrase(N_("{path} is a symbolic link to {target}."), path=path, target=link_target(path)),
-                Phrase(N_("Remove the link by hand ({no_links})."), no_links=NO_LINKS),
-                {"path": str(path)},
+                finding,
+                Phrase(N_("Remove it: sign-ins never use it.")),
+                {"path": str(path), "kind": kind},
+                repair=Repair(
+                    Phrase(N_("remove {path} ({kind}), if it still is that"), path=path, kind=Phrase(kind)),
+                    lambda: remove_odd_entry(entry),
+                ),
             )
         ]
-    if not stat.S_ISREG(entry.mode):
-        return []
     if entry.uid != os.geteuid():  # planted: never followed, and not ours to chmod
         return [
             Check(

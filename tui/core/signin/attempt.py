@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
+from tui.core.http import REQUEST_TIMEOUT
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.moves import Moves
@@ -69,6 +70,7 @@ class SignIn(Moves):
 
     LOCK_WAIT_DETACHED = 600.0  # seconds approved tokens wait for the slot's locks without a terminal
     WATCH_EVERY = 0.5  # seconds between looks at the record while another process polls
+    CODE_WAIT = REQUEST_TIMEOUT + 5.0  # seconds a follower waits for the leader's code (its request's whole budget)
 
     def __init__(
         self,
@@ -87,6 +89,7 @@ class SignIn(Moves):
         # HTTP client itself (tests, library callers), nor in the demo (the face says so)
         self.detachable = client is None if detachable is None else detachable
         self.approval: Approval | None = None  # approved tokens, until they are saved
+        self.watch_since = 0.0  # on `clock`: when this process began to follow another's attempt
 
     # -- running -------------------------------------------------------------------------------
     async def run(self) -> Outcome:
@@ -121,6 +124,7 @@ class SignIn(Moves):
             self._step(follow.Watch.TAKE_OVER, joined.record)
         else:
             self._to(Phase.WATCHING)
+            self.watch_since = self.clock()
             self._changed("following")
             self._step(follow.Watch.WAIT, joined.record)
 
@@ -209,7 +213,21 @@ class SignIn(Moves):
         """One look at the leader's attempt; a pause before the next while it goes on."""
         self._step(*self.shared.look())
         if self.phase is Phase.WATCHING:
+            self._unless_overdue()
+        if self.phase is Phase.WATCHING:
             await self.sleep(self.WATCH_EVERY)
+
+    def _unless_overdue(self) -> None:
+        """Whatever the leader does (stopped, as Ctrl+Z stops it; hung): at the code's deadline a
+        follower says how it ended, as the leader would; a leader that shows no live code within
+        `CODE_WAIT` is left behind, and this process requests a code of its own (one no other
+        terminal can follow: the lease is the stalled leader's)."""
+        if self.auth is not None:
+            if self.seconds_left() <= 0:
+                self._finish(outcome_for(self.ends_as), record_it=False)
+        elif self.clock() - self.watch_since > self.CODE_WAIT:
+            self.shared.go_alone()
+            self._to(Phase.REQUESTING)
 
     def _step(self, step: follow.Watch, record: follow.Record | None) -> None:
         """A follower's move: the attempt it joined ended (say how), the lease is ours and the
@@ -224,8 +242,8 @@ class SignIn(Moves):
             self._publish()
         elif step is follow.Watch.START:
             self._to(Phase.REQUESTING)
-        elif record is not None and record.state == follow.PENDING:
-            self._absorb(record)
+        elif record is not None and record.state == follow.PENDING and (self.auth is not None or record.is_live()):
+            self._absorb(record)  # a code already past its deadline is no code to follow
 
     # -- a lost terminal -------------------------------------------------------------------
     def detach(self) -> bool:

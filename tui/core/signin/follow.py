@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from tui.core.files import ownfiles
 from tui.core.regions import Region
-from tui.core.signin.place import DIRECTORY, file_name, record_name
+from tui.core.signin.place import DIRECTORY, DISCARD, LEASE_FILES, file_name, record_name, wrong
 from tui.core.signin.record import ENDED, PENDING, REQUESTING, STATES, Record
 
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
@@ -100,7 +100,7 @@ def load(region: Region, now: float | None = None) -> Record | None:
     if fd is None:
         return None
     try:
-        record = Record.parse(ownfiles.read_record(fd, name))
+        record = Record.parse(ownfiles.read_record(fd, name), region)
         if record is None:
             return None
         if (time.time() if now is None else now) - record.started_at > KEEP:
@@ -120,9 +120,12 @@ def read(region: Region, now: float | None = None) -> Record | None:
 
 
 def remove(region: Region) -> None:
+    """The region's record and discard request go (regular files only: a directory or a FIFO at
+    either name is doctor's to remove, after it says so)."""
     with ownfiles.existing_dir(DIRECTORY) as fd:
         if fd is not None:
-            ownfiles.unlink(fd, record_name(region), file_name(region, ".discard"))
+            _unlink_regular(fd, record_name(region))
+            _unlink_regular(fd, file_name(region, DISCARD))
 
 
 def is_pending(record: Record | None, now: float | None = None) -> bool:
@@ -153,85 +156,138 @@ def mark_seen(region: Region) -> None:
 
 
 class Lease:
-    """`flock` on `signin/<region>.lock`: who holds it polls the region's attempt."""
+    """`flock` on `signin/<region>.lock` and `signin/<region>.lease` (`place.LEASE_FILES`): who
+    holds it polls the region's attempt. Each of the two names that holds what sign-ins make (or
+    nothing yet) is locked, `.lock` first; one that holds something else is passed over, so a
+    wrong entry at one name never turns the lease off (`odd` reports it)."""
 
     def __init__(self, region: Region) -> None:
         self.region = region
-        self.fd: int | None = None
+        self.fds: list[int] = []
 
     def try_take(self) -> bool:
-        """True when this process holds the lease now. RecordProblem when the lock file (or its
-        directory) is a link, not a regular file, or not the person's own and private."""
-        if self.fd is not None:
+        """True when this process holds the lease now. RecordProblem when neither name can hold
+        it (or the directory is a link, not a directory, or not the person's own and private)."""
+        if self.fds:
             return True
         dir_fd = ownfiles.created_dir(DIRECTORY)
-        name = file_name(self.region, ".lock")
+        taken: list[int] = []
+        problems: list[str] = []
         try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
-        except OSError as exc:
-            raise RecordProblem(f"{directory_path()}/{name} cannot be opened ({exc.strerror or exc})") from None
+            for suffix in LEASE_FILES:
+                name = file_name(self.region, suffix)
+                fd = _open_lease(dir_fd, name, problems)
+                if fd is None:
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    _close_all(taken)
+                    return False
+                taken.append(fd)
         finally:
             os.close(dir_fd)
-        info = os.fstat(fd)
-        why = "is not a regular file" if not stat.S_ISREG(info.st_mode) else ownfiles.distrust(info)
-        if why is not None:
-            os.close(fd)
-            raise RecordProblem(f"{directory_path()}/{name} {why}")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self.fd = fd
+        if not taken:
+            raise RecordProblem("; ".join(problems))
+        self.fds = taken
         return True
 
     def release(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)  # closing releases the flock; the file stays
-            self.fd = None
+        _close_all(self.fds)  # closing releases the flock; the files stay
+        self.fds = []
 
     @property
     def held(self) -> bool:
-        return self.fd is not None
+        return bool(self.fds)
+
+
+def _open_lease(dir_fd: int, name: str, problems: list[str]) -> int | None:
+    """A descriptor of the lease file `name` (made 0600 when absent), or None with the reason
+    added to `problems` when the name holds something sign-ins do not make (never followed,
+    never blocked on: a FIFO is opened without waiting, then passed over)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC
+    try:
+        fd = os.open(name, flags, 0o600, dir_fd=dir_fd)
+    except OSError as exc:
+        try:
+            why = wrong(os.stat(name, dir_fd=dir_fd, follow_symlinks=False)) or exc.strerror or str(exc)
+        except OSError:
+            why = f"cannot be opened ({exc.strerror or exc})"
+        problems.append(f"{directory_path()}/{name} {why}")
+        return None
+    distrusted = wrong(os.fstat(fd))
+    if distrusted is not None:
+        os.close(fd)
+        problems.append(f"{directory_path()}/{name} {distrusted}")
+        return None
+    return fd
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def request_discard(region: Region) -> None:
+    """Ask the region's poller to discard its attempt. RecordProblem when the name holds
+    something sign-ins do not make (a FIFO is never waited on)."""
     fd = ownfiles.created_dir(DIRECTORY)
+    name = file_name(region, DISCARD)
     try:
-        name = file_name(region, ".discard")
-        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd))
+        try:
+            made = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd)
+        except OSError as exc:
+            raise RecordProblem(f"{directory_path()}/{name} cannot be made ({exc.strerror or exc})") from None
+        why = wrong(os.fstat(made))
+        os.close(made)
+        if why is not None:
+            raise RecordProblem(f"{directory_path()}/{name} {why}")
     finally:
         os.close(fd)
 
 
 def discard_requested(region: Region) -> bool:
+    """A discard request is a regular file of the person's own at the name: anything else there
+    (a directory, a FIFO, another user's file) asks nothing."""
     with ownfiles.existing_dir(DIRECTORY) as fd:
         if fd is None:
             return False
         try:
-            os.stat(file_name(region, ".discard"), dir_fd=fd, follow_symlinks=False)
-            return True
+            info = os.stat(file_name(region, DISCARD), dir_fd=fd, follow_symlinks=False)
         except OSError:
             return False
+        return wrong(info) is None
 
 
 def clear_discard(region: Region) -> None:
-    """The discard request was honoured (or is stale for a new attempt that holds the lease)."""
+    """The discard request was honoured (or is stale for a new attempt that holds the lease);
+    only a regular file is removed here (anything else at the name is doctor's)."""
     with ownfiles.existing_dir(DIRECTORY) as fd:
         if fd is not None:
-            ownfiles.unlink(fd, file_name(region, ".discard"))
+            _unlink_regular(fd, file_name(region, DISCARD))
+
+
+def _unlink_regular(dir_fd: int, name: str) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            os.unlink(name, dir_fd=dir_fd)
 
 
 def abandon(region: Region, wait: float = 0.0) -> None:
     """`login --new`, `n` on Home: discard the region's attempt, whoever polls it; with `wait`,
     give its poller that many seconds to let go of the lease (it stops within one interval)."""
     lease = Lease(region)
-    if lease.try_take():
-        lease.release()
+    try:
+        if lease.try_take():
+            lease.release()
+            remove(region)
+            return
+        request_discard(region)
+    except RecordProblem:  # nothing can be asked through the files: the record goes
         remove(region)
         return
-    request_discard(region)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if lease.try_take():

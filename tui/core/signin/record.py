@@ -28,6 +28,17 @@ def _number(value: object, default: float | None = None) -> float | None:
     return number if math.isfinite(number) else default
 
 
+LATEST = 253402300799.0  # 9999-12-31T23:59:59Z: the last second a date on this platform can show
+LONGEST = 3600.0  # seconds an attempt can wait for approval (the spec's budget is 15 minutes)
+
+
+def _date(value: object, default: float | None = None) -> float | None:
+    """A wall-clock time a record can hold: a finite number of seconds since 1970, before the
+    year 10000 (`time.localtime` and `strftime` take it); anything else is dropped."""
+    number = _number(value)
+    return number if number is not None and 0 <= number <= LATEST else default
+
+
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else 0
 
@@ -61,19 +72,26 @@ class Record:
     ended_at: float | None = None
 
     @classmethod
-    def parse(cls, data: object) -> Record | None:
+    def parse(cls, data: object, region: Region | None = None) -> Record | None:
+        """The record in `data`, read from the file of `region`: a record that names another
+        region is none (its region is its file's region); every number is bounded to what a
+        date, a count or an interval can be, else dropped (a date the record is dated by: the
+        record is none)."""
         if not isinstance(data, Mapping):
             return None
-        state, region, started = data.get("state"), data.get("region"), _number(data.get("started_at"))
-        if state not in STATES or region not in ("cn", "global") or started is None:
+        state, named, started = data.get("state"), data.get("region"), _date(data.get("started_at"))
+        if state not in STATES or named not in ("cn", "global") or started is None:
             return None
+        if region is not None and named != region.value:
+            return None
+        deadline = _date(data.get("deadline"), 0.0) or 0.0
         interval = data.get("interval")
         record = cls(
             state=str(state),
-            region=Region(region),
+            region=Region(named),
             started_at=started,
             attempt=_text(data.get("attempt"), "") or "",
-            deadline=_number(data.get("deadline"), 0.0) or 0.0,
+            deadline=min(deadline, started + LONGEST),  # no attempt waits longer, whatever it says
             ends_as="expired" if data.get("ends_as") == "expired" else "timeout",
             device_code=_text(data.get("device_code"), "") or "",
             user_code=_text(data.get("user_code"), "") or "",
@@ -82,7 +100,7 @@ class Record:
             interval=interval
             if isinstance(interval, int) and not isinstance(interval, bool) and 0 < interval < 3600
             else None,
-            last_poll=_number(data.get("last_poll")),
+            last_poll=_date(data.get("last_poll")),
             polls=_count(data.get("polls")),
             slow_downs=_count(data.get("slow_downs")),
             poller_pid=_count(data.get("poller_pid")) or None,
@@ -91,7 +109,7 @@ class Record:
             identity=_text(data.get("identity")),
             detail=_text(data.get("detail")),
             seen=data.get("seen") is True,
-            ended_at=_number(data.get("ended_at")),
+            ended_at=_date(data.get("ended_at")),
         )
         if state == PENDING and not (record.device_code and record.user_code):
             return None  # nothing that could be polled or shown: not a pending attempt

@@ -43,6 +43,7 @@ class Shared:
         self.problem: str | None = None  # why this attempt cannot be followed from another terminal
         self.joined = follow.Joined(follow.Role.LEAD)
         self.following = ""  # the id of the leader's attempt a follower has seen
+        self.stalled = False  # the leader showed no code in time: this process went on alone
 
     @property
     def leads(self) -> bool:
@@ -60,6 +61,13 @@ class Shared:
             self.record = joined.record
             self.following = joined.record.attempt if joined.record else ""
         return joined
+
+    def go_alone(self) -> None:
+        """Stop following a leader that shows no code: this process leads an attempt of its own,
+        which is not recorded (the lease stays the leader's)."""
+        self.lease.release()
+        self.stalled = True
+        self.problem = "the terminal that holds the lease has shown no code"
 
     def look(self) -> tuple[follow.Watch, follow.Record | None]:
         """A follower's next move, from the lease and the record as they are now."""
