@@ -12,6 +12,9 @@ from tui.demo.env import server_env
 from tui.demo.server import AuthServer
 from tui.dev.scenes import HOST_VARS  # noqa: E402 - every setting a test pins
 
+# making a file of another user (os.chown) needs root: such a test skips for a developer who is not
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a file of another user needs root")
+
 # respx-mocked tests use these fixed https hosts
 CN_HOST = "https://auth.cn.test"
 GLOBAL_HOST = "https://auth.global.test"

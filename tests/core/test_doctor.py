@@ -183,8 +183,10 @@ def test_sign_in_and_refresh_through_https_proxy_and_doctor_names_it(
     assert run("login", "--no-tui", "--no-browser", timeout=60).returncode == 0
     assert run("refresh").returncode == 0
     port = tls_server.url.rsplit(":", 1)[1]
-    time.sleep(0.5)
-    assert f"CONNECT 127.0.0.1:{port}" in log.read_text()  # the requests went through the proxy
+    deadline = time.monotonic() + 30  # the proxy writes its log line as it tunnels: wait for the line itself
+    while f"CONNECT 127.0.0.1:{port}" not in log.read_text():  # the requests went through the proxy
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
 
 
 def test_a_dead_proxy_is_named_as_the_cause(tls_server, home, ca_file, monkeypatch):

@@ -7,8 +7,9 @@ from tests.toml import tomllib
 from tui.core import MANAGED_PROVIDER, Region
 from tui.core.config.provider import apply_managed_provider
 from tui.core.config.read import scan_managed_provider
+from tui.core.errors import AuthError
 from tui.core.keys import region_key
-from tui.core.slots.choice import provider_selection, select, selection_for_slot
+from tui.core.slots.choice import managed_selection, provider_selection, select, selection_for_slot
 
 USER = '# mine\n[general]\ntheme = "dark" # x\n\n[providers.openai]\nbase_url = "https://o.test"\n'
 
@@ -17,6 +18,34 @@ def tomllib_answer(text):
     entry = tomllib.loads(text)["providers"][MANAGED_PROVIDER]
     oauth = entry.get("oauth")
     return (oauth if isinstance(oauth, dict) else None, entry["base_url"])
+
+
+def outcome(make):
+    """What a call gives: its value, or the error it raises (its class and message)."""
+    try:
+        chosen = make()
+    except AuthError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    if chosen is None:
+        return ("value", None)
+    fields = [getattr(chosen, name) for name in type(chosen).__slots__]
+    return ("value", [str(field) if isinstance(field, AuthError) else field for field in fields])
+
+
+def assert_scan_agrees_or_the_full_parse_answers(text):
+    """The scanner either agrees with tomllib or declines; either way what `token` uses is the
+    full parser's answer: declining means `managed_selection` parses the file with tomllib."""
+    answer = scan_managed_provider(text)
+    if answer is not None:
+        assert answer == tomllib_answer(text)
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        full = ("value", None)  # a file that does not parse: no managed provider
+    else:
+        full = outcome(lambda: provider_selection(MANAGED_PROVIDER, config))
+    assert outcome(lambda: managed_selection(text)) == full
+    return answer
 
 
 @pytest.mark.parametrize("prefix", ["", USER])
@@ -54,9 +83,7 @@ def test_scan_simple_variants_match_tomllib(text):
     ],
 )
 def test_scan_declines_or_agrees_on_unusual_shapes(text):
-    answer = scan_managed_provider(text)
-    if answer is not None:
-        assert answer == tomllib_answer(text)
+    assert_scan_agrees_or_the_full_parse_answers(text)
 
 
 def test_select_prefers_managed_provider(home):

@@ -63,12 +63,16 @@ def test_hostile_addresses_are_refused_and_never_launched(url):
     assert open_url(url, env).startswith("Not opening the address: ")
 
 
-def launch_and_wait(url: str, browser: str, out: str, timeout: float = 5.0) -> str:
+def launch_and_wait(url: str, browser: str, out: str, timeout: float = 30.0) -> str:
+    """Open `url` with `browser`; once a browser was started, wait until it has written the whole
+    line to `out` (the event itself: the file ends with its newline)."""
     message = open_url(url, {"DISPLAY": ":0", "BROWSER": browser})
+    if message != "Opened the verification page in your browser.":
+        return message  # nothing was started: nothing to wait for
     deadline = time.monotonic() + timeout
-    while not os.path.exists(out) and time.monotonic() < deadline:
+    while not (os.path.exists(out) and open(out).read().endswith("\n")):
+        assert time.monotonic() < deadline, "the browser never wrote its line"
         time.sleep(0.02)
-    time.sleep(0.1)
     return message
 
 
@@ -94,8 +98,9 @@ def launch_and_wait(url: str, browser: str, out: str, timeout: float = 5.0) -> s
 def test_shell_browser_entry_gets_the_address_quoted(tmp_path, monkeypatch, url, browser):
     monkeypatch.chdir(tmp_path)
     refused = any(ch in url for ch in "$'\"`\\")
-    message = launch_and_wait(url, browser, str(tmp_path / "OUT"), timeout=0.3 if refused else 3.0)
+    message = launch_and_wait(url, browser, str(tmp_path / "OUT"))
     if refused:
+        assert message.startswith("Not opening the address through a shell in $BROWSER: it holds characters")
         assert not (tmp_path / "OUT").exists()  # refused for a shell entry: nothing launched
     else:
         assert message == "Opened the verification page in your browser."

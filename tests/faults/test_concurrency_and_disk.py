@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -31,13 +32,22 @@ def official_cli_writes(path, data: dict) -> None:
     subprocess.run([sys.executable, "-c", OFFICIAL_CLI, str(path), json.dumps(data)], check=True)
 
 
+async def refresh_in_flight(server, timeout: float = 30.0) -> None:
+    """Until the server has received our refresh (it answers after `refresh_delay`)."""
+    deadline = time.monotonic() + timeout
+    while server.count(TOKEN_PATH, "refresh_token") == 0:
+        assert time.monotonic() < deadline, "the refresh never reached the server"
+        await asyncio.sleep(0.01)
+
+
 async def test_newer_token_from_official_cli_wins_and_no_refresh_token_is_lost(home, server):
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
-    server.refresh_delay = 1.0
+    server.refresh_gate = threading.Event()  # our refresh is answered once the official CLI has written
     task = asyncio.create_task(get_access_token(None, endpoints("cn").base_url))
-    await asyncio.sleep(0.3)  # our refresh is in flight
+    await refresh_in_flight(server)
     official = {**server.issue_tokens(), "expires_at": int(time.time()) + 900, "written_by": "official"}
     await asyncio.to_thread(official_cli_writes, path, official)
+    server.refresh_gate.set()
     assert await task == official["access_token"]
     saved = read_json(path)
     assert saved == official  # not overwritten: the official CLI's refresh token is kept
@@ -45,10 +55,11 @@ async def test_newer_token_from_official_cli_wins_and_no_refresh_token_is_lost(h
 
 async def test_expired_write_from_official_cli_is_merged_not_lost(home, server):
     path = write_creds(home, {**server.issue_tokens(), "expires_at": 1})
-    server.refresh_delay = 0.8
+    server.refresh_gate = threading.Event()
     task = asyncio.create_task(get_access_token(None, endpoints("cn").base_url))
-    await asyncio.sleep(0.3)
+    await refresh_in_flight(server)
     await asyncio.to_thread(official_cli_writes, path, {"access_token": "AT-stale", "expires_at": 1, "extra": "kept"})
+    server.refresh_gate.set()
     token = await task
     saved = read_json(path)
     assert saved["access_token"] == token and saved["refresh_token"] == server.issued[-1][1]

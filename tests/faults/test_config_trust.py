@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.conftest import write_creds
+from tests.conftest import needs_root, write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
 from tui.core.doctor import apply_repair, local_checks
@@ -34,7 +34,9 @@ def global_session(home, server, expired: bool = True) -> None:
     os.chmod(home / "config.toml", 0o600)
 
 
-@pytest.mark.parametrize("exposure", ["world-writable", "group-writable", "open-directory", "foreign-owner"])
+@pytest.mark.parametrize(
+    "exposure", ["world-writable", "group-writable", "open-directory", pytest.param("foreign-owner", marks=needs_root)]
+)
 def test_no_refresh_token_goes_to_a_host_from_a_config_others_control(home, server, exposure):
     global_session(home, server)
     config = home / "config.toml"

@@ -172,7 +172,7 @@ async def test_hanging_and_trickling_servers_hit_the_budget(server, home, endpoi
         await call(endpoint, server, home)
     took = time.monotonic() - started
     assert str(info.value).endswith(f"timed out after {fast_timeout:g} s"), str(info.value)
-    assert fast_timeout - 0.1 <= took < fast_timeout + 2
+    assert took >= fast_timeout - 0.1  # never before the budget; the message says the budget ended it
     assert snapshot(home) == before
 
 
@@ -183,8 +183,9 @@ async def test_real_ten_second_timeout(server, home):
     started = time.monotonic()
     with pytest.raises(AuthError) as info:
         await get_access_token(None, endpoints("cn").base_url)
-    assert str(info.value) == "Token refresh request failed: timed out after 10 s"
-    assert 9.5 <= time.monotonic() - started < 12
+    assert str(info.value) == "Token refresh request failed: timed out after 10 s"  # the budget ended it…
+    assert time.monotonic() - started >= 9.9  # …and not before its 10 s (a lower bound: load only adds)
+    assert server.count(TOKEN_PATH) == 1  # one request, given up on: never retried within the budget
 
 
 async def test_connection_refused(home, monkeypatch):

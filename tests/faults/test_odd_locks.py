@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.conftest import read_json, write_creds
+from tests.conftest import needs_root, read_json, write_creds
 from tui.core.credentials.locks import DirLockState, dir_lock_state, is_stale
 from tui.core.doctor import apply_repair, local_checks
 
@@ -105,6 +105,7 @@ def test_an_approved_sign_in_is_not_left_waiting_on_a_file_lock(home, server):
     assert done.returncode == 2 and "Failed to write credentials: Refusing to lock" in done.stderr
 
 
+@needs_root
 def test_a_held_lock_of_another_user_names_its_owner(home, server):
     expired_session(home, server)
     lock = lock_path(home)
@@ -130,6 +131,7 @@ def test_a_held_lock_of_another_user_names_its_owner(home, server):
     assert "uid 65534" in check.finding
 
 
+@needs_root
 def test_a_stale_lock_of_another_user_is_taken_over(home, server):
     expired_session(home, server)
     lock = lock_path(home)

@@ -8,14 +8,11 @@ import json
 import os
 import time
 
-import pytest
-
 from tests.cli.test_cli import run
+from tests.conftest import needs_root
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
-
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a file of another user needs root")
 
 
 def planted(home, **changes) -> dict:

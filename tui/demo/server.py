@@ -86,6 +86,7 @@ class AuthServer:
         self.verification_uri_override = verification_uri
         self.include_complete_uri = include_complete_uri
         self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
+        self.refresh_gate: threading.Event | None = None  # a refresh grant is answered once it is set (at most 60 s)
         # rotate as the request arrives, then wait `refresh_delay` before answering: the old refresh
         # token is spent even if the client never reads the answer (interrupt tests)
         self.rotate_on_receipt = False
@@ -291,6 +292,8 @@ class AuthServer:
         return 200, self.issue_tokens(self.subject)
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
+        if self.refresh_gate is not None:
+            self.refresh_gate.wait(60)
         if self.refresh_delay and not self.rotate_on_receipt:
             time.sleep(self.refresh_delay)
         with self.lock:

@@ -56,6 +56,21 @@ def _runs_shell(parts: list[str]) -> bool:
     )
 
 
+def _only_shell_entries_refused(url: str, env: Mapping[str, str] | None) -> bool:
+    """`BROWSER` has entries, and those that run a shell refused `url` for its characters."""
+    custom = (os.environ if env is None else env).get("BROWSER", "").strip()
+    entries = [entry for entry in custom.split(os.pathsep) if entry.strip()]
+    shells = []
+    for entry in entries:
+        try:
+            parts = shlex.split(entry)
+        except ValueError:
+            continue
+        if parts and _runs_shell(parts):
+            shells.append(parts)
+    return bool(shells) and any(ch in _SHELL_UNSAFE for ch in url)
+
+
 def _entry_command(entry: str, url: str) -> list[str] | None:
     """One `BROWSER` entry as an argument list for `url`, or None when it cannot be used safely."""
     try:
@@ -115,6 +130,11 @@ def open_url(url: str, env: Mapping[str, str] | None = None) -> str:
     if not commands:
         if in_ssh(env):
             return _("Not opening a browser over SSH: open the address on any device.")
+        if _only_shell_entries_refused(url, env):
+            return _(
+                "Not opening the address through a shell in $BROWSER: it holds characters a shell reads "
+                "($, quotes, backquote or backslash). Type it by hand if you trust it."
+            )
         return _("Not opening a browser without a graphical display: open the address on any device.")
     problem = ""
     for command in commands:  # as webbrowser does: the next entry when one cannot start

@@ -10,6 +10,7 @@ import time
 import pytest
 from hypothesis import given, strategies as st
 
+from tests.conftest import needs_root
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.follow import (
@@ -110,9 +111,6 @@ def test_a_wrong_typed_field_is_ignored_like_interval(home):
     path.write_text(json.dumps(data))
     record = follow.load(Region.CN)
     assert record is not None and record.polls == 0 and record.interval is None
-
-
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a file of another user needs root")
 
 
 @needs_root

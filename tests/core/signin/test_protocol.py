@@ -281,11 +281,17 @@ async def test_persist_waits_for_a_refresh_holding_the_slot_lock(home):
     import asyncio
 
     from tui.core.credentials.locks import hold_slot
+    from tui.core.credentials.locks.acquire import reporting_to
 
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
+    waits: list[str] = []
     async with hold_slot("assistant-code"):
-        task = asyncio.create_task(poll_device_token("dc", 5))
-        await asyncio.sleep(0.2)
+        with reporting_to(waits.append):  # the task's context: its "Waiting for …" line comes here
+            task = asyncio.create_task(poll_device_token("dc", 5))
+        while not waits:  # the event itself: the approved tokens wait for the slot's lock
+            assert not task.done()
+            await asyncio.sleep(0.05)
+        assert "assistant-code" in waits[0]
         assert not task.done() and not (home / "credentials" / "assistant-code.json").exists()
     assert (await task).status == "success"
     assert read_json(home / "credentials" / "assistant-code.json")["access_token"] == "AT-secret-1"
