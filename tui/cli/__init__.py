@@ -100,6 +100,11 @@ def _main(argv: list[str] | None = None) -> int:
 
         _setup_logging(verbose)
         return run_exec(args[1:])
+    if args[:1] == ["ssh"]:  # parsed by hand: every option but the host and command is ssh's
+        from tui.cli.ssh import run_fast as run_ssh
+
+        _setup_logging(verbose)
+        return run_ssh(args[1:])
     if args[:1] in (["-h"], ["--help"]):
         from tui.cli.usage import USAGE
         from tui.core.i18n import _

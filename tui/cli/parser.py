@@ -34,6 +34,8 @@ COMMANDS = {
     "config": ("home", "run_config"),
     "demo": ("demo", "run"),
     "completion": ("completion", "run"),
+    "agent": ("agent", "run"),
+    "ssh": ("ssh", "run"),
 }
 STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
 
@@ -212,6 +214,35 @@ def _demo(sub) -> None:
     )
 
 
+def _agent(sub) -> None:
+    p = sub.add_parser(
+        "agent",
+        help=_("keep your sign-in on this machine and serve access tokens (ssh-agent style)"),
+        description=_(
+            'The token agent: `eval "$(assistant-auth agent)"` starts it in the background and points this shell '
+            "at it; programs here, and on servers reached with `assistant-auth ssh`, get access tokens from it, "
+            "while the refresh token never leaves this machine."
+        ),
+    )
+    p.add_argument("--json", action="store_true", help=_("print the socket and pid as JSON"))
+    p.add_argument("--foreground", action="store_true", help=_("stay in the foreground (a service unit, a terminal)"))
+    p.add_argument("--stop", action="store_true", help=_("stop the running agent"))
+    p.add_argument("--lifetime", type=float, metavar="SECONDS", help=_("stop serving after SECONDS"))
+
+
+def _ssh(sub) -> None:
+    p = sub.add_parser(
+        "ssh",
+        help=_("ssh to a server with the token agent forwarded"),
+        description=_(
+            "The system ssh, with the token agent's socket forwarded to a fresh private path on the server and "
+            "ASSISTANT_AUTH_SOCK set there: `assistant-auth token` and `exec` on the server get tokens from "
+            "this machine. Starts an agent for the connection when none runs."
+        ),
+    )
+    p.add_argument("arguments", nargs=argparse.REMAINDER, metavar="[SSH OPTIONS] HOST [COMMAND...]")
+
+
 def _completion(sub) -> None:
     p = sub.add_parser(
         "completion",
@@ -225,7 +256,21 @@ def _completion(sub) -> None:
     p.add_argument("shell", choices=SHELLS, help=_("the shell to complete in"))
 
 
-DECLARE = (_login, _status, _token, _exec, _refresh, _logout, _switch, _doctor, _inspect_and_config, _demo, _completion)
+DECLARE = (
+    _login,
+    _status,
+    _token,
+    _exec,
+    _refresh,
+    _logout,
+    _switch,
+    _doctor,
+    _inspect_and_config,
+    _agent,
+    _ssh,
+    _demo,
+    _completion,
+)
 
 
 class Parser(argparse.ArgumentParser):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
+from tui.cli.through_agent import status_from_agent
+from tui.core.agent.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
@@ -23,6 +26,8 @@ SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or
 
 
 def run(ns) -> int:
+    if os.environ.get(SOCKET_ENV):  # tokens come from the agent on the person's own machine
+        return status_from_agent(ns)
     narrowed = any(v is not None for v in selector_values(ns).values())
     chosen = selected_slot(ns) if narrowed else None
     if narrowed and chosen is None:

@@ -24,7 +24,14 @@ def usage_problem(problem: str) -> int:
 def obtain(values: dict, min_ttl: int | None):
     """(selection, access token) for the selector `values`; on failure the error is said on
     stderr and the exit code returned instead of the token (1 sign in again, 2 the lifetime
-    cannot be met, 3 transient). Shared by `token` and `exec`."""
+    cannot be met, 3 transient). Shared by `token` and `exec`. Where `ASSISTANT_AUTH_SOCK` is
+    set, the token agent answers instead ((its answer, the token)), never this machine's files."""
+    import os
+
+    if os.environ.get("ASSISTANT_AUTH_SOCK"):
+        from tui.cli.through_agent import token_from_agent
+
+        return token_from_agent(values, min_ttl)
     from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync
     from tui.core.errors import AuthError
     from tui.core.slots.choice import select
@@ -81,9 +88,23 @@ def run_fast(args: list[str]) -> int:
 
 def token_record(chosen, token: str) -> dict:
     """`token --json`: the token with its expiry as the credential file has it, the seconds left
-    now (not the file's `expires_in`), and which slot, region and account it is."""
+    now (not the file's `expires_in`), and which slot, region and account it is (from the agent's
+    answer when the agent gave the token)."""
     import time
 
+    if isinstance(chosen, dict):
+        expires_at = chosen.get("expires_at")
+        expires_at = expires_at if isinstance(expires_at, int) and not isinstance(expires_at, bool) else None
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "access_token": token,
+            "expires_at": expires_at,
+            "expires_in": None if expires_at is None else int(expires_at - time.time()),
+            "region": chosen.get("region") if isinstance(chosen.get("region"), str) else None,
+            "slot": chosen.get("slot") if isinstance(chosen.get("slot"), str) else None,
+            "identity": chosen.get("identity") if isinstance(chosen.get("identity"), str) else None,
+            "agent": True,
+        }
     from tui.core.credentials.slot import try_load
     from tui.core.jwt import identity_of
     from tui.core.keys import region_of_slot

@@ -76,3 +76,15 @@ long-running program should call `assistant-auth token` again.
   SELECTOR           --slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]
 """
 )
+
+SSH_HELP = N_(
+    """usage: assistant-auth ssh [SSH OPTIONS] HOST [COMMAND...]
+
+The system ssh, with the token agent's socket forwarded to a fresh private path on the server and
+ASSISTANT_AUTH_SOCK set there for the shell or COMMAND: `assistant-auth token`, `exec` and
+`status` on the server get access tokens from this machine, and no refresh token is ever written
+there. The path is removed on the server when the shell or COMMAND ends. Uses the agent this
+shell points at (ASSISTANT_AUTH_SOCK), else starts one for this connection. Every option is
+ssh's; the exit code is ssh's.
+"""
+)

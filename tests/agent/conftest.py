@@ -1,0 +1,87 @@
+"""The token agent as a person runs it: a real `assistant-auth agent --foreground` process on the
+"laptop" (a home holding the sign-in, pointed at the local authorization server), and commands on
+the "server" side (another home, empty, with ASSISTANT_AUTH_SOCK set)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from tests.cli.test_cli import SCRIPT
+from tests.conftest import default_signals
+
+
+class RunningAgent:
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.process = subprocess.Popen(
+            [SCRIPT, "agent", "--foreground", "--json", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            preexec_fn=default_signals,
+        )
+        line = self.process.stdout.readline()
+        assert line, self.process.stderr.read()
+        found = json.loads(line)
+        self.path: str = found["socket"]
+        self.pid: int = found["pid"]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def laptop(home, server):
+    """The person's own machine: `home` (with the env pointed at the local server)."""
+    return home
+
+
+@pytest.fixture
+def agent(laptop):
+    running = RunningAgent(os.environ.copy())
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def server_home(tmp_path) -> pathlib.Path:
+    where = tmp_path / "server-home"
+    where.mkdir(mode=0o700)
+    return where
+
+
+def on_server(agent_path: str, server_home: pathlib.Path, **extra: str) -> dict[str, str]:
+    """The environment of a shell on the server: its own empty home, the forwarded socket."""
+    env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": agent_path, **extra}
+    return env
+
+
+def run_on_server(env: dict[str, str], *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def files_under(where: pathlib.Path) -> list[str]:
+    return sorted(str(p.relative_to(where)) for p in where.rglob("*"))
+
+
+def until(predicate, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "not reached in time"
+        time.sleep(0.02)

@@ -1,0 +1,272 @@
+"""The token agent on one machine: real agent processes, real clients, the local authorization
+server. The refresh happens on the agent's side; the client's home gets nothing, ever."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_server, until
+from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.conftest import default_signals, needs_root, read_json, write_creds
+from tui.core.agent.client import ask
+from tui.core.agent.protocol import Request
+from tui.demo.server import TOKEN_PATH
+
+
+def refreshes(server) -> int:
+    return server.count(TOKEN_PATH, "refresh_token")
+
+
+def test_token_exec_and_status_through_the_agent_write_nothing(laptop, server, agent, server_home):
+    path = write_creds(laptop, expired(server))
+    env = on_server(agent.path, server_home)
+    done = run_on_server(env, "token")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == server.issued[-1][0] and refreshes(server) == 1  # refreshed on the laptop
+    assert read_json(path)["refresh_token"] == server.issued[-1][1]
+    record = json.loads(run_on_server(env, "token", "--json", "--min-ttl", "60").stdout)
+    assert record["access_token"] == server.issued[-1][0] and record["agent"] is True
+    assert record["region"] == "cn" and record["slot"] == "assistant-code" and record["expires_in"] > 60
+    assert "refresh_token" not in json.dumps(record)
+    ran = run_on_server(env, "exec", "--", "sh", "-c", 'test -n "$ASSISTANT_ACCESS_TOKEN" && echo got')
+    assert ran.returncode == 0 and ran.stdout == "got\n"
+    status = run_on_server(env, "status")
+    assert status.returncode == 0, status.stderr
+    assert "Served by the token agent on your own machine" in status.stdout and agent.path in status.stdout
+    assert "no refresh token is stored on this machine" in status.stdout
+    as_json = json.loads(run_on_server(env, "status", "--json").stdout)
+    assert as_json["usable"] is True and as_json["refresh_token_stored_here"] is False
+    assert refreshes(server) == 1
+    assert files_under(server_home) == []  # nothing was ever written on the server side
+    secrets = [pair[1] for pair in server.issued]
+    for said in (done, ran, status):
+        assert not any(secret in said.stdout + said.stderr for secret in secrets)
+
+
+def test_a_hundred_clients_make_one_refresh(laptop, server, agent, server_home):
+    write_creds(laptop, expired(server))
+    server.refresh_delay = 0.5
+    env = on_server(agent.path, server_home)
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        answer = ask(Request("token"), agent.path)
+        with lock:
+            results.append(str(answer.get("access_token")))
+
+    threads = [threading.Thread(target=one) for _ in range(100)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    assert refreshes(server) == 1
+    assert len(results) == 100 and set(results) == {server.issued[-1][0]}
+    assert run_on_server(env, "token").stdout.strip() == server.issued[-1][0]
+
+
+def test_errors_come_back_with_their_exit_codes(laptop, server, agent, server_home):
+    env = on_server(agent.path, server_home)
+    missing = run_on_server(env, "token")
+    assert missing.returncode == 1 and "credentials not found" in missing.stderr
+    write_creds(laptop, valid(server))
+    assert run_on_server(env, "token", "--min-ttl", "100000").returncode == 2
+    assert run_on_server(env, "token", "--base-url", "https://x.test").returncode == 2  # not asked by a host
+    assert run_on_server(env, "token", "--region", "global").returncode == 1
+
+
+def test_a_stopped_or_killed_agent_is_said_never_a_fallback(laptop, server, server_home):
+    write_creds(laptop, valid(server))
+    write_creds(server_home, valid(server))  # a sign-in on the server itself: never used through the agent
+    running = RunningAgent(os.environ.copy())
+    env = on_server(running.path, server_home)
+    assert run_on_server(env, "token").returncode == 0
+    os.kill(running.process.pid, signal.SIGKILL)
+    running.process.wait()
+    started = time.monotonic()
+    done = run_on_server(env, "token")
+    assert done.returncode == 3 and done.stdout == ""
+    assert "The token agent at " + running.path in done.stderr and "is not answering" in done.stderr
+    assert time.monotonic() - started < 30
+    status = run_on_server(env, "status")
+    assert status.returncode == 3 and "is not answering" in status.stderr
+
+
+def test_an_agent_killed_mid_request_ends_the_client_with_exit_3(laptop, server, server_home):
+    write_creds(laptop, expired(server))
+    server.refresh_gate = threading.Event()  # the refresh waits: the agent is mid-request
+    running = RunningAgent(os.environ.copy())
+    env = on_server(running.path, server_home)
+    client = subprocess.Popen([SCRIPT, "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    until(lambda: refreshes(server) == 1)
+    os.kill(running.process.pid, signal.SIGKILL)
+    running.process.wait()
+    out, err = client.communicate(timeout=30)
+    server.refresh_gate.set()
+    assert client.returncode == 3 and out == "" and "is not answering" in err
+    assert files_under(env_home(env)) == []
+
+
+def env_home(env):
+    import pathlib
+
+    return pathlib.Path(env["ASSISTANT_CODE_HOME"])
+
+
+def test_a_stop_waits_for_the_refresh_in_flight_to_be_stored(laptop, server):
+    path = write_creds(laptop, expired(server))
+    server.refresh_gate = threading.Event()
+    running = RunningAgent(os.environ.copy())
+    asker = threading.Thread(target=lambda: ask(Request("token"), running.path))
+    asker.start()
+    until(lambda: refreshes(server) == 1)
+    running.process.send_signal(signal.SIGTERM)
+    time.sleep(0)  # the agent stops accepting; the refresh it sent is still answered and stored
+    server.refresh_gate.set()
+    running.process.wait(timeout=30)
+    asker.join(30)
+    assert read_json(path)["refresh_token"] == server.issued[-1][1]  # the rotation was kept
+    assert not os.path.exists(running.path) and not os.path.exists(os.path.dirname(running.path))
+
+
+def test_the_socket_is_private(agent):
+    directory = os.path.dirname(agent.path)
+    assert os.stat(directory).st_mode & 0o777 == 0o700
+    assert os.stat(agent.path).st_mode & 0o777 == 0o600
+
+
+def test_stop_and_lifetime(laptop, server):
+    env = os.environ.copy()
+    started = subprocess.run([SCRIPT, "agent"], capture_output=True, text=True, env=env, timeout=30)
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert lines[0].startswith("ASSISTANT_AUTH_SOCK=") and lines[0].endswith("; export ASSISTANT_AUTH_SOCK;")
+    assert lines[1].startswith("ASSISTANT_AUTH_AGENT_PID=") and lines[2].startswith("echo Agent pid ")
+    path = lines[0].split("=", 1)[1].split(";")[0]
+    pid = int(lines[1].split("=", 1)[1].split(";")[0])
+    env.update(ASSISTANT_AUTH_SOCK=path, ASSISTANT_AUTH_AGENT_PID=str(pid))
+    assert ask(Request("status"), path)["ok"] is True
+    stopped = subprocess.run([SCRIPT, "agent", "--stop"], capture_output=True, text=True, env=env, timeout=30)
+    assert stopped.returncode == 0 and "unset ASSISTANT_AUTH_SOCK;" in stopped.stdout
+    until(lambda: not os.path.exists(path))
+    short = RunningAgent(os.environ.copy(), "--lifetime", "1")
+    short.process.wait(timeout=30)  # it stops serving by itself
+    assert not os.path.exists(short.path)
+
+
+# -- hostile input on the socket ----------------------------------------------------------------------
+
+
+def connect(path: str) -> socket.socket:
+    """A connection; while the agent's backlog is full (it accepts in batches), try again."""
+    deadline = time.monotonic() + 30
+    while True:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(30)
+        try:
+            conn.connect(path)
+            return conn
+        except BlockingIOError:
+            conn.close()
+            assert time.monotonic() < deadline, "the agent never accepted"
+            time.sleep(0.01)
+
+
+def read_answer(conn: socket.socket) -> dict:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return json.loads(data) if data else {}
+
+
+def rss_kib(pid: int) -> int:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def room_for_a_crowd() -> int:
+    """A thousand connections, as the open-file limit of this test process allows."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1100 and (hard == resource.RLIM_INFINITY or hard >= 1100):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1100, hard))
+    return min(1000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 100)
+
+
+CROWD = room_for_a_crowd()
+
+
+def test_hostile_clients_never_stop_the_others(laptop, server, agent):
+    write_creds(laptop, valid(server))
+    garbage = connect(agent.path)
+    garbage.sendall(b"\x00\xff not json\n")
+    assert read_answer(garbage)["ok"] is False
+    garbage.sendall(b'{"v": 1, "op": "token"}\n')  # the same connection goes on after a bad line
+    assert read_answer(garbage)["ok"] is True
+    before = rss_kib(agent.pid)
+    huge = connect(agent.path)
+    try:
+        huge.sendall(b"x" * (10 << 20) + b"\n")  # a line of 10 MB
+    except OSError:
+        pass  # the agent closed it after the bound
+    answer = read_answer(huge)
+    assert answer == {} or "longer than" in answer["error"]
+    slow = connect(agent.path)
+    slow.sendall(b"{")  # one byte, then nothing: cut off after the read timeout
+    crowd = [connect(agent.path) for _ in range(CROWD)]
+    assert ask(Request("token"), agent.path)["access_token"] == server.issued[-1][0]  # others are served
+    for conn in crowd:
+        conn.close()
+    assert read_answer(slow) == {}  # cut off by the agent after its read timeout (EOF), never an answer
+    assert rss_kib(agent.pid) - before < 64 * 1024  # memory stays bounded (the 10 MB line was never kept)
+    assert ask(Request("token"), agent.path)["ok"] is True
+
+
+@needs_root
+def test_another_users_connection_is_refused(laptop, server, agent):
+    """The socket is 0600 in a 0700 directory; opened up by hand, the peer check still refuses."""
+    write_creds(laptop, valid(server))
+    os.chmod(os.path.dirname(agent.path), 0o711)
+    os.chmod(agent.path, 0o666)
+    code = (
+        "import os, socket, sys\n"
+        "os.setgid(65534); os.setuid(65534)\n"
+        "s = socket.socket(socket.AF_UNIX); s.settimeout(20); s.connect(sys.argv[1])\n"
+        "try:\n"
+        '    s.sendall(b\'{"v": 1, "op": "token"}\\n\')\n'
+        "    print(repr(s.recv(65536)))\n"
+        "except (ConnectionResetError, BrokenPipeError):\n"
+        "    print(repr(b''))\n"
+    )
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code, agent.path], capture_output=True, text=True, timeout=60, preexec_fn=default_signals
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "b''"  # closed without a byte
+    assert ask(Request("token"), agent.path)["ok"] is True  # ours still are
+
+
+def test_no_refresh_token_ever_crosses_the_socket(laptop, server, agent):
+    write_creds(laptop, expired(server))
+    conn = connect(agent.path)
+    said = b""
+    for request in (b'{"v":1,"op":"token"}\n', b'{"v":1,"op":"status"}\n', b'{"v":1,"op":"token","min_ttl":60}\n'):
+        conn.sendall(request)
+        answer = read_answer(conn)
+        said += json.dumps(answer).encode()
+    assert b'refresh_token":' not in said.replace(b'"has_refresh_token":', b"").replace(b'"refresh_rejected":', b"")
+    assert all(pair[1].encode() not in said for pair in server.issued)

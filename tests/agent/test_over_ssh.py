@@ -1,0 +1,296 @@
+"""The token agent through a real OpenSSH server on 127.0.0.1 (a free port, throwaway host and user
+keys in a temporary directory) and the real `ssh -R`: on the "server" side `token`, `exec` and
+`status` work through the forwarded socket with no credential file there, the refresh happens on
+the "laptop" side, and the server's home never holds a refresh token at any moment.
+
+Where `sshd` is not installed these tests are skipped; `.ci/run` installs OpenSSH so CI runs them."""
+
+from __future__ import annotations
+
+import getpass
+import glob
+import os
+import pathlib
+import secrets
+import shlex
+import shutil
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tests.agent.conftest import RunningAgent, files_under
+from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.conftest import default_signals, write_creds
+from tui.demo.server import TOKEN_PATH
+
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(SSHD) or shutil.which("ssh") is None,
+    reason="OpenSSH (sshd and ssh) is not installed here; .ci/run installs it",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SshServer:
+    """sshd on 127.0.0.1 for this test alone, letting the current user in with a throwaway key."""
+
+    def __init__(self, where: pathlib.Path, forwarding: bool = True) -> None:
+        where.mkdir(mode=0o700)
+        for name in ("host_key", "user_key"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(where / name)], check=True)
+        (where / "authorized_keys").write_text((where / "user_key.pub").read_text())
+        os.chmod(where / "authorized_keys", 0o600)
+        self.port = free_port()
+        self.key = where / "user_key"
+        config = where / "sshd_config"
+        config.write_text(
+            "\n".join(
+                [
+                    f"Port {self.port}",
+                    "ListenAddress 127.0.0.1",
+                    f"HostKey {where / 'host_key'}",
+                    f"PidFile {where / 'sshd.pid'}",
+                    f"AuthorizedKeysFile {where / 'authorized_keys'}",
+                    "StrictModes no",
+                    "UsePAM no",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "PubkeyAuthentication yes",
+                    "PermitRootLogin yes",
+                    f"AllowStreamLocalForwarding {'yes' if forwarding else 'no'}",
+                    "LogLevel ERROR",
+                    "",
+                ]
+            )
+        )
+        if os.geteuid() == 0:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # its privilege separation directory
+        self.process = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE, text=True, preexec_fn=default_signals
+        )
+        deadline = time.monotonic() + 30
+        while True:  # the exact state: sshd accepts on its port
+            assert self.process.poll() is None, self.process.stderr.read()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "sshd never listened"
+                time.sleep(0.05)
+
+    def options(self) -> list[str]:
+        return [
+            "-F",
+            "/dev/null",
+            "-i",
+            str(self.key),
+            "-p",
+            str(self.port),
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "LogLevel=ERROR",
+        ]
+
+    @property
+    def host(self) -> str:
+        return f"{getpass.getuser()}@127.0.0.1"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def sshd(tmp_path):
+    running = SshServer(tmp_path / "sshd")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def remote(server_home: pathlib.Path, *words: str) -> list[str]:
+    """A command run by the server's shell: its own home (nothing of the laptop's environment)."""
+    return ["env", f"ASSISTANT_CODE_HOME={shlex.quote(str(server_home))}", "ASSISTANT_LANG=en", SCRIPT, *words]
+
+
+class RefreshTokenWatch:
+    """Looks through the server's home all along the test: never a refresh token there."""
+
+    def __init__(self, where: pathlib.Path, secrets_of) -> None:
+        self.where, self.secrets_of = where, secrets_of
+        self.seen: list[str] = []
+        self.looks = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.done.is_set():
+            for path in self.where.rglob("*"):
+                try:
+                    text = path.read_text(errors="replace") if path.is_file() else ""
+                except OSError:
+                    continue
+                if "refresh_token" in text or any(secret in text for secret in self.secrets_of()):
+                    self.seen.append(str(path))
+            self.looks += 1
+            time.sleep(0.01)
+
+    def stop(self) -> list[str]:
+        self.done.set()
+        self.thread.join(10)
+        return self.seen
+
+
+def our_sockets() -> set[str]:
+    return set(glob.glob("/tmp/assistant-auth-*.sock"))
+
+
+def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(laptop, server, sshd, server_home):
+    path = write_creds(laptop, expired(server))
+    before = our_sockets()
+    watch = RefreshTokenWatch(server_home, lambda: [pair[1] for pair in server.issued])
+    try:
+
+        def on_server(*words: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [SCRIPT, "ssh", *sshd.options(), sshd.host, *remote(server_home, *words)],
+                capture_output=True,
+                text=True,
+                env=os.environ.copy(),
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
+
+        token = on_server("token")
+        assert token.returncode == 0, token.stderr
+        assert token.stdout.strip() == server.issued[-1][0]
+        assert server.count(TOKEN_PATH, "refresh_token") == 1  # refreshed once, on the laptop
+        assert path.read_text().count(server.issued[-1][1]) == 1
+        ran = on_server("exec", "--", "sh", "-c", "'test -n \"$ASSISTANT_ACCESS_TOKEN\" && echo got'")
+        assert ran.returncode == 0 and ran.stdout == "got\n", ran.stderr
+        status = on_server("status")
+        assert status.returncode == 0 and "Served by the token agent on your own machine" in status.stdout
+    finally:
+        seen = watch.stop()
+    assert seen == [] and watch.looks > 10
+    assert files_under(server_home) == []
+    assert our_sockets() == before  # the forwarded path was removed when the command ended
+    assert server.count(TOKEN_PATH, "refresh_token") == 1
+
+
+def test_a_hundred_tokens_through_four_forwarded_connections_make_one_refresh(laptop, server, sshd, server_home):
+    write_creds(laptop, expired(server))
+    server.refresh_delay = 0.5
+    agent = RunningAgent(os.environ.copy())
+    try:
+        connections = []
+        for _connection in range(4):
+            forwarded = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
+            one = " ".join(
+                shlex.quote(word) for word in ["env", f"ASSISTANT_AUTH_SOCK={forwarded}", *remote(server_home, "token")]
+            )
+            script = f"trap 'rm -f {forwarded}' EXIT; for i in $(seq 25); do {one} & done; wait"
+            connections.append(
+                subprocess.Popen(
+                    [
+                        "ssh",
+                        *sshd.options(),
+                        "-o",
+                        "ExitOnForwardFailure=yes",
+                        "-R",
+                        f"{forwarded}:{agent.path}",
+                        sshd.host,
+                        script,
+                    ],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    stdin=subprocess.DEVNULL,
+                    text=True,
+                )
+            )
+        said = [connection.communicate(timeout=240) for connection in connections]
+    finally:
+        agent.stop()
+    tokens = [line for out, _err in said for line in out.splitlines()]
+    assert len(tokens) == 100, [err for _out, err in said]
+    assert set(tokens) == {server.issued[-1][0]}
+    assert server.count(TOKEN_PATH, "refresh_token") == 1
+    assert files_under(server_home) == []
+
+
+def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, server, sshd, server_home):
+    write_creds(laptop, valid(server))
+    agent = RunningAgent(os.environ.copy())
+    forwarded = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
+    connection = subprocess.Popen(
+        [
+            "ssh",
+            *sshd.options(),
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-R",
+            f"{forwarded}:{agent.path}",
+            sshd.host,
+            "sleep 120",
+        ],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+    )
+    env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": forwarded}
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(forwarded):  # the forwarding is up: sshd made the socket
+            assert connection.poll() is None and time.monotonic() < deadline, connection.stderr.read()
+            time.sleep(0.05)
+        assert subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=60).returncode == 0
+        connection.kill()  # the connection drops
+        connection.wait()
+        started = time.monotonic()
+        done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 3 and "is not answering" in done.stderr and forwarded in done.stderr
+        assert time.monotonic() - started < 30
+    finally:
+        connection.kill()
+        agent.stop()
+        if os.path.lexists(forwarded):
+            os.unlink(forwarded)
+    assert files_under(server_home) == []
+
+
+def test_a_server_that_refuses_socket_forwarding_is_explained(laptop, server, tmp_path, server_home):
+    write_creds(laptop, valid(server))
+    refusing = SshServer(tmp_path / "refusing", forwarding=False)
+    try:
+        done = subprocess.run(
+            [SCRIPT, "ssh", *refusing.options(), refusing.host, *remote(server_home, "token")],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        refusing.stop()
+    assert done.returncode == 255
+    assert "remote port forwarding failed" in done.stderr.lower() or "forwarding" in done.stderr.lower()
+    assert "AllowStreamLocalForwarding" in done.stderr and "docs/agent.md" in done.stderr

@@ -1,0 +1,139 @@
+"""`assistant-auth agent`: the token agent, as `ssh-agent` is for keys.
+
+Started plainly it binds its socket in a new private directory, goes to the background and prints
+the shell lines that point this shell at it (`eval "$(assistant-auth agent)"`); `--json` prints the
+same as JSON; `--foreground` stays (a user service unit, or a terminal: one line per connection
+and request, never a token); `--stop` ends the running one (`ASSISTANT_AUTH_SOCK`, else
+`ASSISTANT_AUTH_AGENT_PID`); `--lifetime SECONDS` stops serving after that long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+import time
+
+from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
+from tui.core.agent import place
+from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.protocol import Request
+from tui.core.agent.server import Agent, Event
+from tui.core.i18n import _
+from tui.core.phrase import said
+from tui.core.untrusted import one_line
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def run(ns) -> int:
+    if ns.stop:
+        return stop(as_json=ns.json)
+    lifetime = ns.lifetime
+    if lifetime is not None and not 0 < lifetime <= 10 * 365 * 86400:
+        err(_("assistant-auth: --lifetime must be a positive number of seconds"))
+        return EXIT_ERROR
+    listener, path = place.listen()
+    if ns.foreground:
+        announce(path, os.getpid(), ns.json)
+        return serve(listener, path, lifetime, log=not ns.json)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the agent: its own session, no terminal, nothing of the shell's pipe kept open
+        try:
+            os.setsid()
+            _detach_stdio()
+            os.chdir("/")
+            code = serve(listener, path, lifetime, log=False)
+        finally:
+            os._exit(0)
+        return code  # pragma: no cover - never reached
+    listener.close()
+    announce(path, pid, ns.json)
+    return EXIT_OK
+
+
+def announce(path: str, pid: int, as_json: bool) -> None:
+    """What points a shell at the agent: shell lines as `ssh-agent` prints them, or JSON."""
+    if as_json:
+        out_json({"socket": path, "pid": pid, "socket_env": place.SOCKET_ENV, "pid_env": place.PID_ENV})
+        return
+    out(f"{place.SOCKET_ENV}={shlex.quote(path)}; export {place.SOCKET_ENV};")
+    out(f"{place.PID_ENV}={pid}; export {place.PID_ENV};")
+    out(f"echo Agent pid {pid};")
+
+
+def serve(listener, path: str, lifetime: float | None, *, log: bool) -> int:
+    """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end)."""
+    agent = Agent(listener, path, lifetime=lifetime, on_event=said_event if log else None)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, agent.stop)
+        await agent.run()
+
+    try:
+        asyncio.run(main())
+    finally:
+        place.remove(path)
+    return EXIT_OK
+
+
+def said_event(event: Event) -> None:
+    """One line for the person watching a foreground agent: when, which connection, what, which
+    slot, how it ended. Never a token."""
+    clock = time.strftime("%H:%M:%S", time.localtime(event.at))
+    parts = [clock, f"#{event.connection}", event.origin, event.kind, event.op, event.slot, event.outcome]
+    err(one_line(" ".join(part for part in parts if part), 300))
+
+
+def stop(as_json: bool = False) -> int:
+    """End the running agent: through its socket (it finishes what is in flight), else by its pid
+    when that process is this program's agent."""
+    path = os.environ.get(place.SOCKET_ENV)
+    pid_text = os.environ.get(place.PID_ENV, "")
+    if path:
+        try:
+            answer = ask(Request("stop"), path, timeout=30)
+        except AgentUnavailable as exc:
+            err(one_line(said(exc.args[0]), 2000))
+            return EXIT_TRANSIENT
+        stopped = answer.get("ok") is True
+    elif pid_text.isdigit() and _is_our_agent(int(pid_text)):
+        os.kill(int(pid_text), signal.SIGTERM)
+        stopped = True
+    else:
+        err(
+            _("assistant-auth: no agent to stop ({socket} and {pid} are not set)").format(
+                socket=place.SOCKET_ENV, pid=place.PID_ENV
+            )
+        )
+        return EXIT_ERROR
+    if as_json:
+        out_json({"stopped": stopped})
+    else:
+        out(f"unset {place.SOCKET_ENV};")
+        out(f"unset {place.PID_ENV};")
+        out(f"echo Agent pid {pid_text or '?'} killed;")
+    return EXIT_OK if stopped else EXIT_TRANSIENT
+
+
+def _is_our_agent(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")
+    except OSError:
+        return False
+    return any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words) and b"agent" in words
+
+
+def _detach_stdio() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    if devnull > 2:
+        os.close(devnull)

@@ -1,0 +1,149 @@
+"""`assistant-auth ssh [ssh options] HOST [COMMAND…]`: the system `ssh`, with the token agent's
+socket forwarded to a fresh private path on the server (`-R`), and `ASSISTANT_AUTH_SOCK` set for
+the remote shell or command; the path is removed there when the shell or command ends.
+
+The agent is the one this shell points at (`ASSISTANT_AUTH_SOCK`) when it answers; otherwise one
+is started for this connection alone, in this process, and stopped when `ssh` ends (a refresh in
+flight is stored first). Parsed by hand: everything but the host and the command is ssh's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import threading
+
+from tui.cli.output import EXIT_ERROR, err
+from tui.core.agent import place
+from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.protocol import Request
+from tui.core.agent.server import Agent
+from tui.core.i18n import _
+from tui.core.signals import forwarding_to
+
+WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argument (ssh(1))
+SSH_FAILED = 255
+
+
+def split(args: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """(ssh's options, the host, the remote command), as ssh reads its command line."""
+    options: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        options.append(arg)
+        letters = arg[1:]
+        for position, letter in enumerate(letters):
+            if letter in WITH_VALUE:
+                if position == len(letters) - 1 and i + 1 < len(args):  # `-p 22`: the value is the next word
+                    i += 1
+                    options.append(args[i])
+                break  # `-p22`: the rest of the word is the value
+        i += 1
+    if i >= len(args):
+        return options, None, []
+    return options, args[i], args[i + 1 :]
+
+
+def remote_command(remote: str, command: list[str]) -> str:
+    """What the server's shell runs: the variable set and exported, the socket's path removed when
+    the shell or command ends (however it ends), then the command (as ssh joins it) or a login shell."""
+    quoted = shlex.quote(remote)
+    head = (
+        f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; "
+        f"trap 'rm -f {quoted}' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
+    )
+    return head + (" ".join(command) if command else '"${SHELL:-/bin/sh}" -l')
+
+
+def ssh_argv(options: list[str], host: str, command: list[str], local: str, remote: str, tty: bool) -> list[str]:
+    argv = ["ssh", "-o", "ExitOnForwardFailure=yes", "-R", f"{remote}:{local}"]
+    if tty and not command:
+        argv.append("-t")  # a remote command gets no terminal by itself: the login shell needs one
+    return argv + options + [host, remote_command(remote, command)]
+
+
+def run(ns) -> int:
+    return run_fast(list(ns.arguments))
+
+
+def run_fast(args: list[str]) -> int:
+    if args[:1] in (["-h"], ["--help"]):
+        from tui.cli.usage import SSH_HELP
+
+        sys.stdout.write(_(SSH_HELP))
+        return 0
+    options, host, command = split(args)
+    if host is None:
+        err(_("assistant-auth: usage: assistant-auth ssh [SSH OPTIONS] HOST [COMMAND...]"))
+        return EXIT_ERROR
+    # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
+    remote = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # noqa: S108 - a path on the server, named above
+    local = os.environ.get(place.SOCKET_ENV, "")
+    own: OwnAgent | None = None
+    if not local or not _answers(local):
+        own = OwnAgent()
+        local = own.path
+    try:
+        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty())
+        try:
+            child = subprocess.Popen(argv)  # noqa: S603 - the system ssh with the person's own arguments, no shell here
+        except OSError as exc:
+            err(_("assistant-auth ssh: cannot run ssh: {reason}").format(reason=exc.strerror or exc))
+            return EXIT_ERROR
+        with forwarding_to(child.send_signal):
+            code = child.wait()
+    finally:
+        if own is not None:
+            own.stop()
+    if code == SSH_FAILED:
+        err(
+            _(
+                "assistant-auth ssh: ssh ended with an error (above). If it says the remote forwarding failed, "
+                "the server does not allow forwarding a socket (AllowStreamLocalForwarding): docs/agent.md says "
+                "what to do."
+            )
+        )
+    return 128 - code if code < 0 else code
+
+
+def _answers(path: str) -> bool:
+    try:
+        return ask(Request("status"), path, timeout=10).get("ok") is True
+    except AgentUnavailable:
+        return False
+
+
+class OwnAgent:
+    """An agent for one connection: served from a thread of this process, stopped with it."""
+
+    def __init__(self) -> None:
+        listener, self.path = place.listen()
+        self.agent = Agent(listener, self.path)
+        self.loop = asyncio.new_event_loop()
+        started = threading.Event()
+        self.thread = threading.Thread(target=self._serve, args=(started,), name="assistant-auth-agent", daemon=True)
+        self.thread.start()
+        started.wait(30)
+
+    def _serve(self, started: threading.Event) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.agent.run(ready=started.set))
+        finally:
+            self.loop.close()
+
+    def stop(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.agent.stop)
+        self.thread.join(120)  # a refresh in flight is stored before the agent ends
+        place.remove(self.path)

@@ -1,0 +1,78 @@
+"""Asking the agent: one blocking request over `ASSISTANT_AUTH_SOCK`, for `token`, `exec` and
+`status` on a machine where the agent's socket is forwarded.
+
+An agent that does not answer (no socket, the connection dropped, the agent stopped or killed, an
+answer that is not one) is `AgentUnavailable`, said in one line naming the socket and what to do;
+the caller exits 3. Nothing falls back to a credential file: a server with a forwarded socket
+never holds a refresh token, and must never start using one it finds."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+from tui.core.agent.place import SOCKET_ENV
+from tui.core.agent.protocol import ANSWER_LINE, VERSION, Request
+from tui.core.phrase import N_, Phrase
+
+CONNECT_TIMEOUT = 5.0  # seconds to reach the socket
+ANSWER_TIMEOUT = 60.0  # seconds for an answer: a refresh (10 s) after the slot's locks (up to 30 s)
+
+
+class AgentUnavailable(Exception):
+    """The agent at the socket did not answer; the message says where and what to do."""
+
+
+def socket_path() -> str | None:
+    """The agent's socket this process is pointed at, or None (no agent: use the files)."""
+    return os.environ.get(SOCKET_ENV) or None
+
+
+def ask(request: Request, path: str | None = None, timeout: float = ANSWER_TIMEOUT) -> dict[str, object]:
+    """The agent's answer to `request` (a dict with `ok`); AgentUnavailable when there is none."""
+    where = path or socket_path() or ""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(CONNECT_TIMEOUT)
+            conn.connect(where)
+            conn.settimeout(timeout)
+            conn.sendall(request.to_line())
+            line = _read_line(conn)
+    except TimeoutError:
+        raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
+    except OSError as exc:
+        raise _unavailable(where, exc.strerror or str(exc)) from None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or data.get("v") != VERSION or not isinstance(data.get("ok"), bool):
+        raise _unavailable(where, Phrase(N_("its answer is not one of this program's agent")))
+    return data
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise OSError(0, "the connection closed before an answer")
+        chunks.append(chunk)
+        size += len(chunk)
+        if chunk.endswith(b"\n") or b"\n" in chunk:
+            return b"".join(chunks).split(b"\n", 1)[0]
+        if size > ANSWER_LINE:
+            raise OSError(0, "the answer is longer than any this protocol sends")
+
+
+UNAVAILABLE = N_(
+    "The token agent at {socket} ({variable}) is not answering: {why}. Reconnect with `assistant-auth ssh`, "
+    'start the agent on your own machine (eval "$(assistant-auth agent)"), or unset {variable} to use this '
+    "machine's own sign-in."
+)
+
+
+def _unavailable(where: str, why: str) -> AgentUnavailable:
+    return AgentUnavailable(Phrase(UNAVAILABLE, socket=where, variable=SOCKET_ENV, why=why))

@@ -1,0 +1,101 @@
+"""The agent's protocol, version 1: one JSON object per line each way, UTF-8, bounded.
+
+A request names an operation and, for `token`, which slot (the selector flags of `token`: a
+region, a slot or a provider, at most one) and the lifetime the token must still have:
+
+    {"v": 1, "op": "token", "region": "global", "min_ttl": 300}
+    {"v": 1, "op": "status"}
+    {"v": 1, "op": "stop"}
+
+The answer says `ok`; a token answer carries the access token and what `token --json` shows of it,
+never a refresh token (`answer_fields` is the one list of what may be sent); a failure carries the
+message and the exit code the asking command ends with (1 sign in again, 2 the request cannot be
+met, 3 try again):
+
+    {"v": 1, "ok": true, "access_token": "…", "expires_at": 1767225600, "slot": "…", "region": "cn", "identity": "…"}
+    {"v": 1, "ok": false, "error": "…", "hint": "…", "exit": 1}
+
+Pure functions only: parsing a request (`parse_request`) and building answers; the server and the
+client do the I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+VERSION = 1
+REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
+ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
+OPERATIONS = ("token", "status", "stop")
+SELECTORS = ("region", "slot", "provider")
+MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
+TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
+EXIT_SIGN_IN, EXIT_UNMET, EXIT_AGAIN = 1, 2, 3
+
+
+class BadRequest(ValueError):
+    """A request line that is not a request of this protocol (said back, then the line is dropped)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    op: str
+    selector: tuple[tuple[str, str], ...] = ()  # at most one (name, value) of SELECTORS
+    min_ttl: int | None = None
+
+    def selector_values(self) -> dict[str, str | None]:
+        """As `token`'s flags give them to `select`."""
+        chosen = dict(self.selector)
+        return {name: chosen.get(name) for name in SELECTORS}
+
+    def to_line(self) -> bytes:
+        data: dict[str, object] = {"v": VERSION, "op": self.op, **dict(self.selector)}
+        if self.min_ttl is not None:
+            data["min_ttl"] = self.min_ttl
+        return encode(data)
+
+
+def encode(data: dict[str, object]) -> bytes:
+    """One line of the protocol (ASCII JSON: nothing in it can be a control character)."""
+    return (json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def parse_request(line: bytes) -> Request:
+    """The request in `line`; BadRequest with a short reason otherwise."""
+    if len(line) > REQUEST_LINE:
+        raise BadRequest(f"request longer than {REQUEST_LINE} bytes")
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        raise BadRequest("not a JSON object") from None
+    if not isinstance(data, dict):
+        raise BadRequest("not a JSON object")
+    if data.get("v") != VERSION:
+        raise BadRequest(f"protocol version {VERSION} expected")
+    op = data.get("op")
+    if op not in OPERATIONS:
+        raise BadRequest("unknown operation")
+    selector = tuple((name, data[name]) for name in SELECTORS if data.get(name) is not None)
+    if len(selector) > 1 or any(not isinstance(value, str) or not 0 < len(value) <= 256 for _, value in selector):
+        raise BadRequest("at most one of region, slot, provider, each a short string")
+    min_ttl = data.get("min_ttl")
+    if min_ttl is not None and (
+        isinstance(min_ttl, bool) or not isinstance(min_ttl, int) or not 0 <= min_ttl <= MAX_TTL
+    ):
+        raise BadRequest(f"min_ttl must be a whole number of seconds from 0 to {MAX_TTL}")
+    return Request(str(op), selector, min_ttl)
+
+
+def token_answer(fields: dict[str, object]) -> bytes:
+    """A token answer: the fields of `TOKEN_FIELDS`, and nothing else whatever `fields` holds."""
+    return encode({"v": VERSION, "ok": True, **{name: fields.get(name) for name in TOKEN_FIELDS}})
+
+
+def failure(error: str, exit_code: int, hint: str = "") -> bytes:
+    return encode({"v": VERSION, "ok": False, "error": error, "hint": hint, "exit": exit_code})
+
+
+def answer(data: dict[str, object]) -> bytes:
+    """Any other answer (status, stop): `ok` and the fields given."""
+    return encode({"v": VERSION, "ok": True, **data})

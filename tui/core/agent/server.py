@@ -1,0 +1,221 @@
+"""The agent's socket: many clients at once, each checked and bounded.
+
+- **Peer check**: a connection from another user (its `SO_PEERCRED` uid, neither ours nor root's)
+  is refused before a byte is read, as `ssh-agent` refuses it. The socket is 0600 in a 0700
+  directory besides: this is the second wall.
+- **Bounds**: a request line is at most `protocol.REQUEST_LINE` bytes (a longer one is answered
+  with an error and the connection closed: memory stays bounded whatever a client sends); a
+  request must arrive within `READ_TIMEOUT` seconds (a client that sends a byte a second is cut
+  off); as many connections at once as the open-file limit allows (`connection_room`), more are
+  answered "busy" and closed.
+- **Nothing secret leaves**: answers come from `tokens` (access tokens only); events say the
+  time, the connection, the slot and the outcome, never a token.
+- **Stopping**: `stop()` (the `stop` request, SIGTERM, SIGHUP, SIGINT, `--lifetime`) closes the
+  socket at once and waits for lookups in flight: a refresh already sent is stored first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tui.core.agent import place
+from tui.core.agent.protocol import (
+    EXIT_AGAIN,
+    REQUEST_LINE,
+    BadRequest,
+    Request,
+    answer,
+    failure,
+    parse_request,
+)
+from tui.core.agent.status import slots
+from tui.core.agent.tokens import Tokens
+
+READ_TIMEOUT = 10.0  # seconds for a request line to arrive whole
+WRITE_TIMEOUT = 10.0  # seconds for an answer to be taken
+DESCRIPTORS = 8192  # the open-file limit the agent asks for (within the hard limit)
+SPARE = 64  # descriptors kept for the agent's own files, locks and HTTP connections
+BACKLOG = 512
+
+
+def connection_room() -> int:
+    """Raise the soft open-file limit as far as the hard one allows (up to `DESCRIPTORS`) and
+    say how many clients may be connected at once: a crowd of idle connections waits its read
+    timeout out while the others are served."""
+    try:
+        import resource  # lazy: POSIX only, and only an agent needs it
+    except ImportError:  # pragma: no cover - not POSIX
+        return 256
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, DESCRIPTORS)
+    if wanted > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return max(soft - SPARE, 16)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing the agent did, for its view and its log: never a token."""
+
+    at: float
+    connection: int
+    kind: str  # "connected", "refused", "request", "closed"
+    origin: str = ""  # "local" or "forwarded" (through ssh)
+    op: str = ""
+    slot: str = ""
+    outcome: str = ""
+
+
+@dataclass
+class Connection:
+    number: int
+    origin: str
+    opened: float = field(default_factory=time.time)
+    requests: int = 0
+
+
+def peer(sock: socket.socket | None) -> tuple[int | None, int | None]:
+    """(pid, uid) of the process at the other end, where the system says (Linux's SO_PEERCRED)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if sock is None or option is None:
+        return None, None
+    try:
+        pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return None, None
+    return pid, uid
+
+
+def origin_of(pid: int | None) -> str:
+    """ "forwarded" when the peer is an `ssh` client (a server's request through `ssh -R`)."""
+    if pid is None:
+        return "local"
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
+            name = handle.read().strip()
+    except OSError:
+        return "local"
+    return "forwarded" if name == "ssh" else "local"
+
+
+class Agent:
+    def __init__(
+        self,
+        listener: socket.socket,
+        path: str,
+        *,
+        lifetime: float | None = None,
+        on_event: Callable[[Event], object] | None = None,
+    ) -> None:
+        self.listener = listener
+        self.path = path
+        self.lifetime = lifetime
+        self.on_event = on_event
+        self.tokens = Tokens()
+        self.connections: dict[int, Connection] = {}
+        self.counter = 0
+        self.room = 256
+        self.started = time.time()
+        self._stopped: asyncio.Event | None = None
+        self._server: asyncio.base_events.Server | None = None
+
+    # -- running -------------------------------------------------------------------------------
+    async def run(self, ready: Callable[[], object] | None = None) -> None:
+        """Serve until `stop()` or the lifetime's end; the socket and its directory go at the end."""
+        self._stopped = asyncio.Event()
+        self.room = connection_room()
+        self._server = await asyncio.start_unix_server(
+            self._serve, sock=self.listener, limit=REQUEST_LINE, backlog=BACKLOG
+        )
+        try:
+            if ready is not None:
+                ready()
+            if self.lifetime is None:
+                await self._stopped.wait()
+            else:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._stopped.wait(), self.lifetime)
+        finally:
+            self._server.close()
+            place.remove(self.path)
+            await self.tokens.drain()
+
+    def stop(self) -> None:
+        if self._stopped is not None:
+            self._stopped.set()
+
+    # -- one connection --------------------------------------------------------------------------
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.counter += 1
+        number = self.counter
+        pid, uid = peer(writer.get_extra_info("socket"))
+        origin = origin_of(pid)
+        try:
+            if uid is not None and uid not in (os.geteuid(), 0):
+                self._tell(Event(time.time(), number, "refused", origin, outcome=f"uid {uid}"))
+                return
+            if len(self.connections) >= self.room:
+                await self._send(writer, failure("the agent is busy: too many connections", EXIT_AGAIN))
+                self._tell(Event(time.time(), number, "refused", origin, outcome="busy"))
+                return
+            self.connections[number] = Connection(number, origin)
+            self._tell(Event(time.time(), number, "connected", origin))
+            await self._requests(number, origin, reader, writer)
+        except (OSError, asyncio.TimeoutError, ConnectionError):
+            pass  # the client went away or stopped reading: its connection ends, the others go on
+        finally:
+            if self.connections.pop(number, None) is not None:
+                self._tell(Event(time.time(), number, "closed", origin))
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _requests(
+        self, number: int, origin: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        while self._stopped is not None and not self._stopped.is_set():
+            try:
+                line = await asyncio.wait_for(reader.readline(), READ_TIMEOUT)
+            except (ValueError, asyncio.LimitOverrunError):  # a line beyond the bound: said, then closed
+                await self._send(writer, failure(f"request longer than {REQUEST_LINE} bytes", 2))
+                return
+            if not line:
+                return
+            try:
+                request = parse_request(line)
+            except BadRequest as exc:
+                await self._send(writer, failure(f"bad request: {exc}", 2))
+                self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
+                continue
+            self.connections[number].requests += 1
+            data, slot, outcome = await self._answer(request)
+            await self._send(writer, data)
+            self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
+            if request.op == "stop":
+                self.stop()
+                return
+
+    async def _answer(self, request: Request) -> tuple[bytes, str, str]:
+        if request.op == "token":
+            return await self.tokens.token(request)
+        if request.op == "status":
+            return answer({"pid": os.getpid(), "started": int(self.started), **slots()}), "", "served"
+        return answer({"stopping": True}), "", "stopping"
+
+    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        writer.write(data)
+        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+
+    def _tell(self, event: Event) -> None:
+        if self.on_event is not None:
+            with contextlib.suppress(Exception):
+                self.on_event(event)
