@@ -23,9 +23,8 @@ from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent, Event
 from tui.core.i18n import _
 from tui.core.phrase import said
+from tui.core.signals import stop_agent_on_signals
 from tui.core.untrusted import one_line
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 def run(ns) -> int:
@@ -71,9 +70,7 @@ def serve(listener, path: str, lifetime: float | None, *, log: bool) -> int:
     agent = Agent(listener, path, lifetime=lifetime, on_event=said_event if log else None)
 
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, agent.stop)
+        stop_agent_on_signals(agent.stop)
         await agent.run()
 
     try:

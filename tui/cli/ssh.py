@@ -18,6 +18,7 @@ import sys
 import threading
 
 from tui.cli.output import EXIT_ERROR, err
+from tui.cli.usage import SSH_HELP
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
@@ -78,8 +79,6 @@ def run(ns) -> int:
 
 def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
-        from tui.cli.usage import SSH_HELP
-
         sys.stdout.write(_(SSH_HELP))
         return 0
     options, host, command = split(args)

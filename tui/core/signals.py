@@ -217,6 +217,20 @@ def forwarding_to(send: Callable[[int], object]) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous_term)
 
 
+# -- the token agent ------------------------------------------------------------------------------------
+
+
+def stop_agent_on_signals(stop: Callable[[], object]) -> None:
+    """A token agent: SIGTERM, SIGHUP and Ctrl+C each ask it to stop (on the running event loop;
+    it finishes what is in flight, so a refresh already sent is stored)."""
+    import asyncio  # here: only commands that run an event loop get here
+
+    loop = asyncio.get_running_loop()
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        if hasattr(signal, name):
+            loop.add_signal_handler(getattr(signal, name), stop)
+
+
 # -- the demo server --------------------------------------------------------------------------------
 
 

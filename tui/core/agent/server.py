@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import socket
 import struct
 import time
@@ -49,10 +50,6 @@ def connection_room() -> int:
     """Raise the soft open-file limit as far as the hard one allows (up to `DESCRIPTORS`) and
     say how many clients may be connected at once: a crowd of idle connections waits its read
     timeout out while the others are served."""
-    try:
-        import resource  # lazy: POSIX only, and only an agent needs it
-    except ImportError:  # pragma: no cover - not POSIX
-        return 256
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, DESCRIPTORS)
     if wanted > soft:
