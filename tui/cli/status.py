@@ -9,7 +9,7 @@ import time
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
-from tui.cli.through_agent import status_from_agent
+from tui.cli.status_agent import status_from_agent
 from tui.core.agent.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative

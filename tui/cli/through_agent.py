@@ -1,18 +1,16 @@
-"""`token`, `exec` and `status` where `ASSISTANT_AUTH_SOCK` is set: the token agent on the
-person's own machine answers, and nothing is read from or written to this machine's files.
-An agent that does not answer ends the command with exit 3 and one line naming the socket."""
+"""`token` and `exec` (and `status`, `tui.cli.status_agent`) where `ASSISTANT_AUTH_SOCK` is set:
+the token agent on the person's own machine answers, and nothing is read from or written to this
+machine's files. An agent that does not answer ends the command with exit 3 and one line naming
+the socket. Light on purpose (no i18n, no dataclasses, no `socket` module): `token` through the
+agent is measured against `token` from the file (`make bench`, figure 6)."""
 
 from __future__ import annotations
 
-from tui.cli.options import selector_values
-from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
-from tui.core.agent.client import AgentUnavailable, ask, socket_path
+from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err
+from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import SELECTORS, Request
 from tui.core.credentials.slot import usable_token
-from tui.core.humantime import expiry
-from tui.core.i18n import _
-from tui.core.phrase import said
-from tui.core.slots.state import LABELS
+from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
 
@@ -21,7 +19,13 @@ def selector_request(op: str, values: dict, min_ttl: int | None = None) -> Reque
     key or host the agent is not asked by."""
     chosen = {name: value for name, value in values.items() if value is not None}
     if any(name not in SELECTORS for name in chosen):
-        err(_("assistant-auth: through the token agent, choose the slot with --region, --slot or --provider"))
+        err(
+            said(
+                Phrase(
+                    N_("assistant-auth: through the token agent, choose the slot with --region, --slot or --provider")
+                )
+            )
+        )
         return None
     return Request(op, tuple(chosen.items()), min_ttl)
 
@@ -34,9 +38,9 @@ def asked(request: Request) -> dict | int:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
     if not answer["ok"]:
-        err(one_line(str(answer.get("error") or _("the agent refused the request")), 1000))
+        err(one_line(answer.get("error") or said(Phrase(N_("the agent refused the request"))), 1000))
         if answer.get("hint"):
-            err(one_line(str(answer["hint"]), 1000))
+            err(one_line(answer["hint"], 1000))
         code = answer.get("exit")
         return code if isinstance(code, int) and not isinstance(code, bool) and code in (1, 2, 3) else EXIT_TRANSIENT
     return answer
@@ -52,64 +56,6 @@ def token_from_agent(values: dict, min_ttl: int | None) -> tuple[dict | None, st
         return None, answer
     token = answer.get("access_token")
     if not isinstance(token, str) or not usable_token(token):
-        err(_("assistant-auth: the token agent sent no usable access token"))
+        err(said(Phrase(N_("assistant-auth: the token agent sent no usable access token"))))
         return None, EXIT_TRANSIENT
     return answer, token
-
-
-def status_from_agent(ns) -> int:
-    """`status` on a machine whose tokens come from the agent: each slot as the person's own
-    machine sees it, and that no refresh token is stored here. Exit 0 when the slot `token`
-    would use is usable, 1 when not, 3 when the agent does not answer."""
-    values = {name: value for name, value in selector_values(ns).items() if value is not None}
-    if selector_request("status", values) is None:
-        return EXIT_ERROR
-    answer = asked(Request("status"))
-    if isinstance(answer, int):
-        return answer
-    slots = [s for s in answer.get("slots") or [] if isinstance(s, dict) and isinstance(s.get("name"), str)]
-    selected = _selected(slots, values, str(answer.get("default") or ""))
-    usable = bool(selected and selected.get("usable") is True)
-    where = socket_path() or ""
-    if getattr(ns, "json", False):
-        out_json(
-            {
-                "schema_version": 1,
-                "agent": {"socket": where, "pid": answer.get("pid")},
-                "refresh_token_stored_here": False,
-                "selected": selected.get("name") if selected else None,
-                "usable": usable,
-                "slots": slots,
-            }
-        )
-        return 0 if usable else 1
-    out(
-        _(
-            "Served by the token agent on your own machine ({socket}): no refresh token is stored on this machine."
-        ).format(socket=one_line(where, 500))
-    )
-    for s in slots:
-        marker = "*" if s is selected else " "
-        out(f"{marker} {_slot_text(s)}")
-        if s.get("usable") is True and isinstance(s.get("identity"), str):
-            out("    " + _("Signed in as {who}").format(who=one_line(s["identity"], 200)))
-    out(_("* the slot `assistant-auth token` uses"))
-    return 0 if usable else 1
-
-
-def _selected(slots: list[dict], values: dict, default: str) -> dict | None:
-    if "slot" in values:
-        return next((s for s in slots if s["name"] == values["slot"]), None)
-    if "region" in values:
-        return next((s for s in slots if s.get("region") == values["region"]), None)
-    return next((s for s in slots if s["name"] == default), None)
-
-
-def _slot_text(s: dict) -> str:
-    name = s.get("region") if isinstance(s.get("region"), str) else one_line(s["name"], 60)
-    state = str(s.get("state"))
-    label = _(LABELS[state]) if state in LABELS else one_line(state, 40)
-    expires_at = s.get("expires_at")
-    if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) and state in ("valid", "expired"):
-        return _("{name}: {state}, expires {when}").format(name=name, state=label, when=expiry(expires_at))
-    return f"{name}: {label}"

@@ -7,7 +7,9 @@
 3. poll requests during a sign-in against the local server (interval 1 s, approval after 5 s);
 4. TUI cold start (new process) to the first screen ready (`tui.dev.coldstart`);
 5. `assistant-auth token` with an expired token (one refresh) against a bare httpx script doing
-   the same work (and, for information, a urllib one).
+   the same work (and, for information, a urllib one);
+6. the token agent: `token` through it against `token` from the file, and its answer time
+   (`tui.dev.agentbench`).
 
 Everything runs against the project's local authorization server on 127.0.0.1, in temporary
 directories: the real ~/.assistant-code is never touched.
@@ -39,7 +41,7 @@ from tui.core import (
 from tui.core.keys import region_key, region_storage_name
 from tui.demo.env import server_env
 from tui.demo.server import TOKEN_PATH, AuthServer
-from tui.dev import coldstart
+from tui.dev import agentbench, coldstart
 
 RUNS = 25
 
@@ -305,6 +307,13 @@ def bench_tui(server, home: pathlib.Path) -> None:
     coldstart.compare(_env_for(server, home / "empty"), signed_in)
 
 
+def bench_agent(server, home: pathlib.Path) -> None:
+    env, _creds = _token_scenarios(server, home / "laptop")["spec-shaped"]
+    script = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
+    ours = [script, "token"] if script else [sys.executable, "-m", "tui.cli", "token"]
+    agentbench.compare(env, ours, _time, home / "server")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="assistant-bench-") as tmp:
         with AuthServer(interval=1) as server:
@@ -314,6 +323,7 @@ def main() -> int:
             bench_polling(server, pathlib.Path(tmp, "poll"))
             bench_tui(server, pathlib.Path(tmp, "tui"))
             bench_refresh(server, pathlib.Path(tmp, "refresh"))
+            bench_agent(server, pathlib.Path(tmp, "agent"))
     return 0
 
 

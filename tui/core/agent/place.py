@@ -10,8 +10,9 @@ import socket
 import stat
 import tempfile
 
-SOCKET_ENV = "ASSISTANT_AUTH_SOCK"
-PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
+from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
+
+__all__ = ["PID_ENV", "SOCKET_ENV", "listen", "remove"]
 
 
 def _base() -> str:
