@@ -10,17 +10,18 @@ and request, never a token); `--stop` ends the running one (`ASSISTANT_AUTH_SOCK
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import shlex
 import signal
 import sys
-import time
 
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent, Event
+from tui.core.agent.view import event_line
 from tui.core.i18n import _
 from tui.core.phrase import said
 from tui.core.signals import stop_agent_on_signals
@@ -37,6 +38,8 @@ def run(ns) -> int:
     listener, path = place.listen()
     if ns.foreground:
         announce(path, os.getpid(), ns.json)
+        if not ns.json and sys.stdin.isatty() and sys.stdout.isatty():
+            return watch(listener, path, lifetime)
         return serve(listener, path, lifetime, log=not ns.json)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -80,12 +83,21 @@ def serve(listener, path: str, lifetime: float | None, *, log: bool) -> int:
     return EXIT_OK
 
 
+def watch(listener, path: str, lifetime: float | None) -> int:
+    """In a terminal: the live view, the agent on its event loop (`tui.app.agent_app`)."""
+    from tui.app.agent_app import AgentApp
+
+    try:
+        AgentApp(listener, path, lifetime).run()
+    finally:
+        place.remove(path)
+    return EXIT_OK
+
+
 def said_event(event: Event) -> None:
-    """One line for the person watching a foreground agent: when, which connection, what, which
-    slot, how it ended. Never a token."""
-    clock = time.strftime("%H:%M:%S", time.localtime(event.at))
-    parts = [clock, f"#{event.connection}", event.origin, event.kind, event.op, event.slot, event.outcome]
-    err(one_line(" ".join(part for part in parts if part), 300))
+    """One line for a foreground agent's log: when, which connection, what, which slot, how it
+    ended. Never a token."""
+    err(event_line(dataclasses.asdict(event)))
 
 
 def stop(as_json: bool = False) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,6 +15,7 @@ from textual.widgets.option_list import Option
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
+from tui.core.agent.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
@@ -98,6 +100,7 @@ class HomeScreen(AppScreen[None]):
         Binding("p", "app.providers", N_("Providers")),
         Binding("d", "app.doctor", N_("Doctor")),
         Binding("n", "abandon", N_("Abandon waiting sign-in")),
+        Binding("a", "agent", N_("Token agent")),  # offered where ASSISTANT_AUTH_SOCK is set
     ]
 
     def __init__(self, region: Region | None = None) -> None:
@@ -121,6 +124,8 @@ class HomeScreen(AppScreen[None]):
             yield Static(
                 _("Enter signs in to the highlighted region, w switches to its existing sign-in."), classes="hint"
             )
+            if agent_socket() is not None:  # said once the agent answers (a worker: never on the first frame)
+                yield PlainStatic("", id="agent-line", classes="hint")
         yield AppFooter()
 
     def _options(self) -> list[Option]:
@@ -143,6 +148,22 @@ class HomeScreen(AppScreen[None]):
         regions.highlighted = 0 if region is Region.CN else 1
         regions.focus()
         self.set_interval(5, self.refresh_slot)
+        if agent_socket() is not None:
+            self.look_at_the_agent()
+
+    @work(thread=True, exclusive=True, group="home-agent")
+    def look_at_the_agent(self) -> None:
+        line = agent_line(agent_socket() or "")
+        self.app.call_from_thread(self.query_one("#agent-line", PlainStatic).set_text, line)
+
+    def action_agent(self) -> None:
+        path = agent_socket()
+        if path is None:
+            return
+        from tui.app.screens.agent import AgentScreen  # loaded when first opened (cold start)
+        from tui.core.agent.feed import RemoteFeed  # lazy: the agent's server (asyncio), not for Home's frame
+
+        self.app.push_screen(AgentScreen(RemoteFeed(path), in_process=False))
 
     def on_screen_resume(self) -> None:
         """Shown: the first time, the slots were read for the first frame (compose) and the
@@ -173,6 +194,8 @@ class HomeScreen(AppScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
             return self.view is not None and any(r.region is self.selected_region for r in self.view.waiting)
+        if action == "agent":  # offered only where a token agent is pointed at
+            return agent_socket() is not None
         return True
 
     def action_abandon(self) -> None:

@@ -5,6 +5,7 @@ region, a slot or a provider, at most one) and the lifetime the token must still
 
     {"v": 1, "op": "token", "region": "global", "min_ttl": 300}
     {"v": 1, "op": "status"}
+    {"v": 1, "op": "events"}
     {"v": 1, "op": "stop"}
 
 The answer says `ok`; a token answer carries the access token and what `token --json` shows of it,
@@ -28,7 +29,7 @@ SOCKET_ENV = "ASSISTANT_AUTH_SOCK"  # where a client finds the agent
 PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
-OPERATIONS = ("token", "status", "stop")
+OPERATIONS = ("token", "status", "events", "stop")
 SELECTORS = ("region", "slot", "provider")
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import resource
 import socket
 import struct
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -44,6 +46,7 @@ WRITE_TIMEOUT = 10.0  # seconds for an answer to be taken
 DESCRIPTORS = 8192  # the open-file limit the agent asks for (within the hard limit)
 SPARE = 64  # descriptors kept for the agent's own files, locks and HTTP connections
 BACKLOG = 512
+KEPT_EVENTS = 200  # the latest events kept for the view
 
 
 def connection_room() -> int:
@@ -122,6 +125,7 @@ class Agent:
         self.counter = 0
         self.room = 256
         self.started = time.time()
+        self.events: deque[Event] = deque(maxlen=KEPT_EVENTS)
         self._stopped: asyncio.Event | None = None
         self._server: asyncio.base_events.Server | None = None
 
@@ -149,6 +153,18 @@ class Agent:
     def stop(self) -> None:
         if self._stopped is not None:
             self._stopped.set()
+
+    def snapshot(self) -> dict[str, object]:
+        """What the agent's view shows (the `events` answer): who it is, its connections now, its
+        latest events. Never a token: events hold none."""
+        return {
+            "socket": self.path,
+            "pid": os.getpid(),
+            "started": self.started,
+            "lifetime": self.lifetime,
+            "connections": [dataclasses.asdict(c) for c in self.connections.values()],
+            "events": [dataclasses.asdict(e) for e in self.events],
+        }
 
     # -- one connection --------------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -194,18 +210,21 @@ class Agent:
                 self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
                 continue
             self.connections[number].requests += 1
-            data, slot, outcome = await self._answer(request)
+            data, slot, outcome = await self._answer(request, origin)
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
             if request.op == "stop":
                 self.stop()
                 return
 
-    async def _answer(self, request: Request) -> tuple[bytes, str, str]:
+    async def _answer(self, request: Request, origin: str) -> tuple[bytes, str, str]:
         if request.op == "token":
             return await self.tokens.token(request)
         if request.op == "status":
-            return answer({"pid": os.getpid(), "started": int(self.started), **slots()}), "", "served"
+            data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}
+            return answer(data), "", "served"
+        if request.op == "events":
+            return answer(self.snapshot()), "", "served"
         return answer({"stopping": True}), "", "stopping"
 
     async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
@@ -213,6 +232,7 @@ class Agent:
         await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
 
     def _tell(self, event: Event) -> None:
+        self.events.append(event)
         if self.on_event is not None:
             with contextlib.suppress(Exception):
                 self.on_event(event)

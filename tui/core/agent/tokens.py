@@ -18,6 +18,8 @@ from tui.core.jwt import identity_of
 from tui.core.keys import region_of_slot
 from tui.core.slots.choice import Selection, explain_for, select, storage_name_of
 
+OUTCOMES = {EXIT_SIGN_IN: "sign in again", EXIT_UNMET: "refused", EXIT_AGAIN: "failed"}  # for the view's lines
+
 
 class Tokens:
     def __init__(self) -> None:
@@ -47,7 +49,7 @@ class Tokens:
             explained = explain_for(exc, chosen)
             code = EXIT_UNMET if isinstance(exc, LifetimeTooShort) else EXIT_AGAIN if exc.transient else EXIT_SIGN_IN
             slot = _slot_or_blank(chosen)
-            return failure(explained.message, code, explained.hint), slot, "refused" if code != EXIT_AGAIN else "failed"
+            return failure(explained.message, code, explained.hint), slot, OUTCOMES[code]
         slot = storage_name_of(chosen)
         return token_answer(_fields(slot, token)), slot, "served"
 

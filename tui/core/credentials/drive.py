@@ -4,11 +4,15 @@ sends back a `Send`'s response. `drive` runs them without an event loop (the com
 refresh path stays near the floor of a bare script), `drive_async` on one (the library, the TUI).
 
 Both enter the critical section of `tui.core.signals` before the request is sent: its answer is
-stored before any signal or cancellation is honoured. On the token hot path: what they need is
-imported where they run.
+stored before any signal or cancellation is honoured. On the token hot path: what only one driver
+needs (the event loop, HTTP, the signal policy) is imported where it runs, and so is `contextlib`
+(the valid-token path imports this module and loads no contextlib: measured by
+`tests/test_imports.py`); `time`, always loaded, at the top.
 """
 
 from __future__ import annotations
+
+import time
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,8 +48,7 @@ class Pause:
 def drive(steps: Steps) -> str:
     """Run the refresh steps without an event loop. From the moment the request is sent until its
     answer is stored, signals wait (`storing_answer`)."""
-    import contextlib
-    import time
+    import contextlib  # here: the valid-token path, which imports this module, loads no contextlib
 
     from tui.core.http import post_form_sync
     from tui.core.signals import storing_answer
@@ -69,7 +72,7 @@ async def drive_async(steps: Steps, client: httpx.AsyncClient | None) -> str:
     """Run the refresh steps on the event loop. Once the request is sent, the rest runs as a task
     of its own that a cancellation of the caller does not abandon: the caller waits for the
     answer to be stored, then is cancelled."""
-    import asyncio
+    import asyncio  # lazy: the event loop's modules, for library and TUI callers only
     import contextlib
 
     result: Response | None = None

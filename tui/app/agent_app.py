@@ -1,0 +1,50 @@
+"""`assistant-auth agent --foreground` in a terminal: the agent runs on this app's event loop and
+its view (`AgentScreen`) is drawn live; leaving the view (Esc, `s`, Ctrl+C, Ctrl+Q) stops serving,
+after what is in flight is finished. SIGTERM and SIGHUP stop it the same way."""
+
+from __future__ import annotations
+
+import pathlib
+import socket
+
+from textual.app import App
+from textual.binding import Binding
+
+from tui.app.screens.agent import AgentScreen
+from tui.core.agent.feed import LocalFeed
+from tui.core.agent.server import Agent
+from tui.core.phrase import N_
+from tui.core.signals import stop_agent_on_signals
+
+
+class AgentApp(App[int]):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))
+    TITLE = "assistant-auth"
+    BINDINGS = [
+        Binding("ctrl+q", "stop", N_("Quit"), priority=True),
+        Binding("ctrl+c", "stop", N_("Quit"), show=False),
+    ]
+
+    def __init__(self, listener: socket.socket, path: str, lifetime: float | None) -> None:
+        super().__init__()
+        self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event)
+        self.view: AgentScreen | None = None
+
+    def on_mount(self) -> None:
+        stop_agent_on_signals(self.agent.stop)
+        self.view = AgentScreen(LocalFeed(self.agent), in_process=True)
+        self.push_screen(self.view)
+        self.run_worker(self._serve(), group="agent", exit_on_error=False)
+
+    async def _serve(self) -> None:
+        try:
+            await self.agent.run()
+        finally:
+            self.exit(0)
+
+    def _on_event(self, _event: object) -> None:
+        if self.view is not None and self.view.is_mounted:
+            self.view.look()
+
+    def action_stop(self) -> None:
+        self.agent.stop()

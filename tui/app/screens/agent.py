@@ -1,0 +1,101 @@
+"""The token agent, live: who serves, its slots, its connections (local or forwarded), its latest
+requests (time, connection, slot, outcome: never a token), and a key to stop serving. Drawn from
+a `Feed` (the agent in this process with `agent --foreground`, or one reached through its socket
+from Home); the screen does no I/O of its own: a remote feed is asked from a worker thread."""
+
+from __future__ import annotations
+
+import pathlib
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Header, Static
+
+from tui.app.widgets.footer import AppFooter
+from tui.app.widgets.safe import PlainStatic
+from tui.core.agent.client import AgentUnavailable
+from tui.core.agent.feed import Feed
+from tui.core.agent.view import Snapshot, connection_lines, event_line, header, slot_lines
+from tui.core.i18n import _
+from tui.core.phrase import N_, said
+
+EVERY = 1.0  # seconds between looks
+
+
+class AgentScreen(Screen[None]):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("agent.tcss"))
+    BINDINGS = [
+        Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
+        Binding("s", "stop_serving", N_("Stop serving")),
+    ]
+
+    def __init__(self, feed: Feed, *, in_process: bool) -> None:
+        super().__init__()
+        self.feed = feed
+        self.in_process = in_process  # the agent runs in this process: leaving the view stops it
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="agent-body"):
+            yield PlainStatic("", id="agent-head")
+            yield Static(_("Slots"), classes="agent-title")
+            yield PlainStatic("", id="agent-slots")
+            yield Static(_("Connections"), classes="agent-title")
+            yield PlainStatic("", id="agent-connections")
+            yield Static(_("Latest requests"), classes="agent-title")
+            yield PlainStatic("", id="agent-events")
+        yield AppFooter()
+
+    def on_mount(self) -> None:
+        self.sub_title = _("token agent")
+        self.look()
+        self.set_interval(EVERY, self.look)
+
+    def look(self) -> None:
+        if self.in_process:
+            self.show(self.feed.snapshot())
+        else:
+            self.look_through_the_socket()
+
+    @work(thread=True, exclusive=True, group="agent-look")
+    def look_through_the_socket(self) -> None:
+        try:
+            snapshot = self.feed.snapshot()
+        except AgentUnavailable as exc:
+            self.app.call_from_thread(self.show_problem, said(exc.args[0]))
+            return
+        self.app.call_from_thread(self.show, snapshot)
+
+    def show(self, snapshot: Snapshot) -> None:
+        self.query_one("#agent-head", PlainStatic).set_text(header(snapshot) + "\n" + snapshot.socket)
+        self.query_one("#agent-slots", PlainStatic).set_text("\n".join(slot_lines(snapshot)))
+        self.query_one("#agent-connections", PlainStatic).set_text("\n".join(connection_lines(snapshot)))
+        lines = [event_line(event) for event in reversed(snapshot.events)]
+        self.query_one("#agent-events", PlainStatic).set_text("\n".join(lines) or _("No request yet."))
+
+    def show_problem(self, text: str) -> None:
+        self.query_one("#agent-head", PlainStatic).set_text(text)
+
+    def action_back(self) -> None:
+        if self.in_process:
+            self.action_stop_serving()
+        else:
+            self.dismiss()
+
+    def action_stop_serving(self) -> None:
+        self.stop_it()
+
+    @work(thread=True, exclusive=True, group="agent-stop")
+    def stop_it(self) -> None:
+        try:
+            self.feed.stop()
+        except AgentUnavailable as exc:
+            self.app.call_from_thread(self.show_problem, said(exc.args[0]))
+            return
+        if not self.in_process:
+            self.app.call_from_thread(self.notify, _("The token agent stopped serving."))
+            self.app.call_from_thread(self.dismiss)

@@ -1,0 +1,45 @@
+"""Where a view of an agent gets its snapshots: the agent in this very process (`--foreground`),
+or an agent reached through its socket (Home, on either machine). One interface, two sources;
+the view never does I/O itself."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tui.core.agent.client import ask
+from tui.core.agent.protocol import Request
+from tui.core.agent.server import Agent
+from tui.core.agent.status import slots
+from tui.core.agent.view import Snapshot
+
+
+class Feed(Protocol):
+    def snapshot(self) -> Snapshot: ...
+
+    def stop(self) -> None: ...
+
+
+class LocalFeed:
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot.parse(self.agent.snapshot(), slots())
+
+    def stop(self) -> None:
+        self.agent.stop()
+
+
+class RemoteFeed:
+    """Blocking: call it from a worker thread. AgentUnavailable when the agent does not answer."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def snapshot(self) -> Snapshot:
+        events = ask(Request("events"), self.path, timeout=10)
+        status = ask(Request("status"), self.path, timeout=10)
+        return Snapshot.parse(events, status)
+
+    def stop(self) -> None:
+        ask(Request("stop"), self.path, timeout=30)
