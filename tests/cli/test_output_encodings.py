@@ -10,13 +10,14 @@ import io
 import itertools
 import os
 import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
-from tui.cli import streams
+from tui.cli import main, streams
 
 COMMANDS = ["login", "status", "token", "exec", "refresh", "logout", "switch", "doctor", "inspect", "config", "demo"]
 SCENES = [
@@ -45,26 +46,63 @@ def signed_in(home, server):
     return home
 
 
+def run_here(args: tuple[str, ...], encoding: str, lang: str) -> tuple[int, bytes, bytes]:
+    """`main` in this process, its stdout and stderr streams of `encoding` as a terminal's would
+    be (strict on stdout, backslashreplace on stderr, as Python sets them up)."""
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding=encoding, errors="strict", newline="\n", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding=encoding, errors="backslashreplace", newline="\n", write_through=True)
+    with pytest.MonkeyPatch.context() as patch:  # its own: undoing it leaves the test's home as it is
+        patch.setenv("ASSISTANT_LANG", lang)
+        patch.setattr(sys, "stdout", stdout)
+        patch.setattr(sys, "stderr", stderr)
+        code = main(list(args))
+        stdout.flush()
+        stderr.flush()
+    return code, out.getvalue(), err.getvalue()
+
+
+IN_PROCESS = [args for args in SCENES if args[:1] != ("exec",)]  # exec would become its program
+
+
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
-def test_every_command_keeps_its_exit_code_and_writes_what_the_stream_carries(signed_in, lang):
-    for args, encoding in itertools.product(SCENES, ["ascii", "latin-1"]):
-        utf8 = run(args, "utf-8", lang)
-        narrow = run(args, encoding, lang)
-        said = narrow.stdout + narrow.stderr
-        assert narrow.returncode == utf8.returncode, (args, narrow.stderr)
+def test_every_command_keeps_its_exit_code_and_writes_what_the_stream_carries(signed_in, lang, monkeypatch):
+    for args, encoding in itertools.product(IN_PROCESS, ["ascii", "latin-1"]):
+        utf8 = run_here(args, "utf-8", lang)
+        code, out, err = run_here(args, encoding, lang)
+        said = out + err
+        assert code == utf8[0], (args, encoding, err)
         said.decode(encoding)  # only what the stream can carry…
-        text = (narrow.stderr if {"--json", "--report"} & set(args) else said).decode("latin-1")  # JSON escapes
+        text = (err if {"--json", "--report"} & set(args) else said).decode("latin-1")  # JSON escapes
         assert "unexpected error" not in text and "\\u" not in text and "\\x" not in text, (args, text)
-        if utf8.stdout + utf8.stderr:  # …and something is said wherever UTF-8 says something
+        if utf8[1] + utf8[2]:  # …and something is said wherever UTF-8 says something
             assert said.strip(), args
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_the_real_streams_of_a_process(signed_in, lang):
+    """The same through PYTHONIOENCODING in real processes, for a few commands (exec included)."""
+    for args in [
+        ("status",),
+        ("doctor", "--offline"),
+        ("--help",),
+        ("login", "--help"),
+        ("exec", "--", "true"),
+        ("token",),
+    ]:
+        utf8 = run(args, "utf-8", lang)
+        narrow = run(args, "ascii", lang)
+        assert narrow.returncode == utf8.returncode, (args, narrow.stderr)
+        (narrow.stdout + narrow.stderr).decode("ascii")
+        assert b"unexpected error" not in narrow.stderr and b"\\u" not in narrow.stdout + narrow.stderr
+
+
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-def test_where_chinese_cannot_be_written_english_is(signed_in, encoding):
+def test_where_chinese_cannot_be_written_english_is(signed_in, encoding, monkeypatch):
     for args in [("status",), ("doctor", "--offline"), ("--help",), ("login", "--help"), ("nosuch",)]:
-        chinese = run(args, encoding, "zh-CN")
-        english = run(args, encoding, "en")
-        assert (chinese.stdout, chinese.stderr) == (english.stdout, english.stderr), args
+        chinese = run_here(args, encoding, "zh-CN")
+        english = run_here(args, encoding, "en")
+        assert chinese == english, args
 
 
 def test_the_stand_ins_are_ascii_and_the_doctor_marks_read_as_marks(signed_in):
