@@ -270,3 +270,14 @@ def test_no_refresh_token_ever_crosses_the_socket(laptop, server, agent):
         said += json.dumps(answer).encode()
     assert b'refresh_token":' not in said.replace(b'"has_refresh_token":', b"").replace(b'"refresh_rejected":', b"")
     assert all(pair[1].encode() not in said for pair in server.issued)
+
+
+def test_confirm_with_no_place_to_ask_does_not_start(laptop):
+    import glob
+
+    before = set(glob.glob("/tmp/assistant-auth-*"))
+    for args in (("agent", "--confirm"), ("agent", "--foreground", "--confirm")):  # no terminal here
+        done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=os.environ.copy(), timeout=30)
+        assert done.returncode == 2 and done.stdout == ""
+        assert "--confirm needs a place to ask you" in done.stderr and "did not start" in done.stderr
+    assert set(glob.glob("/tmp/assistant-auth-*")) == before  # no socket was made

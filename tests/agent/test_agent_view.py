@@ -62,3 +62,48 @@ async def test_home_without_an_agent_offers_no_agent_key(home):
         await pilot.press("a")
         await pilot.pause()
         assert screen_name(app) == "HomeScreen"
+
+
+async def test_confirm_asks_before_a_connections_first_token(laptop, server):
+    """allow this connection (c): its next request is not asked again; a new connection is asked
+    again; deny (d) refuses it; no answer within the wait is deny, and the question goes away."""
+    import socket as sockets
+
+    from tui.core.agent.protocol import Request as Asked
+
+    write_creds(laptop, valid(server))
+    listener, path = place.listen()
+    app = AgentApp(listener, path, None, confirm=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "Token agent, pid" in screen_text(app))
+        conn = sockets.socket(sockets.AF_UNIX)
+        conn.connect(path)
+        reader = conn.makefile("rb")
+
+        def one_request() -> dict:
+            conn.sendall(Asked("token").to_line())
+            import json
+
+            return json.loads(reader.readline())
+
+        first = asyncio.ensure_future(asyncio.to_thread(one_request))
+        await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
+        assert "asks for the default slot" in screen_text(app) and "Denied by itself in" in screen_text(app)
+        await pilot.press("c")
+        assert (await first)["ok"] is True
+        assert (await asyncio.to_thread(one_request))["ok"] is True  # the connection is allowed now
+        assert screen_name(app) == "AgentScreen"
+        conn.close()
+        second = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
+        await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
+        await pilot.press("d")
+        denied = await second
+        assert denied["ok"] is False and denied["exit"] == 2 and "did not allow" in denied["error"]
+        app.agent.confirm_wait = 0.5
+        third = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
+        await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
+        assert (await third)["ok"] is False  # nobody answered: denied
+        await wait_for(pilot, lambda: screen_name(app) == "AgentScreen")  # and the question went away
+        await wait_for(pilot, lambda: "denied" in screen_text(app))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: not os.path.exists(path))

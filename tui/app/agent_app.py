@@ -4,6 +4,7 @@ after what is in flight is finished. SIGTERM and SIGHUP stop it the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 import socket
 
@@ -11,8 +12,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from tui.app.screens.agent import AgentScreen
+from tui.app.screens.ask import AskScreen
 from tui.core.agent.feed import LocalFeed
-from tui.core.agent.server import Agent
+from tui.core.agent.protocol import Request
+from tui.core.agent.server import DENY, Agent, Connection
+from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.signals import stop_agent_on_signals
 
@@ -25,9 +29,10 @@ class AgentApp(App[int]):
         Binding("ctrl+c", "stop", N_("Quit"), show=False),
     ]
 
-    def __init__(self, listener: socket.socket, path: str, lifetime: float | None) -> None:
+    def __init__(self, listener: socket.socket, path: str, lifetime: float | None, confirm: bool = False) -> None:
         super().__init__()
-        self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event)
+        ask = self._ask if confirm else None
+        self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event, ask=ask)
         self.view: AgentScreen | None = None
 
     def on_mount(self) -> None:
@@ -48,3 +53,24 @@ class AgentApp(App[int]):
 
     def action_stop(self) -> None:
         self.agent.stop()
+
+    async def _ask(self, connection: Connection, request: Request) -> str:
+        """--confirm: the person's answer for one request (the agent bounds the wait; a dialog
+        still open then is closed as denied)."""
+        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        asked_for = " ".join(f"{name} {value}" for name, value in request.selector) or _("the default slot")
+        dialog = AskScreen(connection.number, connection.origin, asked_for, self.agent.confirm_wait)
+
+        chosen: list[str] = []
+
+        def done(value: str | None) -> None:
+            chosen.append(value or DENY)
+            if not answered.done():
+                answered.set_result(chosen[0])
+
+        self.push_screen(dialog, done)
+        try:
+            return await answered
+        finally:
+            if not chosen and dialog.is_attached:  # the wait ran out: the question goes away as denied
+                dialog.dismiss(DENY)

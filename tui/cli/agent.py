@@ -32,14 +32,23 @@ def run(ns) -> int:
     if ns.stop:
         return stop(as_json=ns.json)
     lifetime = ns.lifetime
+    in_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if ns.confirm and not (ns.foreground and in_a_terminal and not ns.json):
+        err(
+            _(
+                "assistant-auth: --confirm needs a place to ask you: run `assistant-auth agent --foreground --confirm` "
+                "in a terminal (the agent did not start)"
+            )
+        )
+        return EXIT_ERROR
     if lifetime is not None and not 0 < lifetime <= 10 * 365 * 86400:
         err(_("assistant-auth: --lifetime must be a positive number of seconds"))
         return EXIT_ERROR
     listener, path = place.listen()
     if ns.foreground:
         announce(path, os.getpid(), ns.json)
-        if not ns.json and sys.stdin.isatty() and sys.stdout.isatty():
-            return watch(listener, path, lifetime)
+        if not ns.json and in_a_terminal:
+            return watch(listener, path, lifetime, ns.confirm)
         return serve(listener, path, lifetime, log=not ns.json)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -83,12 +92,12 @@ def serve(listener, path: str, lifetime: float | None, *, log: bool) -> int:
     return EXIT_OK
 
 
-def watch(listener, path: str, lifetime: float | None) -> int:
+def watch(listener, path: str, lifetime: float | None, confirm: bool = False) -> int:
     """In a terminal: the live view, the agent on its event loop (`tui.app.agent_app`)."""
     from tui.app.agent_app import AgentApp
 
     try:
-        AgentApp(listener, path, lifetime).run()
+        AgentApp(listener, path, lifetime, confirm).run()
     finally:
         place.remove(path)
     return EXIT_OK

@@ -228,6 +228,11 @@ def _agent(sub) -> None:
     p.add_argument("--foreground", action="store_true", help=_("stay in the foreground (a service unit, a terminal)"))
     p.add_argument("--stop", action="store_true", help=_("stop the running agent"))
     p.add_argument("--lifetime", type=float, metavar="SECONDS", help=_("stop serving after SECONDS"))
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help=_("ask before the first token of each new connection (with --foreground, in a terminal)"),
+    )
 
 
 def _ssh(sub) -> None:

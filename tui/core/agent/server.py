@@ -25,7 +25,7 @@ import socket
 import struct
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tui.core.agent import place
@@ -81,6 +81,12 @@ class Connection:
     origin: str
     opened: float = field(default_factory=time.time)
     requests: int = 0
+    allowed: bool = False  # with --confirm: the person allowed this connection's requests
+
+
+ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
+CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny
+Ask = Callable[[Connection, Request], Awaitable[str]]
 
 
 def peer(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -115,8 +121,11 @@ class Agent:
         *,
         lifetime: float | None = None,
         on_event: Callable[[Event], object] | None = None,
+        ask: Ask | None = None,
     ) -> None:
         self.listener = listener
+        self.ask = ask  # --confirm: asked before a connection's token requests (until it is allowed)
+        self.confirm_wait = CONFIRM_WAIT
         self.path = path
         self.lifetime = lifetime
         self.on_event = on_event
@@ -210,15 +219,18 @@ class Agent:
                 self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
                 continue
             self.connections[number].requests += 1
-            data, slot, outcome = await self._answer(request, origin)
+            data, slot, outcome = await self._answer(request, self.connections[number])
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
             if request.op == "stop":
                 self.stop()
                 return
 
-    async def _answer(self, request: Request, origin: str) -> tuple[bytes, str, str]:
+    async def _answer(self, request: Request, connection: Connection) -> tuple[bytes, str, str]:
+        origin = connection.origin
         if request.op == "token":
+            if not await self._allowed(connection, request):
+                return failure("the person at the agent's machine did not allow this request", 2), "", "denied"
             return await self.tokens.token(request)
         if request.op == "status":
             data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}
@@ -226,6 +238,19 @@ class Agent:
         if request.op == "events":
             return answer(self.snapshot()), "", "served"
         return answer({"stopping": True}), "", "stopping"
+
+    async def _allowed(self, connection: Connection, request: Request) -> bool:
+        """With --confirm: the person's answer (allow once, allow this connection, deny); no
+        answer within `confirm_wait` seconds is deny. Without it: allowed."""
+        if self.ask is None or connection.allowed:
+            return True
+        try:
+            decision = await asyncio.wait_for(self.ask(connection, request), self.confirm_wait)
+        except asyncio.TimeoutError:
+            decision = DENY
+        if decision == ALLOW_CONNECTION:
+            connection.allowed = True
+        return decision in (ALLOW_ONCE, ALLOW_CONNECTION)
 
     async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         writer.write(data)

@@ -25,6 +25,7 @@ WORDS = {  # the agent's events and outcomes, said in the reader's language (the
     "stopping": N_("stopping"),
     "busy": N_("busy"),
     "bad request": N_("bad request"),
+    "denied": N_("denied"),
 }
 
 

@@ -1,0 +1,66 @@
+"""`agent --confirm`: a connection asks for a token; the person allows it once, allows the
+connection, or denies it. No answer within the agent's wait is deny, and the dialog closes by
+itself. What is shown comes from the agent (the connection's number and origin, the slot asked
+for): plain text."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button
+
+from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.agent.server import ALLOW_CONNECTION, ALLOW_ONCE, DENY
+from tui.core.i18n import _
+from tui.core.phrase import N_
+from tui.core.untrusted import one_line
+
+
+class AskScreen(ModalScreen[str]):
+    CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
+    BINDINGS = [
+        Binding("o", "answer('once')", N_("Allow once")),
+        Binding("c", "answer('connection')", N_("Allow this connection")),
+        Binding("d,escape", "answer('deny')", N_("Deny")),
+    ]
+
+    def __init__(self, number: int, origin: str, asked_for: str, wait: float) -> None:
+        super().__init__()
+        self.number, self.origin, self.asked_for = number, origin, asked_for
+        self.deadline = time.monotonic() + wait
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield OneLine(_("A connection asks for an access token"), id="confirm-title")
+            where = _("forwarded through ssh") if self.origin == "forwarded" else _("from this machine")
+            yield PlainStatic(
+                _("Connection #{number}, {where}, asks for {what}.").format(
+                    number=self.number, where=where, what=one_line(self.asked_for, 120)
+                )
+            )
+            yield PlainStatic("", id="ask-left")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(_("Allow once") + " (o)", id=ALLOW_ONCE)
+                yield Button(_("Allow this connection") + " (c)", id=ALLOW_CONNECTION)
+                yield Button(_("Deny") + " (d)", id=DENY, variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{DENY}", Button).focus()  # the safe answer is the focused one
+        self.tick()
+        self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        left = max(int(self.deadline - time.monotonic() + 0.999), 0)
+        self.query_one("#ask-left", PlainStatic).set_text(_("Denied by itself in {n} s.").format(n=left))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id or DENY)
+
+    def action_answer(self, value: str) -> None:
+        self.dismiss(value)
