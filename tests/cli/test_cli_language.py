@@ -111,7 +111,7 @@ def test_a_plain_sign_in_reads_in_the_locale(home, server, locale):
     assert chinese.returncode == 0, chinese.stderr
     assert "地区 cn：授权主机 http://127.0.0.1:" in chinese.stderr
     assert re.search(r"^验证码：\S+$", chinese.stderr, re.MULTILINE), chinese.stderr
-    assert "等待授权：验证码将在" in chinese.stderr
+    assert "等待授权：验证码剩余有效时间" in chinese.stderr
     assert "凭据已写入 " in chinese.stderr
     server.auto_approve = 1.0
     locale(C)

@@ -166,9 +166,9 @@ class AssistantAuthApp(App):
             from tui.core.slots.switch import switch_region  # lazy: only when a switch is asked for, not at start
 
             message = switch_region(region)
-        except AuthError as exc:
-            self.notify(exc.said(lead=False), title=_("Not switched"), severity="warning", timeout=8, markup=False)
-            return False, exc.said(lead=False)
+        except AuthError as exc:  # with its lead sentence in the reader's language, as the command line says it
+            self.notify(exc.said(), title=_("Not switched"), severity="warning", timeout=8, markup=False)
+            return False, exc.said()
         self.notify(message, title=_("Switched"), timeout=8, markup=False)
         return True, message
 

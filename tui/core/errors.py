@@ -13,10 +13,13 @@ class AuthError(Exception):
     every body excerpt and transport detail goes through :func:`tui.core.redact.redact`.
     """
 
-    def __init__(self, message: str, hint: str = "", *, transient: bool = False) -> None:
+    def __init__(self, message: str, hint: str = "", *, transient: bool = False, next_step: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # the next step the English message already says in its own words (a `Phrase`): said on
+        # a line of its own only in another language, so every reader gets one in theirs
+        self.next_step = next_step
         # network or server trouble (a transport failure, HTTP 5xx or 429): retrying may work,
         # and the stored sign-in is untouched. False means: something must change first.
         self.transient = transient
@@ -47,6 +50,8 @@ class AuthError(Exception):
         lines = [one_line(self.message, MESSAGE_WIDTH)]
         if self.hint:
             lines.append(one_line(said(self.hint), MESSAGE_WIDTH))
+        elif self.next_step and translated():
+            lines.append(one_line(said(self.next_step), MESSAGE_WIDTH))
         if lead and translated():
             first = (
                 _("Network or server trouble: retry in a moment. The original message, in English:")

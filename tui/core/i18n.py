@@ -1,7 +1,7 @@
 """The language a person reads: English (the source, and the fallback) or Simplified Chinese.
 
 The choice follows gettext's reading of the environment: `ASSISTANT_LANG` (en | zh-CN) first when
-set, else `LANGUAGE` (a list, tried in order; ignored when the locale is C/POSIX), `LC_ALL`,
+set; else English on the Linux text console (`TERM=linux`, which has no font for Chinese); else `LANGUAGE` (a list, tried in order; ignored when the locale is C/POSIX), `LC_ALL`,
 `LC_MESSAGES`, `LANG`. A Chinese locale written for Simplified Chinese (zh_CN, zh_SG, zh_Hans,
 zh) gives Simplified Chinese; anything else English. It is read at each call, so a test (or a
 program embedding the core) can change it.
@@ -62,6 +62,8 @@ def language() -> str:
     explicit = _spoken(os.environ.get(ENV, ""))
     if explicit is not None:
         return explicit
+    if os.environ.get("TERM") == "linux":  # the Linux text console has no CJK font: every character a ◆
+        return ENGLISH
     locale_name = next((os.environ[v] for v in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(v)), "")
     if locale_name.split(".")[0].upper() in ("C", "POSIX"):
         return ENGLISH  # the C locale: gettext ignores LANGUAGE then

@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
+from tui.app.screens.confirm import keyed
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.agent.server import ALLOW_CONNECTION, ALLOW_ONCE, DENY
 from tui.core.i18n import _
@@ -45,9 +46,9 @@ class AskScreen(ModalScreen[str]):
             )
             yield PlainStatic("", id="ask-left")
             with Horizontal(id="confirm-buttons"):
-                yield Button(_("Allow once") + " (o)", id=ALLOW_ONCE)
-                yield Button(_("Allow this connection") + " (c)", id=ALLOW_CONNECTION)
-                yield Button(_("Deny") + " (d)", id=DENY, variant="primary")
+                yield Button(keyed(_("Allow once"), "o"), id=ALLOW_ONCE)
+                yield Button(keyed(_("Allow this connection"), "c"), id=ALLOW_CONNECTION)
+                yield Button(keyed(_("Deny"), "d"), id=DENY, variant="primary")
 
     def on_mount(self) -> None:
         self.query_one(f"#{DENY}", Button).focus()  # the safe answer is the focused one

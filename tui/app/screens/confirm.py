@@ -16,6 +16,11 @@ from tui.core.phrase import N_
 from tui.core.untrusted import clean
 
 
+def keyed(label: str, key: str) -> str:
+    """A button's label with its key, in the reader's brackets: `Discard (y)`, `丢弃（y）`."""
+    return _("{label} ({key})").format(label=label, key=key)
+
+
 class ConfirmScreen(ModalScreen[bool]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))  # loaded when first opened
     BINDINGS = [
@@ -61,8 +66,8 @@ class ConfirmScreen(ModalScreen[bool]):
                         yield PlainStatic(self.body)
             with Horizontal(id="confirm-buttons"):
                 # the safe answer is both the filled button and the focused one (Enter takes it)
-                yield Button(f"{self.yes_label} (y)", id="yes", variant="primary" if self.default_yes else "default")
-                yield Button(f"{self.no_label} (n)", id="no", variant="default" if self.default_yes else "primary")
+                yield Button(keyed(self.yes_label, "y"), id="yes", variant="primary" if self.default_yes else "default")
+                yield Button(keyed(self.no_label, "n"), id="no", variant="default" if self.default_yes else "primary")
             if self.lexer:  # a diff, which can be long
                 yield Static(_("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons"), id="confirm-keys")
 

@@ -10,6 +10,7 @@ from _collections_abc import Mapping  # not collections.abc: one module less on 
 from tui.core import paths
 from tui.core.errors import AuthError
 from tui.core.files import jsonutil
+from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,6 +29,7 @@ def _log() -> logging.Logger:
 
 EXPIRY_LEEWAY = 30  # seconds (spec 8)
 LOGIN_HINT = "sign in first with `assistant-auth login`"
+LOGIN_STEP = N_("Sign in first: assistant-auth login")  # LOGIN_HINT as a line of its own, said in another language
 
 
 def lives_at_least(creds: Mapping[str, Any], seconds: float, now: float | None = None) -> bool:
@@ -133,18 +135,26 @@ def read_text(path: str | pathlib.Path) -> str:
         raise ValueError(f"invalid UTF-8: {exc}") from None
 
 
+def _login_step() -> str:
+    return Phrase(LOGIN_STEP)
+
+
 def load_credentials(storage_name: str) -> dict[str, Any]:
     path = paths.credentials_file(storage_name)
     try:
         text = read_text(path)
     except FileNotFoundError as exc:
-        raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
+        raise AuthError(
+            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}", next_step=_login_step()
+        ) from None
     except OSError as exc:
         from tui.core.files.regular import NotRegularFile, TooLarge
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
-        raise AuthError(f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}") from None
+        raise AuthError(
+            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}", next_step=_login_step()
+        ) from None
     except ValueError as exc:
         raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
     try:

@@ -37,7 +37,7 @@ def switch_region(region: Region) -> str:
     status = slot_status(region_storage_name(region))
     if not status.usable:
         raise AuthError(
-            f"Cannot switch to {region.value}: its slot {status.name} is {status.label}",
+            f"Cannot switch to {region.value}: its slot {status.name} is {str(status.label_phrase)}",  # English: str of the Phrase
             Phrase(N_("Sign in there first: assistant-auth login --region {region}"), region=region.value),
         )
     provision_managed_provider(region_key(region), region)

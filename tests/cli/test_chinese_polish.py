@@ -1,0 +1,81 @@
+"""Issue #39, the parts done so far: no English sentence holds a translated word (switch), every
+error has its next step in the reader's language (token without a sign-in), the countdown says
+how long, the Linux console gets English, dialog buttons use the reader's brackets."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.cli.test_cli import SCRIPT
+from tui.app.screens.confirm import ConfirmScreen
+
+CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
+
+
+def run(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+
+
+def test_the_switch_refusal_is_one_english_line_and_a_chinese_lead_and_step(home):
+    done = run("switch", "--region", "global", ASSISTANT_LANG="zh-CN")
+    assert done.returncode == 1
+    english = [line for line in done.stderr.splitlines() if line.startswith("Cannot switch to global")]
+    assert len(english) == 1 and english[0].endswith(" is missing") and not CJK.search(english[0])
+    assert CJK.search(done.stderr.splitlines()[0])  # the lead sentence
+    assert "请先在那里登录" in done.stderr
+
+
+def test_token_without_a_sign_in_has_its_next_step_in_chinese_and_nothing_more_in_english(home):
+    chinese = run("token", ASSISTANT_LANG="zh-CN")
+    assert chinese.returncode == 1 and chinese.stdout == ""
+    assert chinese.stderr.splitlines()[-1] == "请先登录：assistant-auth login"
+    english = run("token", ASSISTANT_LANG="en")
+    assert english.stderr.count("\n") == 1 and "sign in first with `assistant-auth login`" in english.stderr
+
+
+def test_the_linux_console_gets_english_unless_chinese_is_asked_for(home):
+    locale = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LANGUAGE": ""}
+    env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_LANG"}
+    console = subprocess.run(
+        [SCRIPT, "status"], capture_output=True, text=True, env={**env, **locale, "TERM": "linux"}, timeout=60
+    )
+    assert not CJK.search(console.stdout + console.stderr)
+    asked = subprocess.run(
+        [SCRIPT, "status"],
+        capture_output=True,
+        text=True,
+        env={**env, **locale, "TERM": "linux", "ASSISTANT_LANG": "zh-CN"},
+        timeout=60,
+    )
+    assert CJK.search(asked.stdout)
+    xterm = subprocess.run(
+        [SCRIPT, "status"], capture_output=True, text=True, env={**env, **locale, "TERM": "xterm"}, timeout=60
+    )
+    assert CJK.search(xterm.stdout)
+
+
+def test_the_countdown_says_how_long_in_chinese():
+    from tui.core.i18n import catalog
+
+    zh = catalog("zh-CN")
+    assert "剩余 {left}" in zh.gettext("Waiting for you to approve in the browser…  code expires in {left}")
+    assert "后过期" not in zh.gettext("Waiting for approval: the code expires in {left}; polling every {interval} s.")
+
+
+async def test_dialog_buttons_use_the_readers_brackets(home, monkeypatch):
+    from textual.app import App
+
+    monkeypatch.setenv("ASSISTANT_LANG", "zh-CN")
+
+    class One(App):
+        def on_mount(self) -> None:
+            self.push_screen(ConfirmScreen("标题", yes="丢弃", no="保留"))
+
+    app = One()
+    async with app.run_test(size=(60, 18)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "丢弃（y）" in screen_text(app) and "保留（n）" in screen_text(app)
+        assert "(y)" not in screen_text(app)
