@@ -79,3 +79,62 @@ async def test_dialog_buttons_use_the_readers_brackets(home, monkeypatch):
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         assert "丢弃（y）" in screen_text(app) and "保留（n）" in screen_text(app)
         assert "(y)" not in screen_text(app)
+
+
+HELPS = [
+    ("--help",),
+    *[
+        (command, "--help")
+        for command in (
+            "login",
+            "status",
+            "token",
+            "exec",
+            "refresh",
+            "logout",
+            "switch",
+            "doctor",
+            "inspect",
+            "config",
+            "agent",
+            "ssh",
+            "demo",
+            "completion",
+        )
+    ],
+]
+
+
+def test_every_help_fits_the_terminal_in_chinese(home):
+    """At 80 and 60 columns, no line of any --help is wider than the terminal (in cells), and
+    argparse's headings end with the full-width colon."""
+    from tui.core.textwidth import cells
+
+    too_wide = []
+    for columns in (80, 60):
+        for args in HELPS:
+            done = run(*args, ASSISTANT_LANG="zh-CN", COLUMNS=str(columns))
+            assert done.returncode == 0, (args, done.stderr)
+            too_wide += [(columns, args, line) for line in done.stdout.splitlines() if cells(line) > columns]
+            assert "选项:" not in done.stdout, args
+    assert too_wide == []
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from tui.core.textwidth import cells as width_of, wrap  # noqa: E402
+
+word = st.text(alphabet=st.sampled_from(list("用法错误刷新令牌（）：，。0123456789abc-_")), min_size=1, max_size=5)
+mixed = st.lists(word, max_size=30).map(" ".join) | st.lists(word, max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=mixed, width=st.integers(min_value=12, max_value=80))
+def test_wrapping_by_cell_keeps_every_character_and_fits(text, width):
+    lines = wrap(text, width)
+    assert all(width_of(line) <= width for line in lines)
+    assert "".join("".join(lines).split()) == "".join(text.split())  # nothing lost, nothing added
+    for line in lines[1:]:
+        assert line[:1] not in "，。：）"  # no line starts with closing punctuation…
+    for line in lines[:-1]:
+        assert line[-1:] not in "（"  # …or ends with an opening bracket

@@ -106,10 +106,11 @@ def _main(argv: list[str] | None = None) -> int:
         _setup_logging(verbose)
         return run_ssh(args[1:])
     if args[:1] in (["-h"], ["--help"]):
+        from tui.cli.output import help_out
         from tui.cli.usage import USAGE
         from tui.core.i18n import _
 
-        sys.stdout.write(_(USAGE))
+        help_out(_(USAGE))
         return 0
     if not args and "_ARGCOMPLETE" not in os.environ:  # the wizard, at once: no parser to build
         from tui.cli.home import run_app

@@ -13,6 +13,7 @@ import argparse
 
 from tui.core.i18n import _, ngettext, translated
 from tui.core.phrase import N_
+from tui.core.textwidth import wrap
 
 WORDS = (
     N_("usage: "),
@@ -43,3 +44,36 @@ def speak() -> None:
     if translated():
         argparse._ = _  # type: ignore[attr-defined]  # argparse's gettext names are module globals
         argparse.ngettext = ngettext  # type: ignore[attr-defined]  # (see the module docstring)
+
+
+class CellFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped by terminal cells: Chinese (two cells a character, no spaces)
+    breaks between characters, never inside a number and its unit (`tui.core.textwidth.wrap`);
+    section headings end with the reader's colon (`选项：`), through the catalog on every Python."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap(" ".join(text.split()), width))
+
+    def start_section(self, heading: str | None) -> None:
+        # the heading as the catalog says it, colon included; argparse then adds nothing of its own
+        super().start_section(None if heading is None else _("%(heading)s:") % {"heading": heading})
+        self._current_section.titled = True  # type: ignore[attr-defined]
+
+    class _Section(argparse.HelpFormatter._Section):
+        titled = False
+
+        def format_help(self) -> str:
+            if not self.titled or self.heading in (None, argparse.SUPPRESS):
+                return super().format_help()
+            heading, self.heading = self.heading, None  # argparse would add its own ':'
+            try:
+                body = super().format_help()
+            finally:
+                self.heading = heading
+            if not body:
+                return ""
+            indent = " " * self.formatter._current_indent
+            return "\n" + indent + heading + "\n" + body.lstrip("\n")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 from tui.cli.options import min_ttl_value, parse_flags, selector_values
-from tui.cli.output import err
+from tui.cli.output import err, help_out
 from tui.cli.token import obtain, usage_problem
 from tui.cli.usage import EXEC_HELP
 from tui.core.i18n import _
@@ -36,7 +36,7 @@ def valid_variable(name: str) -> bool:
 
 def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(_(EXEC_HELP))
+        help_out(_(EXEC_HELP))
         return 0
     values, extra, program, problem = parse_flags(args, (), ("--env", "--min-ttl"), "exec")
     if "--" not in args:

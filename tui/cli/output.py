@@ -85,3 +85,12 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def help_out(text: str) -> None:
+    """A `--help` laid out by hand, fitted to the terminal's width in cells (Chinese lines too)."""
+    import shutil
+
+    from tui.core.textwidth import fit
+
+    sys.stdout.write(fit(text, shutil.get_terminal_size((80, 24)).columns - 1))

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from tui import __version__
-from tui.cli.argparse_words import speak
+from tui.cli.argparse_words import CellFormatter, speak
 from tui.cli.options import add_region, add_selector, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
 from tui.core.i18n import _
@@ -281,6 +281,10 @@ DECLARE = (
 class Parser(argparse.ArgumentParser):
     """argparse, except that a message it cannot write (--help or --version into a full disk or a
     closed pipe) is an error for the one boundary of `tui.cli.main`, not silently dropped."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", CellFormatter)  # every subcommand's help too
+        super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file=None) -> None:
         if message:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 
-from tui.cli.output import EXIT_ERROR, err
+from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
@@ -79,7 +79,7 @@ def run(ns) -> int:
 
 def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(_(SSH_HELP))
+        help_out(_(SSH_HELP))
         return 0
     options, host, command = split(args)
     if host is None:

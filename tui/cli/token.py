@@ -53,10 +53,11 @@ def obtain(values: dict, min_ttl: int | None):
 def run_fast(args: list[str]) -> int:
     """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see TOKEN_HELP)."""
     if "-h" in args or "--help" in args:
+        from tui.cli.output import help_out
         from tui.cli.usage import TOKEN_HELP
         from tui.core.i18n import _
 
-        sys.stdout.write(_(TOKEN_HELP))
+        help_out(_(TOKEN_HELP))
         return 0
     values: dict = {}
     extra: dict = {}

@@ -26,3 +26,136 @@ def cut(text: str, width: int) -> str:
         if used > width:
             return text[:index]
     return text
+
+
+OPENING = "（「『《〈【(["  # never at the end of a line: glued to what follows
+CLOSING = "，。、；：！？）」』》〉】,.;:!?)]"  # never at the start of a line: glued to what precedes
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def _atoms(text: str) -> list[tuple[str, bool]]:
+    """(piece, space before it): words of narrow characters, and each wide character alone, with
+    the glue rules applied (a number and the wide unit after it, an opening bracket and what
+    follows, closing punctuation and what precedes)."""
+    atoms: list[tuple[str, bool]] = []
+    spaced, word = False, ""
+    for char in text + " ":
+        if char.isspace() or _wide(char):
+            if word:
+                atoms.append((word, spaced))
+                spaced, word = False, ""
+            if char.isspace():
+                spaced = bool(atoms)
+            else:
+                atoms.append((char, spaced))
+                spaced = False
+        else:
+            word += char
+    glued: list[tuple[str, bool]] = []
+    for piece, space in atoms:
+        previous = glued[-1][0] if glued else ""
+        sticks = (
+            piece[0] in CLOSING
+            or (previous and previous[-1] in OPENING and not space)
+            or (previous and previous[-1].isdigit() and _wide(piece[0]))
+        )
+        if glued and sticks:
+            glued[-1] = (previous + (" " if space else "") + piece, glued[-1][1])
+        else:
+            glued.append((piece, space))
+    return glued
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` (whitespace collapsed) in lines of at most `width` cells: breaks at spaces, and
+    between wide characters (Chinese has no spaces), never inside a number and its unit, after an
+    opening bracket or before closing punctuation. A single piece wider than the line is cut."""
+    width = max(width, 2)
+    lines: list[str] = []
+    line = ""
+    for piece, space in _atoms(text):
+        joined = line + (" " if space and line else "") + piece
+        if line and cells(joined) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line = joined
+        while cells(line) > width:  # one piece wider than the whole line: cut, never overflow
+            head = cut(line, width)
+            lines.append(head)
+            line = line[len(head) :]
+    if line:
+        lines.append(line)
+    return lines
+
+
+def fit(text: str, columns: int) -> str:
+    """Text laid out by hand (a `--help`), fitted to `columns` cells: a paragraph (lines at the
+    margin) with a line too wide is flowed again as one; any other line too wide is wrapped under
+    itself, an option row (`  --flag ARG   what it does`) under its description column."""
+    blocks = text.split("\n\n")
+    return "\n\n".join(_fit_block(block, columns) for block in blocks)
+
+
+def _join(lines: list[str]) -> str:
+    """Lines of one paragraph as one: a space between them, none between two wide characters."""
+    joined = ""
+    for line in (line.strip() for line in lines):
+        if joined and line:
+            joined += "" if _wide(joined[-1]) and _wide(line[0]) else " "
+        joined += line
+    return joined
+
+
+def _fit_block(block: str, columns: int) -> str:
+    lines = block.split("\n")
+    if all(cells(line) <= columns for line in lines):
+        return block
+    at_margin = all(line and not line[0].isspace() for line in lines)
+    if at_margin and not lines[0].lower().startswith(("usage", "用法")):
+        return "\n".join(wrap(_join(lines), columns))
+    return "\n".join(_fit_line(line, columns) for line in _rows(lines))
+
+
+def _description_column(line: str) -> int | None:
+    stripped = line.lstrip(" ")
+    indent = len(line) - len(stripped)
+    gap = stripped.find("  ") if stripped.startswith("-") else -1
+    if gap <= 0:
+        return None
+    rest = stripped[gap:].lstrip(" ")
+    return indent + len(stripped) - len(rest) if rest else None
+
+
+def _rows(lines: list[str]) -> list[str]:
+    """An option row and the lines that continue its description (indented to its column), as
+    one line each: they are wrapped again together."""
+    rows: list[str] = []
+    column: int | None = None
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        if rows and column is not None and line.strip() and indent == column:
+            rows[-1] = rows[-1][:column] + _join([rows[-1][column:], line])
+            continue
+        rows.append(line)
+        column = _description_column(line)
+    return rows
+
+
+def _fit_line(line: str, columns: int) -> str:
+    if cells(line) <= columns:
+        return line
+    stripped = line.lstrip(" ")
+    indent = len(line) - len(stripped)
+    head, column = " " * indent, indent
+    gap = stripped.find("  ") if stripped.startswith("-") or indent else -1
+    if gap > 0:  # an option row: the description wraps under its own column
+        rest = stripped[gap:].lstrip(" ")
+        option_column = indent + len(stripped) - len(rest)
+        if option_column < columns // 2:
+            head, column, stripped = line[:option_column], option_column, rest
+    wrapped = wrap(stripped, max(columns - column, 10))
+    return "\n".join([head + wrapped[0], *(" " * column + more for more in wrapped[1:])])
