@@ -34,6 +34,8 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
             continue  # cursor keys of a table or list: summed up in one line below
         if binding.action.rpartition(".")[2] in LISTED_BELOW:
             continue
+        if active.node is screen and screen.check_action(binding.action, ()) is False:
+            continue  # not offered here now (no waiting sign-in, no token agent): not a key of this screen
         keys, _ = rows.setdefault(binding.action.rpartition(".")[2], ([], binding.description))
         shown = screen.app.get_key_display(binding)
         if shown not in keys:

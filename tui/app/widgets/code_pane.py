@@ -14,6 +14,7 @@ from textual.widgets import LoadingIndicator, Static
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.i18n import _
 from tui.core.signin.attempt import SignIn
+from tui.core.textwidth import cells, char_cells
 from tui.core.untrusted import one_line
 
 HIDDEN_UNTIL_CODE = ("#uri", "#user-code", "#uri-complete", "#demo-page", "#ssh-note")
@@ -89,7 +90,14 @@ class CodePane(Vertical):
             return
         shown = one_line(complete, 200)
         link = Content.styled(shown, Style(link=complete, underline=True)) if linked else Content(shown)
-        line.update(Content.assemble(Content("\u00a0\u00a0\u00a0" + _("or, code filled in:") + "\u00a0"), link))
+        label = _("or, code filled in:")
+        gap = "" if label and char_cells(label[-1]) == 2 else "\u00a0"  # none after a full-width colon
+        lead = "\u00a0\u00a0\u00a0"
+        width = self.content_size.width or self.app.size.width
+        if cells(lead + label + gap + shown) > width:  # the link on a line of its own, never cut beside the label
+            line.update(Content.assemble(Content(lead + label + "\n" + lead), link))
+        else:
+            line.update(Content.assemble(Content(lead + label + gap), link))
         line.display = True
 
     def notice(self, text: str) -> None:
