@@ -138,3 +138,34 @@ def test_wrapping_by_cell_keeps_every_character_and_fits(text, width):
         assert line[:1] not in "，。：）"  # no line starts with closing punctuation…
     for line in lines[:-1]:
         assert line[-1:] not in "（"  # …or ends with an opening bracket
+
+
+async def test_the_command_palette_speaks_chinese_and_finds_commands_by_their_english_name(home, monkeypatch):
+    from textual.command import CommandInput, CommandList, CommandPalette
+
+    from tui.app import AssistantAuthApp
+
+    monkeypatch.setenv("ASSISTANT_LANG", "zh-CN")
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert app.screen.query_one(CommandInput).placeholder == "搜索命令…"
+        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count >= 8)
+        listed = screen_text(app)
+        for english in ("Search for commands", "Keys", "Maximize", "Screenshot", "Theme", "Quit the application"):
+            assert english not in listed, english
+        assert "主题" in listed and "截图" in listed and "帮助" in listed
+        await pilot.press("h", "e")
+
+        def first() -> str:
+            results = app.screen.query_one(CommandList)
+            if results.option_count == 0:
+                return ""
+            prompt = results.get_option_at_index(0).prompt
+            return str(getattr(prompt, "plain", prompt))
+
+        await wait_for(pilot, lambda: first().startswith("帮助"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")

@@ -72,7 +72,7 @@ def test_status_reads_in_the_locale_and_its_json_does_not_change(home, server, l
     chinese, english = in_both(locale, "status")
     assert chinese.returncode == english.returncode == 0
     assert "cn：有效，" in chinese.stdout and "过期，已保存刷新令牌" in chinese.stdout
-    assert "已登录为 user-1 · cn" in chinese.stdout
+    assert "已以 user-1 身份登录 · cn" in chinese.stdout
     assert "* `assistant-auth token` 使用的槽位" in chinese.stdout
     assert "cn: valid, expires " in english.stdout and "Signed in as user-1 · cn" in english.stdout
     english_only(english.stdout)

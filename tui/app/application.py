@@ -5,13 +5,15 @@ from __future__ import annotations
 import gc
 import pathlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 
+from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
 from tui.core.errors import AuthError
 from tui.core.i18n import _
@@ -24,6 +26,7 @@ from tui.core.regions import Region
 
 
 class AssistantAuthApp(App):
+    COMMANDS = {Commands}  # the palette: our commands and Textual's, in the reader's language
     CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
     BINDINGS = [
@@ -204,17 +207,28 @@ class AssistantAuthApp(App):
             ConfirmScreen(title, body, yes=_("Quit"), no=_("Stay")), lambda answer: self.exit() if answer else None
         )
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand(_("Help"), _("Every key of this screen"), self.action_help)
+    def commands(self, screen: Screen) -> Iterable[Command]:
+        """Every command of the palette, Textual's own ones in our words (`tui.app.palette`)."""
+        yield from textual_commands(self, screen)
+        yield Command(N_("Help"), N_("Every key of this screen"), self.action_help)
         for region in ("cn", "global"):
-            yield SystemCommand(
-                _("Sign in ({region})").format(region=region),
-                _("Start a device sign-in in the {region} region").format(region=region),
-                lambda region=region: self.action_sign_in(region),
+            yield Command(
+                N_("Sign in ({region})"),
+                N_("Start a device sign-in in the {region} region"),
+                self._sign_in_to(region),
+                region,
             )
-        yield SystemCommand(_("Credentials"), _("Inspect and repair credential files"), self.action_inspect)
-        yield SystemCommand(_("Providers"), _("View and edit config.toml providers"), self.action_providers)
-        yield SystemCommand(
-            _("Doctor"), _("Diagnose the network path, files, config and credentials"), self.action_doctor
-        )
+        yield Command(N_("Credentials"), N_("Inspect and repair credential files"), self.action_inspect)
+        yield Command(N_("Providers"), N_("View and edit config.toml providers"), self.action_providers)
+        yield Command(N_("Doctor"), N_("Diagnose the network path, files, config and credentials"), self.action_doctor)
+
+    def _sign_in_to(self, region: str) -> Callable[[], None]:
+        return lambda: self.action_sign_in(region)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in self.commands(screen):
+            yield SystemCommand(command.name, command.said_help, command.run)
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=_(PLACEHOLDER)))
