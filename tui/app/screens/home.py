@@ -71,7 +71,7 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         label = status.region or one_line(status.name, 24)
         lines.append(f"{marker} {label:<7} {slot_line(status, view.now)}")
     if view.managed is not None:
-        lines.append(_("* used by the managed provider and `token`"))
+        lines.append(_("* used by the managed provider and by assistant-auth token"))
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
         left = clock(max(record.deadline - time.time(), 0))
         lines.append(

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.core.textwidth import cells, char_cells, wrap
 from tui.core.untrusted import clean, one_line
 
 
@@ -19,17 +20,50 @@ def plain(text: object) -> Content:
     return Content(clean(text))
 
 
+def has_wide(text: str) -> bool:
+    return any(char_cells(char) == 2 for char in text)
+
+
+def laid_out(text: str, width: int) -> str:
+    """Lines wider than `width` cells broken by cell (`tui.core.textwidth.wrap`), under their own
+    indent: Chinese breaks between characters, never inside a number and its unit; Textual alone
+    breaks only at spaces, which Chinese has few of."""
+    if width <= 0 or not has_wide(text):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if cells(line) <= width:
+            lines.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[: len(line) - len(body)]
+        lines += [indent + part for part in wrap(body, max(width - len(indent), 4))]
+    return "\n".join(lines)
+
+
 class PlainStatic(Static):
-    """A Static whose text is always plain: `update("…")` never interprets markup."""
+    """A Static whose text is always plain: `update("…")` never interprets markup. Text with wide
+    characters is broken by cell at the widget's width (laid out again on every resize)."""
 
     def __init__(self, text: object = "", **kwargs) -> None:
+        self.plain_text = "" if text is None else str(text)
         super().__init__(self.shown(text), markup=False, **kwargs)
 
     def shown(self, text: object) -> Content:
         return plain(text)
 
     def set_text(self, text: object) -> None:
-        self.update(self.shown(text))
+        self.plain_text = "" if text is None else str(text)
+        self.update(self.shown(self._fitted(self.plain_text)))
+
+    def _fitted(self, text: str) -> str:
+        if self.has_class("fit") or not has_wide(text):
+            return text
+        return laid_out(text, self.content_size.width)
+
+    def on_resize(self) -> None:
+        if has_wide(self.plain_text) and not self.has_class("fit"):
+            self.update(self.shown(self._fitted(self.plain_text)))
 
 
 class OneLine(PlainStatic):
@@ -47,6 +81,9 @@ class OneLine(PlainStatic):
 
     def shown(self, text: object) -> Content:
         return Content(one_line(text, self.width))
+
+    def _fitted(self, text: str) -> str:
+        return text  # one line: Textual wraps it where it must, or `fit` cuts it
 
 
 def cell(text: object):
