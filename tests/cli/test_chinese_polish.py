@@ -169,3 +169,71 @@ async def test_the_command_palette_speaks_chinese_and_finds_commands_by_their_en
         await wait_for(pilot, lambda: first().startswith("帮助"))
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+
+
+# -- no English sentence holds Chinese: built from untranslated parts only --------------------------
+
+import ast  # noqa: E402
+import pathlib  # noqa: E402
+
+TRANSLATING = {"_", "ngettext", "said", "label", "said_help", "countdown", "expiry", "relative"}
+
+
+def _translating_calls(node: ast.AST) -> list[str]:
+    """Calls or attributes inside an English message that give the reader's language."""
+    found = []
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call):
+            func = inner.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in TRANSLATING:
+                found.append(name)
+        elif isinstance(inner, ast.Attribute) and inner.attr == "label":
+            found.append("label")
+    return found
+
+
+def test_every_error_message_is_built_from_untranslated_parts():
+    """The English line of an error (an AuthError's message, what people search for) never
+    interpolates something said in the reader's language: `is 不存在` was `status.label`."""
+    root = pathlib.Path(__file__).resolve().parents[2] / "tui"
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                "AuthError",
+                "LockUnavailable",
+            ):
+                if node.args and _translating_calls(node.args[0]):
+                    wrong.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert wrong == []
+
+
+def test_the_checker_sees_a_translated_word_in_a_message():
+    tree = ast.parse('AuthError(f"its slot {status.name} is {status.label}")')
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call))
+    assert _translating_calls(call.args[0]) == ["label"]
+
+
+ERROR_PATHS = [
+    ("token",),
+    ("refresh",),
+    ("switch", "--region", "global"),
+    ("switch", "--region", "cn"),
+    ("logout", "--slot", "nope", "--yes"),
+    ("token", "--slot", "../x"),
+    ("token", "--min-ttl", "abc"),
+    ("status", "--slot", "nope"),
+    ("exec", "--", "true"),
+]
+
+
+def test_every_english_line_of_an_error_holds_no_chinese(home):
+    """Under zh-CN, each error's lines: a Chinese lead, the English message (no Chinese in it),
+    a Chinese next step."""
+    for args in ERROR_PATHS:
+        done = run(*args, ASSISTANT_LANG="zh-CN")
+        for line in done.stderr.splitlines():
+            if line[:1].isascii() and line[:1].isalpha() and not line.startswith("assistant-auth"):
+                assert not CJK.search(line), (args, line)
