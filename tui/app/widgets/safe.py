@@ -42,34 +42,37 @@ def laid_out(text: str, width: int) -> str:
 
 
 class PlainStatic(Static):
-    """A Static whose text is always plain: `update("…")` never interprets markup. Text with wide
-    characters is broken by cell at the widget's width (laid out again on every resize)."""
+    """A Static whose text is always plain: `set_text("…")` never interprets markup. Text with
+    wide characters is broken by cell at the widget's width (laid out again on every resize):
+    Textual alone breaks only at spaces, which Chinese has few of."""
 
     def __init__(self, text: object = "", **kwargs) -> None:
-        self.plain_text = "" if text is None else str(text)
-        super().__init__(self.shown(text), markup=False, **kwargs)
+        self.plain_text = self.prepare(text)
+        super().__init__(Content(self.plain_text), markup=False, **kwargs)
 
-    def shown(self, text: object) -> Content:
-        return plain(text)
+    def prepare(self, text: object) -> str:
+        """The text as shown: control characters replaced (line breaks kept)."""
+        return clean(text)
 
     def set_text(self, text: object) -> None:
-        self.plain_text = "" if text is None else str(text)
-        self.update(self.shown(self._fitted(self.plain_text)))
+        self.plain_text = self.prepare(text)
+        self._draw()
 
-    def _fitted(self, text: str) -> str:
-        if self.has_class("fit") or not has_wide(text):
-            return text
-        return laid_out(text, self.content_size.width)
+    def _draw(self) -> None:
+        text = self.plain_text
+        if has_wide(text) and not self.has_class("fit"):
+            text = laid_out(text, self.content_size.width)
+        self.update(Content(text))
 
     def on_resize(self) -> None:
-        if has_wide(self.plain_text) and not self.has_class("fit"):
-            self.update(self.shown(self._fitted(self.plain_text)))
+        if has_wide(self.plain_text):
+            self._draw()
 
 
 class OneLine(PlainStatic):
     """One value (an address, a host, a code, a status line, a title) as one printable line. It
-    wraps where the screen is narrower than the line, as any text does; with the class `fit` it
-    keeps to its row and ends in an ellipsis instead."""
+    wraps where the screen is narrower than the line, as any text does (by cell, for Chinese);
+    with the class `fit` it keeps to its row and ends in an ellipsis instead."""
 
     DEFAULT_CSS = """
     OneLine.fit { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -79,11 +82,8 @@ class OneLine(PlainStatic):
         self.width = width  # characters kept; the widget wraps what does not fit the screen
         super().__init__(text, **kwargs)
 
-    def shown(self, text: object) -> Content:
-        return Content(one_line(text, self.width))
-
-    def _fitted(self, text: str) -> str:
-        return text  # one line: Textual wraps it where it must, or `fit` cuts it
+    def prepare(self, text: object) -> str:
+        return one_line(text, self.width)
 
 
 def cell(text: object):
