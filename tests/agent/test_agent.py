@@ -272,12 +272,13 @@ def test_no_refresh_token_ever_crosses_the_socket(laptop, server, agent):
     assert all(pair[1].encode() not in said for pair in server.issued)
 
 
-def test_confirm_with_no_place_to_ask_does_not_start(laptop):
-    import glob
-
-    before = set(glob.glob("/tmp/assistant-auth-*"))
+def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path):
+    private = tmp_path / "tmp"  # its own temporary directory: no other test's agent is counted
+    private.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    env["TMPDIR"] = str(private)
     for args in (("agent", "--confirm"), ("agent", "--foreground", "--confirm")):  # no terminal here
-        done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=os.environ.copy(), timeout=30)
+        done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=30)
         assert done.returncode == 2 and done.stdout == ""
         assert "--confirm needs a place to ask you" in done.stderr and "did not start" in done.stderr
-    assert set(glob.glob("/tmp/assistant-auth-*")) == before  # no socket was made
+    assert list(private.iterdir()) == []  # no socket was made

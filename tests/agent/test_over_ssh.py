@@ -8,7 +8,6 @@ Where `sshd` is not installed these tests are skipped; `.ci/run` installs OpenSS
 from __future__ import annotations
 
 import getpass
-import glob
 import os
 import pathlib
 import secrets
@@ -160,19 +159,30 @@ class RefreshTokenWatch:
         return self.seen
 
 
-def our_sockets() -> set[str]:
-    return set(glob.glob("/tmp/assistant-auth-*.sock"))
+def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **popen) -> subprocess.Popen:
+    """Plain `ssh -R REMOTE:AGENT` running `command` on the server."""
+    argv = ["ssh", *sshd.options(), "-o", "ExitOnForwardFailure=yes", "-R", f"{remote_path}:{agent_path}"]
+    return subprocess.Popen([*argv, sshd.host, command], stdin=subprocess.DEVNULL, **popen)
 
 
 def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(laptop, server, sshd, server_home):
     path = write_creds(laptop, expired(server))
-    before = our_sockets()
     watch = RefreshTokenWatch(server_home, lambda: [pair[1] for pair in server.issued])
     try:
 
         def on_server(*words: str) -> subprocess.CompletedProcess:
             return subprocess.run(
                 [SCRIPT, "ssh", *sshd.options(), sshd.host, *remote(server_home, *words)],
+                capture_output=True,
+                text=True,
+                env=os.environ.copy(),
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
+
+        def on_server_shell(script: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [SCRIPT, "ssh", *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
                 capture_output=True,
                 text=True,
                 env=os.environ.copy(),
@@ -189,11 +199,14 @@ def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(laptop, 
         assert ran.returncode == 0 and ran.stdout == "got\n", ran.stderr
         status = on_server("status")
         assert status.returncode == 0 and "Served by the token agent on your own machine" in status.stdout
+        where = on_server_shell('printf "%s\\n" "$ASSISTANT_AUTH_SOCK"; test -S "$ASSISTANT_AUTH_SOCK" && echo socket')
+        path, there = where.stdout.split()
+        assert there == "socket" and path.startswith("/tmp/assistant-auth-")  # while connected…
+        assert not os.path.lexists(path)  # …and removed when the command ended
     finally:
         seen = watch.stop()
     assert seen == [] and watch.looks > 10
     assert files_under(server_home) == []
-    assert our_sockets() == before  # the forwarded path was removed when the command ended
     assert server.count(TOKEN_PATH, "refresh_token") == 1
 
 
@@ -210,22 +223,7 @@ def test_a_hundred_tokens_through_four_forwarded_connections_make_one_refresh(la
             )
             script = f"trap 'rm -f {forwarded}' EXIT; for i in $(seq 25); do {one} & done; wait"
             connections.append(
-                subprocess.Popen(
-                    [
-                        "ssh",
-                        *sshd.options(),
-                        "-o",
-                        "ExitOnForwardFailure=yes",
-                        "-R",
-                        f"{forwarded}:{agent.path}",
-                        sshd.host,
-                        script,
-                    ],
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    stdin=subprocess.DEVNULL,
-                    text=True,
-                )
+                forward(sshd, forwarded, agent.path, script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             )
         said = [connection.communicate(timeout=240) for connection in connections]
     finally:
@@ -241,21 +239,7 @@ def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, serve
     write_creds(laptop, valid(server))
     agent = RunningAgent(os.environ.copy())
     forwarded = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
-    connection = subprocess.Popen(
-        [
-            "ssh",
-            *sshd.options(),
-            "-o",
-            "ExitOnForwardFailure=yes",
-            "-R",
-            f"{forwarded}:{agent.path}",
-            sshd.host,
-            "sleep 120",
-        ],
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=default_signals,
-    )
+    connection = forward(sshd, forwarded, agent.path, "sleep 120", stderr=subprocess.PIPE, preexec_fn=default_signals)
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": forwarded}
     try:
         deadline = time.monotonic() + 30

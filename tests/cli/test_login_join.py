@@ -5,6 +5,7 @@ own authorization server on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -21,11 +22,11 @@ SIX = 6
 class Login:
     """`login --no-tui` in a process of its own; what it says is read from a file as it goes."""
 
-    def __init__(self, tmp_path, number: int) -> None:
+    def __init__(self, tmp_path, number: int, *args: str) -> None:
         self.log = tmp_path / f"login-{number}.err"
         with open(self.log, "w") as handle:
             self.process = subprocess.Popen(
-                [SCRIPT, "login", "--no-tui"],
+                [SCRIPT, "login", "--no-tui", *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=handle,
@@ -37,12 +38,14 @@ class Login:
     def said(self) -> str:
         return self.log.read_text()
 
-    def end(self) -> int:
+    def end(self, timeout: float = 60) -> int:
         try:
-            return self.process.wait(timeout=60)
+            return self.process.wait(timeout=timeout)
         finally:
             if self.process.poll() is None:
+                os.kill(self.process.pid, signal.SIGCONT)  # a stopped one (SIGSTOP) is killed too
                 self.process.kill()
+                self.process.wait()
 
 
 def until(predicate, timeout: float = 60.0) -> None:

@@ -13,14 +13,14 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.cli.test_cli import SCRIPT, run
-from tests.conftest import default_signals
+from tests.cli.test_cli import run
+from tests.cli.test_login_join import Login, until
+from tests.core.signin.test_follow import FIELDS, JSON
 from tui.core.doctor import apply_repair
 from tui.core.doctor.signin_records import check_signin_records
 from tui.core.regions import Region
@@ -45,42 +45,6 @@ def make(path, kind: str, elsewhere) -> None:
             bound.bind(str(path))
     else:
         path.symlink_to(elsewhere)
-
-
-class Login:
-    """`login --no-tui` in a process of its own; what it says is read from a file as it goes."""
-
-    def __init__(self, tmp_path, number: int, *args: str) -> None:
-        self.log = tmp_path / f"login-{number}.err"
-        with open(self.log, "w") as handle:
-            self.process = subprocess.Popen(
-                [SCRIPT, "login", "--no-tui", *args],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=handle,
-                env=os.environ.copy(),
-                preexec_fn=default_signals,
-            )
-
-    @property
-    def said(self) -> str:
-        return self.log.read_text()
-
-    def end(self, timeout: float = 60) -> int:
-        try:
-            return self.process.wait(timeout=timeout)
-        finally:
-            if self.process.poll() is None:
-                os.kill(self.process.pid, signal.SIGCONT)
-                self.process.kill()
-                self.process.wait()
-
-
-def until(predicate, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.05)
 
 
 # -- every kind of entry at every name ---------------------------------------------------------------
@@ -216,44 +180,16 @@ def test_a_date_no_clock_can_show_is_dropped(home, server, field, value):
         assert "unexpected error" not in done.stderr and done.returncode in (0, 1), (args, done.stderr)
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6,
-)
-FIELDS = [
-    "state",
-    "region",
-    "started_at",
-    "attempt",
-    "deadline",
-    "ends_as",
-    "device_code",
-    "user_code",
-    "verification_uri",
-    "interval",
-    "last_poll",
-    "polls",
-    "slow_downs",
-    "poller_pid",
-    "detached",
-    "outcome",
-    "identity",
-    "detail",
-    "seen",
-    "ended_at",
-]
-field_values = {
-    "state": st.sampled_from(["requesting", "pending", "ended"]) | json_values,
-    "region": st.sampled_from(["cn", "global"]) | json_values,
-    "started_at": st.floats() | st.integers() | json_values,
+field_values = {  # the fields a record is dated and named by, drawn near what they may be
+    "state": st.sampled_from(["requesting", "pending", "ended"]) | JSON,
+    "region": st.sampled_from(["cn", "global"]) | JSON,
+    "started_at": st.floats() | st.integers() | JSON,
 }
 
 
 @settings(max_examples=400, deadline=None)
 @given(
-    data=st.fixed_dictionaries({}, optional={name: field_values.get(name, json_values) for name in FIELDS})
-    | json_values,
+    data=st.fixed_dictionaries({}, optional={name: field_values.get(name, JSON) for name in FIELDS}) | JSON,
     region=st.sampled_from(list(Region)),
 )
 def test_the_reader_takes_only_what_a_record_may_say(data, region):
