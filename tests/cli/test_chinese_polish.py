@@ -120,7 +120,7 @@ def test_every_help_fits_the_terminal_in_chinese(home):
     assert too_wide == []
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import example, given, settings, strategies as st  # noqa: E402
 
 from tui.core.textwidth import cells as width_of, wrap  # noqa: E402
 
@@ -130,6 +130,7 @@ mixed = st.lists(word, max_size=30).map(" ".join) | st.lists(word, max_size=30).
 
 @settings(max_examples=300, deadline=None)
 @given(text=mixed, width=st.integers(min_value=12, max_value=80))
+@example(text="0 0 0 0 0 （ 0", width=12)  # an opening bracket before a space ended a line
 def test_wrapping_by_cell_keeps_every_character_and_fits(text, width):
     lines = wrap(text, width)
     assert all(width_of(line) <= width for line in lines)

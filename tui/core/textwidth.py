@@ -59,7 +59,7 @@ def _atoms(text: str) -> list[tuple[str, bool]]:
         previous = glued[-1][0] if glued else ""
         sticks = (
             piece[0] in CLOSING
-            or (previous and previous[-1] in OPENING and not space)
+            or (previous and previous[-1] in OPENING)  # spaced or not: never at the end of a line
             or (previous and previous[-1].isdigit() and _wide(piece[0]))
         )
         if glued and sticks:
