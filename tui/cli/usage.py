@@ -22,6 +22,8 @@ commands:
   doctor     diagnose (and --fix) the network path, files, config and credentials
   inspect    open the credential inspector (TUI)
   config     open the provider config editor (TUI)
+  agent      keep the sign-in here and serve access tokens, as ssh-agent does (--stop, --foreground)
+  ssh        ssh to a server with the token agent forwarded: no refresh token is stored there
   demo       run the wizard against a local test server in a temporary home
   completion print a shell completion script (bash, zsh, fish)
 
