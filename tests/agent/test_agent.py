@@ -14,7 +14,7 @@ import time
 from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_server, until
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, needs_root, read_json, write_creds
-from tui.core.agent.client import ask
+from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
 from tui.demo.server import TOKEN_PATH
 
@@ -123,15 +123,24 @@ def test_a_stop_waits_for_the_refresh_in_flight_to_be_stored(laptop, server):
     path = write_creds(laptop, expired(server))
     server.refresh_gate = threading.Event()
     running = RunningAgent(os.environ.copy())
-    asker = threading.Thread(target=lambda: ask(Request("token"), running.path))
+    said: list[object] = []
+
+    def asking() -> None:
+        try:
+            said.append(ask(Request("token"), running.path))
+        except AgentUnavailable as exc:  # a stopping agent may close the connection: exit 3 for that client
+            said.append(exc)
+
+    asker = threading.Thread(target=asking)
     asker.start()
     until(lambda: refreshes(server) == 1)
-    running.process.send_signal(signal.SIGTERM)
-    time.sleep(0)  # the agent stops accepting; the refresh it sent is still answered and stored
+    running.process.send_signal(signal.SIGTERM)  # it stops accepting; the refresh sent is answered and stored
+    until(lambda: not os.path.exists(running.path))  # the exact state: the agent is stopping
     server.refresh_gate.set()
     running.process.wait(timeout=30)
     asker.join(30)
     assert read_json(path)["refresh_token"] == server.issued[-1][1]  # the rotation was kept
+    assert len(said) == 1  # the one asking got an answer or was told, never left waiting
     assert not os.path.exists(running.path) and not os.path.exists(os.path.dirname(running.path))
 
 
@@ -282,3 +291,58 @@ def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path):
         assert done.returncode == 2 and done.stdout == ""
         assert "--confirm needs a place to ask you" in done.stderr and "did not start" in done.stderr
     assert list(private.iterdir()) == []  # no socket was made
+
+
+def test_a_stopped_agent_is_said_within_seconds(laptop, server, server_home):
+    """SIGSTOP (Ctrl+Z) on the agent: the connection is accepted by the kernel but nothing is
+    answered; without a `working` line for the stall time the client says so (exit 3)."""
+    write_creds(laptop, valid(server))
+    running = RunningAgent(os.environ.copy())
+    env = on_server(running.path, server_home)
+    try:
+        os.kill(running.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        done = run_on_server(env, "token")
+        assert done.returncode == 3 and "did not answer in time" in done.stderr
+        assert time.monotonic() - started < 45  # the stall (10 s), not the longest refresh (90 s)
+    finally:
+        os.kill(running.process.pid, signal.SIGCONT)
+        running.stop()
+
+
+def test_a_slow_answer_is_waited_for_while_the_agent_says_it_works(laptop, server):
+    """An answer slower than the client's stall time (the official client holds the slot's lock):
+    the `working` lines keep the client waiting, and the token comes."""
+    from tests.core.test_cotenancy import competitor, finish, release, wait_locked
+
+    write_creds(laptop, expired(server))
+    holder = competitor(laptop, None, action="hold", protocol="flock", seconds=-1)  # until released
+    wait_locked(holder)
+    running = RunningAgent(os.environ.copy())
+    try:
+        said: list[dict] = []
+        asker = threading.Thread(target=lambda: said.append(ask(Request("token"), running.path, stall=4.0)))
+        asker.start()
+        time.sleep(9)  # the phenomenon under test: an answer taking twice the client's stall (4 s; heartbeat 2 s)
+        assert not said  # still waiting, not given up
+        release(holder)
+        asker.join(60)
+        assert said and said[0]["access_token"] == server.issued[-1][0]
+    finally:
+        finish(holder)
+        running.stop()
+
+
+def test_a_socket_variable_naming_the_wrong_kind_of_file_is_said(laptop, server, server_home, tmp_path):
+    """ASSISTANT_AUTH_SOCK naming a regular file, a directory, a FIFO or nothing: exit 3 with
+    the line, at once, and nothing is read from or written to this machine's files."""
+    write_creds(server_home, valid(server))  # a sign-in here too: never used through the variable
+    regular, directory, fifo = tmp_path / "file", tmp_path / "dir", tmp_path / "fifo"
+    regular.write_text("x")
+    directory.mkdir()
+    os.mkfifo(fifo)
+    for target in (regular, directory, fifo, tmp_path / "absent"):
+        started = time.monotonic()
+        done = run_on_server(on_server(str(target), server_home), "token")
+        assert done.returncode == 3 and done.stdout == "" and "is not answering" in done.stderr, target
+        assert time.monotonic() - started < 30

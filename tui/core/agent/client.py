@@ -11,12 +11,14 @@ from __future__ import annotations
 import _socket  # not `socket`: 7 ms of imports (enum, selectors) on `token`'s path through the agent
 import json
 import os
+import time
 
-from tui.core.agent.protocol import ANSWER_LINE, SOCKET_ENV, VERSION, Request
+from tui.core.agent.protocol import ANSWER_LINE, SOCKET_ENV, VERSION, WORKING, Request
 from tui.core.phrase import N_, Phrase
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach the socket
-ANSWER_TIMEOUT = 60.0  # seconds for an answer: a refresh (10 s) after the slot's locks (up to 30 s)
+ANSWER_TIMEOUT = 90.0  # seconds for an answer in all: a refresh (10 s) after the slot's locks (up to 30 s), or a person
+STALL = 10.0  # seconds without a line: the agent sends `working` every 2 s while it works, so it has stopped
 
 
 class AgentUnavailable(Exception):
@@ -28,16 +30,19 @@ def socket_path() -> str | None:
     return os.environ.get(SOCKET_ENV) or None
 
 
-def ask(request: Request, path: str | None = None, timeout: float = ANSWER_TIMEOUT) -> dict[str, object]:
-    """The agent's answer to `request` (a dict with `ok`); AgentUnavailable when there is none."""
+def ask(
+    request: Request, path: str | None = None, timeout: float = ANSWER_TIMEOUT, stall: float = STALL
+) -> dict[str, object]:
+    """The agent's answer to `request` (a dict with `ok`); AgentUnavailable when there is none:
+    no socket, no line for `stall` seconds (a stopped agent), or no answer within `timeout`."""
     where = path or socket_path() or ""
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
         conn.settimeout(CONNECT_TIMEOUT)
         conn.connect(where)
-        conn.settimeout(timeout)
+        conn.settimeout(stall)
         conn.sendall(request.to_line())
-        line = _read_line(conn)
+        line = _answer_line(conn, time.monotonic() + timeout)
     except TimeoutError:
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
@@ -53,19 +58,31 @@ def ask(request: Request, path: str | None = None, timeout: float = ANSWER_TIMEO
     return data
 
 
-def _read_line(conn: _socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
+def _answer_line(conn: _socket.socket, deadline: float) -> bytes:
+    """The first line that is not a `working` line (sent while the agent works)."""
+    pending = b""
     while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        line, pending = _read_line(conn, pending)
+        if line != WORKING.rstrip(b"\n"):
+            return line
+
+
+def _read_line(conn: _socket.socket, pending: bytes) -> tuple[bytes, bytes]:
+    """(one line, what came after it) with `pending` read before; each recv bounded by the stall."""
+    chunks = [pending]
+    size = len(pending)
+    while b"\n" not in chunks[-1]:
         chunk = conn.recv(65536)
         if not chunk:
             raise OSError(0, "the connection closed before an answer")
         chunks.append(chunk)
         size += len(chunk)
-        if chunk.endswith(b"\n") or b"\n" in chunk:
-            return b"".join(chunks).split(b"\n", 1)[0]
         if size > ANSWER_LINE:
             raise OSError(0, "the answer is longer than any this protocol sends")
+    line, _newline, rest = b"".join(chunks).partition(b"\n")
+    return line, rest
 
 
 UNAVAILABLE = N_(

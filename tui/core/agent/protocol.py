@@ -8,6 +8,8 @@ region, a slot or a provider, at most one) and the lifetime the token must still
     {"v": 1, "op": "events"}
     {"v": 1, "op": "stop"}
 
+While an answer takes (a refresh, a person asked with `--confirm`), the agent sends
+`{"v": 1, "working": true}` every 2 seconds, so a client tells a working agent from a stopped one.
 The answer says `ok`; a token answer carries the access token and what `token --json` shows of it,
 never a refresh token (`answer_fields` is the one list of what may be sent); a failure carries the
 message and the exit code the asking command ends with (1 sign in again, 2 the request cannot be
@@ -106,6 +108,9 @@ def parse_request(line: bytes) -> Request:
     ):
         raise BadRequest(f"min_ttl must be a whole number of seconds from 0 to {MAX_TTL}")
     return Request(str(op), selector, min_ttl)
+
+
+WORKING = encode({"v": VERSION, "working": True})  # sent every 2 s while an answer takes: keep waiting
 
 
 def token_answer(fields: dict[str, object]) -> bytes:

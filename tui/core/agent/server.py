@@ -32,6 +32,7 @@ from tui.core.agent import place
 from tui.core.agent.protocol import (
     EXIT_AGAIN,
     REQUEST_LINE,
+    WORKING,
     BadRequest,
     Request,
     answer,
@@ -47,6 +48,7 @@ DESCRIPTORS = 8192  # the open-file limit the agent asks for (within the hard li
 SPARE = 64  # descriptors kept for the agent's own files, locks and HTTP connections
 BACKLOG = 512
 KEPT_EVENTS = 200  # the latest events kept for the view
+HEARTBEAT = 2.0  # seconds between `working` lines while an answer takes
 
 
 def connection_room() -> int:
@@ -135,6 +137,7 @@ class Agent:
         self.room = 256
         self.started = time.time()
         self.events: deque[Event] = deque(maxlen=KEPT_EVENTS)
+        self.answering: set[asyncio.Task[object]] = set()  # connections writing an answer now
         self._stopped: asyncio.Event | None = None
         self._server: asyncio.base_events.Server | None = None
 
@@ -158,6 +161,8 @@ class Agent:
             self._server.close()
             place.remove(self.path)
             await self.tokens.drain()
+            if self.answering:  # their answers are ready: let them be written, then end
+                await asyncio.wait(self.answering, timeout=WRITE_TIMEOUT)
 
     def stop(self) -> None:
         if self._stopped is not None:
@@ -219,12 +224,25 @@ class Agent:
                 self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
                 continue
             self.connections[number].requests += 1
-            data, slot, outcome = await self._answer(request, self.connections[number])
+            data, slot, outcome = await self._while_working(writer, self._answer(request, self.connections[number]))
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
             if request.op == "stop":
                 self.stop()
                 return
+
+    async def _while_working(
+        self, writer: asyncio.StreamWriter, answering: Awaitable[tuple[bytes, str, str]]
+    ) -> tuple[bytes, str, str]:
+        """The answer; while it takes (a refresh after the slot's locks, a person asked with
+        --confirm), a `working` line every `HEARTBEAT` seconds: a client tells an agent that works
+        from one that stopped (SIGSTOP) in seconds, not at the end of the longest refresh."""
+        task = asyncio.ensure_future(answering)
+        while True:
+            done, _pending = await asyncio.wait({task}, timeout=HEARTBEAT)
+            if done:
+                return task.result()
+            await self._send(writer, WORKING)
 
     async def _answer(self, request: Request, connection: Connection) -> tuple[bytes, str, str]:
         origin = connection.origin
