@@ -92,5 +92,8 @@ def default_signals() -> None:
 # kept with @example): a red CI never comes from a new random draw.
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
-_hypothesis_settings.register_profile("deterministic", derandomize=True, print_blob=True)
+# No per-example deadline: a timing limit is a clock standing in for an event, and a loaded machine
+# (the suite, the 3.10 and 3.13 runs and a CPU hog on two cores) made one example of a pure
+# function exceed hypothesis's 200 ms default once.
+_hypothesis_settings.register_profile("deterministic", derandomize=True, print_blob=True, deadline=None)
 _hypothesis_settings.load_profile("deterministic")
