@@ -8,7 +8,6 @@ A refresh token never leaves this module: an answer is built from `protocol.TOKE
 from __future__ import annotations
 
 import asyncio
-import time
 
 from tui.core.agent.protocol import EXIT_AGAIN, EXIT_SIGN_IN, EXIT_UNMET, Request, failure, token_answer
 from tui.core.credentials.refresh import LifetimeTooShort, get_access_token
@@ -74,9 +73,3 @@ def _fields(slot: str, token: str) -> dict[str, object]:
         "region": None if (region := region_of_slot(slot)) is None else region.value,
         "identity": identity_of(token),
     }
-
-
-def seconds_left(expires_at: object, now: float | None = None) -> int | None:
-    if isinstance(expires_at, bool) or not isinstance(expires_at, int):
-        return None
-    return int(expires_at - (time.time() if now is None else now))
