@@ -86,6 +86,9 @@ def default_signals() -> None:
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+    # and none blocked: a mask is inherited through fork and exec, and a harness may start the
+    # run with one
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 # Property tests draw the same examples on every run (a failing example found while developing is

@@ -269,8 +269,23 @@ def test_exec_leaves_signals_to_the_program(home, server, signum, code):
     )
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signum)  # the process is PROGRAM now: the signal is its own
-    proc.wait(timeout=15)
+    try:
+        proc.wait(timeout=60)  # a bound for a failure only: a passing run ends at the exit
+    except subprocess.TimeoutExpired:
+        state = signal_state(proc.pid)
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"the program outlived its signal: {state}")
     assert proc.returncode == code
+
+
+def signal_state(pid: int) -> str:
+    """The kernel's view of a process's signals (blocked, ignored, caught) and state."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return "; ".join(line.strip() for line in status if line.startswith(("State", "Sig", "Shd")))
+    except OSError as exc:
+        return str(exc)
 
 
 def test_a_program_writing_into_a_closed_pipe_dies_quietly(home, server):

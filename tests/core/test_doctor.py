@@ -123,7 +123,11 @@ def proxy_process(tmp_path):
         yield f"http://127.0.0.1:{port}", log
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 # -- TLS with a custom CA -------------------------------------------------------------------------
