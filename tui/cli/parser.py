@@ -36,6 +36,7 @@ COMMANDS = {
     "completion": ("completion", "run"),
     "agent": ("agent", "run"),
     "ssh": ("ssh", "run"),
+    "relay": ("relay", "run"),
 }
 STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
 
@@ -248,6 +249,27 @@ def _ssh(sub) -> None:
     p.add_argument("arguments", nargs=argparse.REMAINDER, metavar="[SSH OPTIONS] HOST [COMMAND...]")
 
 
+def _relay(sub) -> None:
+    p = sub.add_parser(
+        "relay",
+        help=_("on a server: keep the official client's credential file filled from the token agent"),
+        description=_(
+            "On a server reached with `assistant-auth ssh --relay`: keeps the slot's credential file filled with "
+            "an access token from the token agent (the refresh token stays on your own machine), renewed before "
+            "the official client would try to refresh it. It never writes over a sign-in of this machine, and "
+            "stops when the agent goes away; the token it wrote then simply expires."
+        ),
+    )
+    p.add_argument("--once", action="store_true", help=_("write the file once and exit"))
+    p.add_argument("--quiet", action="store_true", help=_("say only what goes wrong, not each renewal"))
+    group = p.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
+    group.add_argument("--slot", metavar="NAME", help=_("a credential slot by the name `status` lists"))
+    group.add_argument(
+        "--region", type=region_arg, metavar="{cn,global}", help=_("the slot a sign-in in that region writes")
+    )
+    group.add_argument("--provider", metavar="NAME", help=_("the slot a provider of config.toml uses"))
+
+
 def _completion(sub) -> None:
     p = sub.add_parser(
         "completion",
@@ -273,6 +295,7 @@ DECLARE = (
     _inspect_and_config,
     _agent,
     _ssh,
+    _relay,
     _demo,
     _completion,
 )

@@ -1,6 +1,8 @@
-"""`assistant-auth ssh [ssh options] HOST [COMMAND…]`: the system `ssh`, with the token agent's
-socket forwarded to a fresh private path on the server (`-R`), and `ASSISTANT_AUTH_SOCK` set for
-the remote shell or command; the path is removed there when the shell or command ends.
+"""`assistant-auth ssh [--relay] [ssh options] HOST [COMMAND…]`: the system `ssh`, with the token
+agent's socket forwarded to a fresh private path on the server (`-R`), and `ASSISTANT_AUTH_SOCK` set
+for the remote shell or command; the path is removed there when the shell or command ends. With
+`--relay`, `assistant-auth relay` runs on the server beside it (the official client's credential
+file kept filled with access tokens, `tui.cli.relay`) and is stopped when it ends.
 
 The agent is the one this shell points at (`ASSISTANT_AUTH_SOCK`) when it answers; otherwise one
 is started for this connection alone, in this process, and stopped when `ssh` ends (a refresh in
@@ -55,22 +57,28 @@ def split(args: list[str]) -> tuple[list[str], str | None, list[str]]:
     return options, args[i], args[i + 1 :]
 
 
-def remote_command(remote: str, command: list[str]) -> str:
+def remote_command(remote: str, command: list[str], relay: bool = False) -> str:
     """What the server's shell runs: the variable set and exported, the socket's path removed when
-    the shell or command ends (however it ends), then the command (as ssh joins it) or a login shell."""
+    the shell or command ends (however it ends), then the command (as ssh joins it) or a login shell.
+    With `relay`, `assistant-auth relay --quiet` runs beside it and is stopped when it ends."""
     quoted = shlex.quote(remote)
     head = (
-        f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; "
-        f"trap 'rm -f {quoted}' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
+        f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; relay_pid=; "
+        f"trap '${{relay_pid:+kill $relay_pid}} 2>/dev/null; rm -f {quoted}' EXIT; "
+        "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
     )
+    if relay:
+        head += "assistant-auth relay --quiet </dev/null & relay_pid=$!; "
     return head + (" ".join(command) if command else '"${SHELL:-/bin/sh}" -l')
 
 
-def ssh_argv(options: list[str], host: str, command: list[str], local: str, remote: str, tty: bool) -> list[str]:
+def ssh_argv(
+    options: list[str], host: str, command: list[str], local: str, remote: str, tty: bool, relay: bool = False
+) -> list[str]:
     argv = ["ssh", "-o", "ExitOnForwardFailure=yes", "-R", f"{remote}:{local}"]
     if tty and not command:
         argv.append("-t")  # a remote command gets no terminal by itself: the login shell needs one
-    return argv + options + [host, remote_command(remote, command)]
+    return argv + options + [host, remote_command(remote, command, relay)]
 
 
 def run(ns) -> int:
@@ -81,9 +89,10 @@ def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         help_out(_(SSH_HELP))
         return 0
-    options, host, command = split(args)
+    relay = args[:1] == ["--relay"]  # ours, before ssh's options: the relay for the official client there
+    options, host, command = split(args[1:] if relay else args)
     if host is None:
-        err(_("assistant-auth: usage: assistant-auth ssh [SSH OPTIONS] HOST [COMMAND...]"))
+        err(_("assistant-auth: usage: assistant-auth ssh [--relay] [SSH OPTIONS] HOST [COMMAND...]"))
         return EXIT_ERROR
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # noqa: S108 - a path on the server, named above
@@ -93,7 +102,7 @@ def run_fast(args: list[str]) -> int:
         own = OwnAgent()
         local = own.path
     try:
-        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty())
+        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay)
         try:
             child = subprocess.Popen(argv)  # noqa: S603 - the system ssh with the person's own arguments, no shell here
         except OSError as exc:

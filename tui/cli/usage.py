@@ -80,13 +80,16 @@ long-running program should call `assistant-auth token` again.
 )
 
 SSH_HELP = N_(
-    """usage: assistant-auth ssh [SSH OPTIONS] HOST [COMMAND...]
+    """usage: assistant-auth ssh [--relay] [SSH OPTIONS] HOST [COMMAND...]
 
 The system ssh, with the token agent's socket forwarded to a fresh private path on the server and
 ASSISTANT_AUTH_SOCK set there for the shell or COMMAND: `assistant-auth token`, `exec` and
 `status` on the server get access tokens from this machine, and no refresh token is ever written
 there. The path is removed on the server when the shell or COMMAND ends. Uses the agent this
-shell points at (ASSISTANT_AUTH_SOCK), else starts one for this connection. Every option is
+shell points at (ASSISTANT_AUTH_SOCK), else starts one for this connection. Every other option is
 ssh's; the exit code is ssh's.
+
+  --relay   also run `assistant-auth relay` on the server while connected: the official client
+            there works unchanged, from access tokens only (docs/agent.md)
 """
 )

@@ -1,0 +1,61 @@
+"""`assistant-auth relay [--region R | --slot NAME | --provider NAME] [--once]`, on a server whose
+`ASSISTANT_AUTH_SOCK` is the token agent's forwarded socket: the slot's shared credential file is
+kept filled with an access-only credential (refresh token empty) for the official client there,
+renewed before it would try to refresh (`tui.core.agent.relay`). Never over a sign-in of this
+machine; it stops when the agent goes away, and the token it wrote simply expires.
+
+`assistant-auth ssh --relay HOST` starts it on the server for the connection's life."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+from tui.cli.options import selector_values
+from tui.cli.output import EXIT_ERROR, err
+from tui.cli.through_agent import selector_request
+from tui.core.agent.client import socket_path
+from tui.core.agent.protocol import SOCKET_ENV
+from tui.core.agent.relay import Relay
+from tui.core.errors import AuthError
+from tui.core.i18n import _
+from tui.core.phrase import said
+from tui.core.slots.choice import select, storage_name_of
+from tui.core.untrusted import one_line
+
+
+def run(ns) -> int:
+    if not socket_path():
+        err(
+            _(
+                "assistant-auth relay: {variable} is not set: the relay serves the token agent's tokens on a server "
+                "reached with `assistant-auth ssh --relay` (or `ssh -R`, docs/agent.md)"
+            ).format(variable=SOCKET_ENV)
+        )
+        return EXIT_ERROR
+    values = {name: _plain(value) for name, value in selector_values(ns).items() if value is not None}
+    request = selector_request("token", values)
+    if request is None:
+        return EXIT_ERROR
+    try:
+        storage_name = storage_name_of(select(**values))  # this machine's slot: what its official client reads
+    except AuthError as exc:
+        err(one_line(said(exc.message), 1000))
+        return EXIT_ERROR
+    relay = Relay(storage_name, request.selector, say=_say, note=(lambda _text: None) if ns.quiet else _say)
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP", "SIGINT"):  # each means: stop after the write in hand
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), lambda *_args: relay.stop())
+    return int(relay.run(once=ns.once))
+
+
+def _plain(value: object) -> str:
+    """A selector's value as the agent's protocol carries it (--region is parsed to a Region)."""
+    return str(getattr(value, "value", value))
+
+
+def _say(text: str) -> None:
+    err(one_line(_("assistant-auth relay: {message}").format(message=said(text)), 2000))
+    sys.stderr.flush()

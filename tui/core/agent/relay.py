@@ -1,0 +1,249 @@
+"""The relay, on a server: a slot's shared credential file kept filled with an **access-only**
+credential from the token agent (refresh token empty), so the official client there works
+unchanged while the refresh token stays on the person's own machine.
+
+What the official clients do with such a file was measured (`python -m tui.dev.official_clients`,
+written down in docs/agent.md): both try to refresh when less than `max(300, expires_in / 2)`
+seconds are left; with no refresh token the legacy client keeps using the access token and the
+current client refuses the request ("re-login required") until the file is renewed. Neither writes,
+removes or signs out of the file at any stage. So the relay writes `expires_in` 0 (both thresholds
+are then 300 s) and renews `MARGIN` seconds before that threshold: the official client never
+reaches it while the agent answers. When the agent goes away the relay stops; the file's token
+simply expires.
+
+Rules (pure): `judge` what a slot file is, `relayed` the content written, `renew_in` when.
+Edges: `write_relayed` (under the slot's locks, the file judged again right before writing) and
+`Relay` (the loop)."""
+
+from __future__ import annotations
+
+import enum
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request
+from tui.core.credentials.locks import hold_slot_sync
+from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
+from tui.core.errors import AuthError
+from tui.core.phrase import N_, Phrase
+
+OFFICIAL_THRESHOLD = 300  # s left at which both official clients refresh, with expires_in 0 (measured)
+MARGIN = 120  # s before that threshold the file is renewed
+RENEW_LEFT = OFFICIAL_THRESHOLD + MARGIN  # renew when the written token has less than this left
+ASK_TTL = RENEW_LEFT + 180  # the lifetime asked of the agent: every token written serves at least 3 minutes
+UNKNOWN_EXPIRY_EVERY = 300  # s between renewals of a token whose expiry the agent does not know
+RETRY = 30  # s before asking again after a failure the agent expects to pass
+PING = 30  # s between checks that the agent is still there while the relay waits
+
+
+class Verdict(enum.Enum):
+    EMPTY = "empty"  # no file: the relay may write one
+    RELAYED = "relayed"  # an access-only credential (the relay's, or a tombstone): may be renewed
+    SIGNED_IN = "signed in"  # holds a refresh token: a sign-in of this machine, never written over
+    DAMAGED = "damaged"  # cannot be read as credentials: reported, never replaced
+
+
+def judge(text: str | None) -> Verdict:
+    """What a slot file holding `text` (None: no file) is to the relay."""
+    if text is None:
+        return Verdict.EMPTY
+    try:
+        data = parse_credentials(text)
+    except AuthError:
+        return Verdict.DAMAGED
+    refresh = data.get("refresh_token")
+    if isinstance(refresh, str) and refresh:
+        return Verdict.SIGNED_IN
+    return Verdict.RELAYED
+
+
+def relayed(current: Mapping[str, Any] | None, access_token: str, expires_at: int | None) -> dict[str, Any]:
+    """The file's new content: the fields it had (a scope, fields another client added) with the
+    access token, an empty refresh token, expires_in 0 and the token's expiry (absent: unknown)."""
+    data = dict(current or {})
+    data.update(access_token=access_token, refresh_token="", expires_in=0)
+    data["token_type"] = "Bearer"  # noqa: S105 - the scheme, not a secret
+    if expires_at is None:
+        data.pop("expires_at", None)
+    else:
+        data["expires_at"] = expires_at
+    return data
+
+
+def renew_in(expires_at: int | None, now: float, renew_left: float = RENEW_LEFT) -> float:
+    """Seconds until the written token must be replaced (at least a second)."""
+    if expires_at is None:
+        return UNKNOWN_EXPIRY_EVERY
+    return max(1.0, expires_at - renew_left - now)
+
+
+class RelayRefused(AuthError):
+    """The slot cannot be relayed to (a sign-in of this machine, a damaged file)."""
+
+
+SIGNED_IN_HERE = N_(
+    "The relay does not write to {path}: it holds a refresh token, a sign-in of this machine. "
+    "The relay never writes over one; use that sign-in, or sign out of it here first (assistant-auth logout)."
+)
+DAMAGED_HERE = N_(
+    "The relay does not write to {path}: it cannot be read as credentials, and a damaged file is never "
+    "replaced. See `assistant-auth doctor`."
+)
+
+
+def _current(path: str) -> str | None:
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):  # a directory, a FIFO, over the size bound, not UTF-8
+        return "\0"  # not JSON: judged damaged
+
+
+def write_relayed(storage_name: str, access_token: str, expires_at: int | None) -> Verdict:
+    """Write the access-only credential under the slot's locks (shared with the official clients),
+    the file judged again right before writing. RelayRefused when it is not the relay's to write."""
+    from tui.core import paths
+
+    path = paths.credentials_file(storage_name)
+    with hold_slot_sync(storage_name):
+        text = _current(path)
+        verdict = judge(text)
+        if verdict is Verdict.SIGNED_IN:
+            raise RelayRefused(Phrase(SIGNED_IN_HERE, path=path))
+        if verdict is Verdict.DAMAGED:
+            raise RelayRefused(Phrase(DAMAGED_HERE, path=path))
+        current = parse_credentials(text) if text is not None else None  # judged readable just above
+        write_credentials(storage_name, relayed(current, access_token, expires_at))
+    return verdict
+
+
+# -- the loop --------------------------------------------------------------------------------------
+
+
+class Outcome(enum.IntEnum):
+    """How the relay ended: its exit code."""
+
+    STOPPED = 0  # asked to stop (a signal, the connection's end)
+    REFUSED = 1  # the slot is not the relay's to write, or the agent has no sign-in to serve
+    UNMET = 2  # the agent's tokens cannot live long enough for the official client
+    AGENT_GONE = 3  # the agent does not answer
+
+
+@dataclass
+class Timing:
+    """The relay's clock; tests shorten it."""
+
+    ask_ttl: int = ASK_TTL
+    renew_left: int = RENEW_LEFT
+    retry: float = RETRY
+    ping: float = PING
+
+
+Say = Callable[[str], object]
+
+
+class Relay:
+    def __init__(
+        self,
+        storage_name: str,
+        selector: tuple[tuple[str, str], ...],
+        say: Say,
+        socket: str | None = None,
+        timing: Timing | None = None,
+        note: Say | None = None,
+    ) -> None:
+        self.storage_name = storage_name
+        self.selector = selector
+        self.say = say  # what went wrong
+        self.note = note or say  # each renewal
+        self.socket = socket
+        self.timing = timing or Timing()
+        self.stopping = threading.Event()
+        self.written = 0  # credentials written, for the log and tests
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self, once: bool = False) -> Outcome:
+        while not self.stopping.is_set():
+            try:
+                answer = ask(Request("token", self.selector, self.timing.ask_ttl), self.socket)
+            except AgentUnavailable as exc:
+                self.say(exc.args[0])
+                self.say(STOPS)
+                return Outcome.AGENT_GONE
+            if not answer["ok"]:
+                ended = self._refused(answer)
+                if ended is not None or once:
+                    return ended or Outcome.REFUSED
+                if self._wait(self.timing.retry) is not None:
+                    return Outcome.AGENT_GONE
+                continue
+            token, expires_at = answer.get("access_token"), _expiry(answer.get("expires_at"))
+            if not isinstance(token, str) or not usable_token(token):
+                self.say(Phrase(N_("The token agent sent no usable access token.")))
+                self.say(STOPS)
+                return Outcome.AGENT_GONE
+            try:
+                write_relayed(self.storage_name, token, expires_at)
+            except RelayRefused as exc:
+                self.say(exc.message)
+                return Outcome.REFUSED
+            except AuthError as exc:  # the locks could not be had: said, tried again
+                self.say(exc.message)
+                if once or self._wait(self.timing.retry) is not None:
+                    return Outcome.REFUSED if once else Outcome.AGENT_GONE
+                continue
+            self.written += 1
+            self.note(_written(self.storage_name, expires_at))
+            if once:
+                return Outcome.STOPPED
+            if self._wait(renew_in(expires_at, time.time(), self.timing.renew_left)) is not None:
+                return Outcome.AGENT_GONE
+        return Outcome.STOPPED
+
+    def _refused(self, answer: Mapping[str, object]) -> Outcome | None:
+        """Say the agent's refusal; the outcome when it ends the relay, None to ask again later."""
+        error = answer.get("error")
+        self.say(error if isinstance(error, str) else Phrase(N_("The token agent refused the request.")))
+        code = answer.get("exit")
+        if code == EXIT_AGAIN:
+            return None
+        return Outcome.UNMET if code == EXIT_UNMET else Outcome.REFUSED
+
+    def _wait(self, seconds: float) -> Outcome | None:
+        """Sleep `seconds` (until a stop), checking every `ping` seconds that the agent is there:
+        AGENT_GONE (said) when it is not."""
+        deadline = time.monotonic() + seconds
+        while not self.stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if self.stopping.wait(min(left, self.timing.ping)):
+                return None
+            try:
+                ask(Request("status"), self.socket, timeout=self.timing.ping)
+            except AgentUnavailable as exc:
+                self.say(exc.args[0])
+                self.say(STOPS)
+                return Outcome.AGENT_GONE
+        return None
+
+
+STOPS = Phrase(N_("The relay stops; the access token it wrote expires by itself."))
+
+
+def _expiry(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _written(storage_name: str, expires_at: int | None) -> Phrase:
+    if expires_at is None:
+        return Phrase(N_("Relayed an access token to slot {slot} (its expiry is not known)."), slot=storage_name)
+    until = time.strftime("%H:%M:%S", time.localtime(expires_at))
+    return Phrase(N_("Relayed an access token to slot {slot}, valid until {time}."), slot=storage_name, time=until)
