@@ -8,6 +8,7 @@ Where `sshd` is not installed these tests are skipped; `.ci/run` installs OpenSS
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import pathlib
 import secrets
@@ -41,7 +42,7 @@ def free_port() -> int:
 class SshServer:
     """sshd on 127.0.0.1 for this test alone, letting the current user in with a throwaway key."""
 
-    def __init__(self, where: pathlib.Path, forwarding: bool = True) -> None:
+    def __init__(self, where: pathlib.Path, forwarding: bool = True, extra: tuple[str, ...] = ()) -> None:
         where.mkdir(mode=0o700)
         for name in ("host_key", "user_key"):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(where / name)], check=True)
@@ -66,6 +67,7 @@ class SshServer:
                     "PermitRootLogin yes",
                     f"AllowStreamLocalForwarding {'yes' if forwarding else 'no'}",
                     "LogLevel ERROR",
+                    *extra,
                     "",
                 ]
             )
@@ -133,8 +135,9 @@ def remote(server_home: pathlib.Path, *words: str) -> list[str]:
 class RefreshTokenWatch:
     """Looks through the server's home all along the test: never a refresh token there."""
 
-    def __init__(self, where: pathlib.Path, secrets_of) -> None:
-        self.where, self.secrets_of = where, secrets_of
+    def __init__(self, where: pathlib.Path, secrets_of, field_too: bool = True) -> None:
+        """`field_too`: the field's name is a finding too (False where a relay writes it empty)."""
+        self.where, self.secrets_of, self.field_too = where, secrets_of, field_too
         self.seen: list[str] = []
         self.looks = 0
         self.done = threading.Event()
@@ -148,7 +151,7 @@ class RefreshTokenWatch:
                     text = path.read_text(errors="replace") if path.is_file() else ""
                 except OSError:
                     continue
-                if "refresh_token" in text or any(secret in text for secret in self.secrets_of()):
+                if (self.field_too and "refresh_token" in text) or any(secret in text for secret in self.secrets_of()):
                     self.seen.append(str(path))
             self.looks += 1
             time.sleep(0.01)
@@ -278,3 +281,56 @@ def test_a_server_that_refuses_socket_forwarding_is_explained(laptop, server, tm
     assert done.returncode == 255
     assert "remote port forwarding failed" in done.stderr.lower() or "forwarding" in done.stderr.lower()
     assert "AllowStreamLocalForwarding" in done.stderr and "docs/agent.md" in done.stderr
+
+
+def relay_processes(server_home: pathlib.Path) -> list[int]:
+    """This user's `assistant-auth relay` processes serving `server_home`."""
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"relay" in words and f"ASSISTANT_CODE_HOME={server_home}".encode() in environ:
+            found.append(int(entry.name))
+    return found
+
+
+def test_ssh_relay_fills_the_servers_file_while_connected(laptop, server, tmp_path, server_home):
+    """`assistant-auth ssh --relay`: the official client's file on the server holds the laptop's
+    access token and no refresh token; the relay ends with the connection."""
+    laptop_file = write_creds(laptop, expired(server))
+    # the server's sessions: their own home, and the installed command on PATH
+    settings = (
+        f"SetEnv ASSISTANT_CODE_HOME={server_home} ASSISTANT_LANG=en PATH={os.path.dirname(SCRIPT)}:/usr/bin:/bin"
+    )
+    relaying = SshServer(tmp_path / "relaying", extra=(settings,))
+    watch = RefreshTokenWatch(server_home, lambda: [pair[1] for pair in server.issued], field_too=False)
+    target = server_home / "credentials" / "assistant-code.json"
+    script = f"until test -s {shlex.quote(str(target))}; do sleep 0.05; done; cat {shlex.quote(str(target))}"
+    try:
+        done = subprocess.run(
+            [SCRIPT, "ssh", "--relay", *relaying.options(), relaying.host, "sh", "-c", shlex.quote(script)],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        relayed = json.loads(done.stdout)
+        assert relayed["access_token"] == server.issued[-1][0] == json.loads(laptop_file.read_text())["access_token"]
+        assert relayed["refresh_token"] == "" and relayed["expires_in"] == 0
+        assert server.count(TOKEN_PATH, "refresh_token") == 1  # refreshed once, on the laptop
+        deadline = time.monotonic() + 60
+        while relay_processes(server_home):  # the exact state: the relay has ended with the connection
+            assert time.monotonic() < deadline, "the relay outlived the connection"
+            time.sleep(0.05)
+    finally:
+        seen = watch.stop()
+        relaying.stop()
+    assert seen == [] and watch.looks > 0
+    assert not any(pair[1] in done.stdout + done.stderr for pair in server.issued)
