@@ -3,11 +3,15 @@ server. The refresh happens on the agent's side; the client's home gets nothing,
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import pathlib
 import signal
 import socket
+import stat
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -281,16 +285,42 @@ def test_no_refresh_token_ever_crosses_the_socket(laptop, server, agent):
     assert all(pair[1].encode() not in said for pair in server.issued)
 
 
-def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path):
-    private = tmp_path / "tmp"  # its own temporary directory: no other test's agent is counted
-    private.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
-    env["TMPDIR"] = str(private)
-    for args in (("agent", "--confirm"), ("agent", "--foreground", "--confirm")):  # no terminal here
-        done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=30)
+def test_confirm_without_a_terminal_asks_in_the_wizard_and_refuses_while_none_is_open(laptop, server, tmp_path):
+    """--confirm in the background: the place to ask is a wizard on this machine. The agent says
+    so; while no wizard is open, a new connection's token request is refused with the reason."""
+    write_creds(laptop, valid(server))
+    running = RunningAgent(os.environ.copy(), "--confirm")
+    try:
+        key = pathlib.Path(running.path).parent / "answer-key"
+        assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_text()) == 32
+        done = run_on_server(on_server(running.path, tmp_path / "elsewhere"), "token")
         assert done.returncode == 2 and done.stdout == ""
-        assert "--confirm needs a place to ask you" in done.stderr and "did not start" in done.stderr
-    assert list(private.iterdir()) == []  # no socket was made
+        assert "no wizard is open on its machine" in done.stderr
+    finally:
+        running.stop()
+    assert not key.exists() and not key.parent.exists()  # the key goes with the socket
+    assert "asks in the wizard (assistant-auth) open on this machine" in running.process.stderr.read()
+
+
+def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path, monkeypatch, capsys):
+    """The key cannot be made (here: refused by the system): the agent says so and does not start."""
+    from tui.cli import agent as agent_command
+    from tui.core.agent import place
+
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))  # where the socket's directory would be made
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+
+    def refused(path: str) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(place, "write_answer_key", refused)
+    ns = argparse.Namespace(stop=False, lifetime=None, foreground=False, json=False, confirm=True)
+    assert agent_command.run(ns) == 2
+    said = capsys.readouterr()
+    assert "--confirm has no place to ask you" in said.err and "did not start" in said.err and said.out == ""
+    assert [p for p in private.rglob("*")] == []  # no socket, no directory left
 
 
 def test_a_stopped_agent_is_said_within_seconds(laptop, server, server_home):

@@ -96,6 +96,7 @@ class AssistantAuthApp(App):
         return HomeScreen(self.region if self.region_given else None)
 
     def on_mount(self) -> None:
+        self.answer_for_the_agent()
         if self.start == "signin":
             self.action_sign_in()
         elif self.start == "inspect":
@@ -104,6 +105,23 @@ class AssistantAuthApp(App):
             self.action_providers()
         elif self.start == "doctor":
             self.action_doctor()
+
+    # -- `agent --confirm` on this machine: its questions are asked here -----------------------
+    def answer_for_the_agent(self) -> None:
+        from tui.core.agent.presence import agent_socket
+
+        path = agent_socket()
+        if path is None:
+            return
+        from tui.app.agent_answers import AgentAnswers  # lazy: only where an agent is pointed at
+
+        self.agent_answers = AgentAnswers(self, path)
+        self.run_worker(self.agent_answers.run, thread=True, group="agent-answers", exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        answers = getattr(self, "agent_answers", None)
+        if answers is not None:
+            answers.close()  # its worker's read ends: the app exits without waiting for a question
 
     # -- actions reachable from every screen and the command palette --------------------------
     def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:

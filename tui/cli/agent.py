@@ -33,23 +33,36 @@ def run(ns) -> int:
         return stop(as_json=ns.json)
     lifetime = ns.lifetime
     in_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    if ns.confirm and not (ns.foreground and in_a_terminal and not ns.json):
-        err(
-            _(
-                "assistant-auth: --confirm needs a place to ask you: run `assistant-auth agent --foreground --confirm` "
-                "in a terminal (the agent did not start)"
-            )
-        )
-        return EXIT_ERROR
     if lifetime is not None and not 0 < lifetime <= 10 * 365 * 86400:
         err(_("assistant-auth: --lifetime must be a positive number of seconds"))
         return EXIT_ERROR
+    in_the_view = ns.foreground and in_a_terminal and not ns.json
     listener, path = place.listen()
+    key = None
+    if ns.confirm and not in_the_view:  # asked in a wizard on this machine: the key proves it is here
+        try:
+            key = place.write_answer_key(path)
+        except OSError as exc:
+            listener.close()
+            place.remove(path)
+            err(
+                _(
+                    "assistant-auth: --confirm has no place to ask you: {reason} (the agent did not start). "
+                    "Run `assistant-auth agent --foreground --confirm` in a terminal."
+                ).format(reason=exc.strerror or exc)
+            )
+            return EXIT_ERROR
+        err(
+            _(
+                "assistant-auth agent: before the first token of each new connection it asks in the wizard "
+                "(assistant-auth) open on this machine; while none is open, such requests are refused."
+            )
+        )
     if ns.foreground:
         announce(path, os.getpid(), ns.json)
-        if not ns.json and in_a_terminal:
+        if in_the_view:
             return watch(listener, path, lifetime, ns.confirm)
-        return serve(listener, path, lifetime, log=not ns.json)
+        return serve(listener, path, lifetime, log=not ns.json, answer_key=key)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -58,7 +71,7 @@ def run(ns) -> int:
             os.setsid()
             _detach_stdio()
             os.chdir("/")
-            code = serve(listener, path, lifetime, log=False)
+            code = serve(listener, path, lifetime, log=False, answer_key=key)
         finally:
             os._exit(0)
         return code  # pragma: no cover - never reached
@@ -77,9 +90,10 @@ def announce(path: str, pid: int, as_json: bool) -> None:
     out(f"echo Agent pid {pid};")
 
 
-def serve(listener, path: str, lifetime: float | None, *, log: bool) -> int:
-    """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end)."""
-    agent = Agent(listener, path, lifetime=lifetime, on_event=said_event if log else None)
+def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key: str | None = None) -> int:
+    """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end); with
+    `answer_key` (--confirm), ask a wizard on this machine before a new connection's first token."""
+    agent = Agent(listener, path, lifetime=lifetime, on_event=said_event if log else None, answer_key=answer_key)
 
     async def main() -> None:
         stop_agent_on_signals(agent.stop)

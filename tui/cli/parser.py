@@ -232,7 +232,10 @@ def _agent(sub) -> None:
     p.add_argument(
         "--confirm",
         action="store_true",
-        help=_("ask before the first token of each new connection (with --foreground, in a terminal)"),
+        help=_(
+            "ask before the first token of each new connection (in the foreground view, else in the wizard open "
+            "on this machine)"
+        ),
     )
 
 

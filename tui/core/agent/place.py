@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import stat
 import tempfile
 
 from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
 
-__all__ = ["PID_ENV", "SOCKET_ENV", "listen", "remove"]
+__all__ = ["PID_ENV", "SOCKET_ENV", "listen", "read_answer_key", "remove", "write_answer_key"]
 
 
 def _base() -> str:
@@ -49,8 +50,55 @@ def listen(directory: str | None = None) -> tuple[socket.socket, str]:
 
 
 def remove(path: str) -> None:
-    """The socket and its directory go (only the directory this agent made: never another's)."""
+    """The socket, the answer key and their directory go (only the directory this agent made:
+    never another's)."""
     with contextlib.suppress(OSError):
         os.unlink(path)
     with contextlib.suppress(OSError):
+        os.unlink(os.path.join(os.path.dirname(path), ANSWER_KEY))
+    with contextlib.suppress(OSError):
         os.rmdir(os.path.dirname(path))
+
+
+# -- who may answer `--confirm`'s questions ---------------------------------------------------------
+#
+# A wizard answers for the agent only when it runs on the agent's own machine, as the agent's
+# user: it proves it by reading a random key from the agent's private directory. A process on a
+# server, reaching the agent through the forwarded socket, cannot read that file; whatever
+# forwards the socket (ssh, socat, …) is never the peer that matters.
+
+ANSWER_KEY = "answer-key"
+KEY_BYTES = 32  # hex characters: 128 bits
+
+
+def write_answer_key(path: str) -> str:
+    """A new random key beside the agent's socket `path` (0600, created, never through a link)."""
+    key = secrets.token_hex(KEY_BYTES // 2)
+    where = os.path.join(os.path.dirname(path), ANSWER_KEY)
+    fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.write(fd, key.encode("ascii"))
+    finally:
+        os.close(fd)
+    return key
+
+
+def read_answer_key(path: str) -> str | None:
+    """The answer key of the agent at socket `path`, or None: no key (the agent does not ask),
+    not a private regular file of ours, or not readable here (another machine's agent)."""
+    where = os.path.join(os.path.dirname(path), ANSWER_KEY)
+    try:
+        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+            return None
+        data = os.read(fd, KEY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    key = data.decode("ascii", "replace")
+    return key if len(key) == KEY_BYTES and all(ch in "0123456789abcdef" for ch in key) else None

@@ -7,6 +7,16 @@ region, a slot or a provider, at most one) and the lifetime the token must still
     {"v": 1, "op": "status"}
     {"v": 1, "op": "events"}
     {"v": 1, "op": "stop"}
+    {"v": 1, "op": "answerer", "key": "…"}
+
+`answerer` is a wizard on the agent's own machine offering to answer `--confirm`'s questions; its
+`key` is read from the agent's private directory (`place.read_answer_key`), which a process on a
+server cannot read. Once accepted (`{"v": 1, "ok": true, "answering": true}`), the connection
+carries questions from the agent and answers back, until either side closes it:
+
+    {"v": 1, "question": 7, "connection": 3, "origin": "forwarded", "asked_for": "region global"}
+    {"v": 1, "op": "answer", "question": 7, "answer": "once"}      (once, connection or deny)
+    {"v": 1, "withdrawn": 7}                                        (the wait ran out: denied)
 
 While an answer takes (a refresh, a person asked with `--confirm`), the agent sends
 `{"v": 1, "working": true}` every 2 seconds, so a client tells a working agent from a stopped one.
@@ -31,7 +41,8 @@ SOCKET_ENV = "ASSISTANT_AUTH_SOCK"  # where a client finds the agent
 PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
-OPERATIONS = ("token", "status", "events", "stop")
+OPERATIONS = ("token", "status", "events", "stop", "answerer")
+DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
 SELECTORS = ("region", "slot", "provider")
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
@@ -47,12 +58,15 @@ class Request:
     for. A plain class, not a dataclass: `token` through the agent stays as light as from the
     file (dataclasses costs 30 ms to import)."""
 
-    __slots__ = ("op", "selector", "min_ttl")
+    __slots__ = ("op", "selector", "min_ttl", "key")
 
-    def __init__(self, op: str, selector: tuple[tuple[str, str], ...] = (), min_ttl: int | None = None) -> None:
+    def __init__(
+        self, op: str, selector: tuple[tuple[str, str], ...] = (), min_ttl: int | None = None, key: str | None = None
+    ) -> None:
         self.op = op
         self.selector = selector
         self.min_ttl = min_ttl
+        self.key = key  # `answerer` only
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Request) and (self.op, self.selector, self.min_ttl) == (
@@ -76,6 +90,8 @@ class Request:
         data: dict[str, object] = {"v": VERSION, "op": self.op, **dict(self.selector)}
         if self.min_ttl is not None:
             data["min_ttl"] = self.min_ttl
+        if self.key is not None:
+            data["key"] = self.key
         return encode(data)
 
 
@@ -107,7 +123,38 @@ def parse_request(line: bytes) -> Request:
         isinstance(min_ttl, bool) or not isinstance(min_ttl, int) or not 0 <= min_ttl <= MAX_TTL
     ):
         raise BadRequest(f"min_ttl must be a whole number of seconds from 0 to {MAX_TTL}")
-    return Request(str(op), selector, min_ttl)
+    key = data.get("key")
+    if op == "answerer" and (not isinstance(key, str) or not 0 < len(key) <= 64):
+        raise BadRequest("answerer needs its key")
+    return Request(str(op), selector, min_ttl, key if op == "answerer" else None)
+
+
+def question(number: int, connection: int, origin: str, asked_for: str) -> bytes:
+    return encode(
+        {"v": VERSION, "question": number, "connection": connection, "origin": origin, "asked_for": asked_for}
+    )
+
+
+def withdrawn(number: int) -> bytes:
+    return encode({"v": VERSION, "withdrawn": number})
+
+
+def parse_answer(line: bytes) -> tuple[int, str] | None:
+    """(the question, the decision) of an answerer's line, or None for anything else."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != VERSION or data.get("op") != "answer":
+        return None
+    number, decision = data.get("question"), data.get("answer")
+    if isinstance(number, bool) or not isinstance(number, int) or decision not in DECISIONS:
+        return None
+    return number, str(decision)
+
+
+def answer_line(number: int, decision: str) -> bytes:
+    return encode({"v": VERSION, "op": "answer", "question": number, "answer": decision})
 
 
 WORKING = encode({"v": VERSION, "working": True})  # sent every 2 s while an answer takes: keep waiting

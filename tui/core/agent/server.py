@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import os
 import resource
+import secrets
 import socket
 import struct
 import time
@@ -37,7 +38,10 @@ from tui.core.agent.protocol import (
     Request,
     answer,
     failure,
+    parse_answer,
     parse_request,
+    question,
+    withdrawn,
 )
 from tui.core.agent.status import slots
 from tui.core.agent.tokens import Tokens
@@ -87,8 +91,23 @@ class Connection:
 
 
 ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
+NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
 CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny
 Ask = Callable[[Connection, Request], Awaitable[str]]
+DENIED = "the person at the agent's machine did not allow this request"
+NOBODY_THERE = (
+    "the agent asks before serving a new connection (--confirm), and no wizard is open on its machine to ask "
+    "in: open assistant-auth there, then try again"
+)
+
+
+@dataclass
+class Answerer:
+    """A wizard on the agent's machine answering --confirm's questions over its connection."""
+
+    number: int
+    writer: asyncio.StreamWriter
+    pending: dict[int, asyncio.Future[str]] = field(default_factory=dict)
 
 
 def peer(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -124,9 +143,13 @@ class Agent:
         lifetime: float | None = None,
         on_event: Callable[[Event], object] | None = None,
         ask: Ask | None = None,
+        answer_key: str | None = None,
     ) -> None:
         self.listener = listener
-        self.ask = ask  # --confirm: asked before a connection's token requests (until it is allowed)
+        self.ask = ask  # --confirm in the foreground view: asked before a connection's token requests
+        self.answer_key = answer_key  # --confirm elsewhere: asked in a wizard that shows this key
+        self.answerers: list[Answerer] = []
+        self.questions = 0
         self.confirm_wait = CONFIRM_WAIT
         self.path = path
         self.lifetime = lifetime
@@ -224,6 +247,9 @@ class Agent:
                 self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
                 continue
             self.connections[number].requests += 1
+            if request.op == "answerer":  # the connection now carries questions and answers
+                await self._answering(number, origin, request, reader, writer)
+                return
             data, slot, outcome = await self._while_working(writer, self._answer(request, self.connections[number]))
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
@@ -247,8 +273,11 @@ class Agent:
     async def _answer(self, request: Request, connection: Connection) -> tuple[bytes, str, str]:
         origin = connection.origin
         if request.op == "token":
-            if not await self._allowed(connection, request):
-                return failure("the person at the agent's machine did not allow this request", 2), "", "denied"
+            decision = await self._decision(connection, request)
+            if decision == NOBODY:
+                return failure(NOBODY_THERE, 2), "", "denied: nobody to ask"
+            if decision not in (ALLOW_ONCE, ALLOW_CONNECTION):
+                return failure(DENIED, 2), "", "denied"
             return await self.tokens.token(request)
         if request.op == "status":
             data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}
@@ -257,18 +286,75 @@ class Agent:
             return answer(self.snapshot()), "", "served"
         return answer({"stopping": True}), "", "stopping"
 
-    async def _allowed(self, connection: Connection, request: Request) -> bool:
-        """With --confirm: the person's answer (allow once, allow this connection, deny); no
-        answer within `confirm_wait` seconds is deny. Without it: allowed."""
-        if self.ask is None or connection.allowed:
-            return True
+    async def _decision(self, connection: Connection, request: Request) -> str:
+        """With --confirm: the person's answer (allow once, allow this connection, deny), in the
+        foreground view or else in a wizard on this machine (NOBODY when none is open); no answer
+        within `confirm_wait` seconds is deny. Without --confirm: allowed."""
+        if connection.allowed:
+            return ALLOW_CONNECTION
+        ask = self.ask or (self._ask_a_wizard if self.answer_key is not None else None)
+        if ask is None:
+            return ALLOW_ONCE
         try:
-            decision = await asyncio.wait_for(self.ask(connection, request), self.confirm_wait)
+            decision = await asyncio.wait_for(ask(connection, request), self.confirm_wait)
         except asyncio.TimeoutError:
             decision = DENY
         if decision == ALLOW_CONNECTION:
             connection.allowed = True
-        return decision in (ALLOW_ONCE, ALLOW_CONNECTION)
+        return decision
+
+    async def _ask_a_wizard(self, connection: Connection, request: Request) -> str:
+        """The question to the wizard that offered last; withdrawn (denied) when the wait runs out."""
+        if not self.answerers:
+            return NOBODY
+        wizard = self.answerers[-1]
+        self.questions += 1
+        number = self.questions
+        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        wizard.pending[number] = answered
+        asked_for = " ".join(f"{name} {value}" for name, value in request.selector)
+        try:
+            await self._send(wizard.writer, question(number, connection.number, connection.origin, asked_for))
+            return await answered
+        except (OSError, ConnectionError, asyncio.TimeoutError):
+            return DENY
+        finally:
+            unanswered = answered.cancelled() or not answered.done()  # the wait's end cancels the future
+            if wizard.pending.pop(number, None) is not None and unanswered:
+                with contextlib.suppress(Exception):  # the wait ran out: the wizard closes its question
+                    await self._send(wizard.writer, withdrawn(number))
+
+    async def _answering(
+        self, number: int, origin: str, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """An `answerer` connection: accepted with the agent's key only, then its answers are read
+        until it closes (it may stay idle: a wizard waits for questions); its open questions are
+        denied when it goes."""
+        if self.answer_key is None or not secrets.compare_digest(request.key or "", self.answer_key):
+            await self._send(writer, failure("this connection cannot answer for the agent", 2))
+            self._tell(Event(time.time(), number, "request", origin, "answerer", outcome="refused"))
+            return
+        wizard = Answerer(number, writer)
+        self.answerers.append(wizard)
+        self._tell(Event(time.time(), number, "request", origin, "answerer", outcome="answering"))
+        try:
+            await self._send(writer, answer({"answering": True}))
+            while self._stopped is not None and not self._stopped.is_set():
+                try:
+                    line = await reader.readline()
+                except (ValueError, asyncio.LimitOverrunError):
+                    return
+                if not line:
+                    return
+                parsed = parse_answer(line)
+                future = wizard.pending.get(parsed[0]) if parsed is not None else None
+                if parsed is not None and future is not None and not future.done():
+                    future.set_result(parsed[1])
+        finally:
+            self.answerers.remove(wizard)
+            for future in wizard.pending.values():
+                if not future.done():
+                    future.set_result(DENY)
 
     async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         writer.write(data)
