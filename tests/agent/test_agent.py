@@ -307,8 +307,7 @@ def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path, monkeypat
     from tui.cli import agent as agent_command
     from tui.core.agent import place
 
-    private = tmp_path / "tmp"
-    private.mkdir()
+    private = pathlib.Path(tempfile.mkdtemp(prefix="aa-"))  # short: a socket's path is at most 108 bytes
     monkeypatch.setattr(tempfile, "tempdir", str(private))  # where the socket's directory would be made
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
 
@@ -321,6 +320,7 @@ def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path, monkeypat
     said = capsys.readouterr()
     assert "--confirm has no place to ask you" in said.err and "did not start" in said.err and said.out == ""
     assert [p for p in private.rglob("*")] == []  # no socket, no directory left
+    private.rmdir()
 
 
 def test_a_stopped_agent_is_said_within_seconds(laptop, server, server_home):

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 
 from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
+from tui.core.agent.presence import agent_socket
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -108,8 +109,6 @@ class AssistantAuthApp(App):
 
     # -- `agent --confirm` on this machine: its questions are asked here -----------------------
     def answer_for_the_agent(self) -> None:
-        from tui.core.agent.presence import agent_socket
-
         path = agent_socket()
         if path is None:
             return

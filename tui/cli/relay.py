@@ -8,9 +8,7 @@ machine; it stops when the agent goes away, and the token it wrote simply expire
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, err
@@ -21,6 +19,7 @@ from tui.core.agent.relay import Relay
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import said
+from tui.core.signals import stop_relay_on_signals
 from tui.core.slots.choice import select, storage_name_of
 from tui.core.untrusted import one_line
 
@@ -44,10 +43,7 @@ def run(ns) -> int:
         err(one_line(said(exc.message), 1000))
         return EXIT_ERROR
     relay = Relay(storage_name, request.selector, say=_say, note=(lambda _text: None) if ns.quiet else _say)
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGTERM", "SIGHUP", "SIGINT"):  # each means: stop after the write in hand
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), lambda *_args: relay.stop())
+    stop_relay_on_signals(relay.stop)
     return int(relay.run(once=ns.once))
 
 

@@ -231,6 +231,16 @@ def stop_agent_on_signals(stop: Callable[[], object]) -> None:
             loop.add_signal_handler(getattr(signal, name), stop)
 
 
+def stop_relay_on_signals(stop: Callable[[], object]) -> None:
+    """The relay (a synchronous loop in the main thread): SIGTERM, SIGHUP and Ctrl+C each ask it
+    to stop after the write in hand (a write is atomic and under the slot's locks)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), lambda *_args: stop())
+
+
 # -- the demo server --------------------------------------------------------------------------------
 
 

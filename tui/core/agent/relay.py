@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core import paths
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
@@ -107,8 +108,6 @@ def _current(path: str) -> str | None:
 def write_relayed(storage_name: str, access_token: str, expires_at: int | None) -> Verdict:
     """Write the access-only credential under the slot's locks (shared with the official clients),
     the file judged again right before writing. RelayRefused when it is not the relay's to write."""
-    from tui.core import paths
-
     path = paths.credentials_file(storage_name)
     with hold_slot_sync(storage_name):
         text = _current(path)
