@@ -84,7 +84,10 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
             conn.sendall(Asked("token").to_line())
             import json
 
-            return json.loads(reader.readline())
+            while True:  # the answer, after any `working` lines (sent every 2 s while the person decides)
+                line = json.loads(reader.readline())
+                if "working" not in line:
+                    return line
 
         first = asyncio.ensure_future(asyncio.to_thread(one_request))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")

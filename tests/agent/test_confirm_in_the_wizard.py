@@ -26,13 +26,18 @@ from tui.core.agent.server import ALLOW_CONNECTION, DENY, Agent
 
 
 def read_line(conn: socket.socket) -> dict:
+    """The next answer on `conn`, after any `working` lines (a request waits for the person)."""
     data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(65536)
-        assert chunk, "the agent closed the connection"
-        data += chunk
-    lines = [json.loads(line) for line in data.splitlines()]
-    return next(line for line in lines if "working" not in line)
+    while True:
+        while b"\n" not in data:
+            chunk = conn.recv(65536)
+            assert chunk, "the agent closed the connection"
+            data += chunk
+        line, _newline, data = data.partition(b"\n")
+        said = json.loads(line)
+        if "working" not in said:
+            assert data == b"", "one answer per request"
+            return said
 
 
 def answer_each(answering, decision: str, seen: list) -> threading.Thread:
