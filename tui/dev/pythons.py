@@ -175,6 +175,14 @@ def run_suites(version: str, python: str, wheel: pathlib.Path, suites: tuple[str
     return result
 
 
+def idle_io() -> None:
+    """This process and its children do I/O only when nothing else wants the disk (Linux's idle
+    class, through util-linux's `ionice`, where it is installed)."""
+    ionice = shutil.which("ionice")
+    if ionice is not None:
+        subprocess.run([ionice, "-c", "3", "-p", str(os.getpid())], capture_output=True)  # noqa: S603 - no shell
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="only say which interpreters are found")
@@ -186,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             print(Result(version, python).line() if python is None else f"Python {version}: {python}")
         return 0
     os.nice(19)  # beside the main run: it gets the CPU first, this run takes what it leaves idle
+    idle_io()  # and the disk: the installs write thousands of files
     log: list[str] = []
     wheel = build_wheel(log) if any(found.values()) else None
     if any(found.values()) and wheel is None:
