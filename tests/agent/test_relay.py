@@ -21,7 +21,9 @@ from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, read_json, write_creds
 from tests.core.test_cotenancy import OFFICIAL, release, wait_locked
 from tui.core.agent import relay as relay_rules
+from tui.core.agent.answering import Question, offer
 from tui.core.agent.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
+from tui.core.agent.server import ALLOW_CONNECTION
 from tui.demo.server import TOKEN_PATH
 
 SLOT = "assistant-code"
@@ -280,3 +282,33 @@ def test_the_relay_waits_for_the_official_clients_lock(laptop, server, agent, se
                 proc.kill()
             proc.wait()
     assert read_json(server_file(server_home))["refresh_token"] == ""
+
+
+def test_with_confirm_the_relay_is_asked_once_for_its_whole_life(laptop, server, server_home, monkeypatch):
+    """The relay keeps one connection: allowed once in the wizard, its renewals are not asked again."""
+    server.access_ttl = 36
+    write_creds(laptop, expired(server))
+    running = RunningAgent(os.environ.copy(), "--confirm")
+    answering = offer(running.path)
+    assert answering is not None
+    questions: list[Question] = []
+
+    def the_person() -> None:
+        while (message := answering.next()) is not None:
+            if isinstance(message, Question):
+                questions.append(message)
+                answering.answer(message.number, ALLOW_CONNECTION)
+
+    threading.Thread(target=the_person, daemon=True).start()
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
+    relay = short_relay(running.path, [], ping=2.0)  # the agent's idle limit is 10 s
+    worker = threading.Thread(target=relay.run)
+    worker.start()
+    try:
+        until(lambda: relay.written >= 3, 90)
+    finally:
+        relay.stop()
+        worker.join(60)
+        answering.close()
+        running.stop()
+    assert len(questions) == 1 and refreshes(server) >= 3

@@ -36,10 +36,56 @@ def ask(
     """The agent's answer to `request` (a dict with `ok`); AgentUnavailable when there is none:
     no socket, no line for `stall` seconds (a stopped agent), or no answer within `timeout`."""
     where = path or socket_path() or ""
+    conn = _connect(where)
+    try:
+        return _exchange(conn, where, request, timeout, stall)
+    finally:
+        conn.close()
+
+
+class Session:
+    """One connection kept for many requests (the relay's: `--confirm` asks once for it, when the
+    person allows the connection). The agent closes a connection that sends nothing for 10 s: a
+    session asks something more often than that. A kept connection that has gone is replaced once
+    by a fresh one; AgentUnavailable when that fails too."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.where = path or socket_path() or ""
+        self.conn: _socket.socket | None = None
+
+    def ask(self, request: Request, timeout: float = ANSWER_TIMEOUT, stall: float = STALL) -> dict[str, object]:
+        while True:
+            fresh = self.conn is None
+            conn = self.conn = self.conn or _connect(self.where)
+            try:
+                return _exchange(conn, self.where, request, timeout, stall)
+            except AgentUnavailable:
+                self.close()
+                if fresh:
+                    raise
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def _connect(where: str) -> _socket.socket:
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
         conn.settimeout(CONNECT_TIMEOUT)
         conn.connect(where)
+    except TimeoutError:
+        conn.close()
+        raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
+    except OSError as exc:
+        conn.close()
+        raise _unavailable(where, exc.strerror or str(exc)) from None
+    return conn
+
+
+def _exchange(conn: _socket.socket, where: str, request: Request, timeout: float, stall: float) -> dict[str, object]:
+    try:
         conn.settimeout(stall)
         conn.sendall(request.to_line())
         line = _answer_line(conn, time.monotonic() + timeout)
@@ -47,8 +93,6 @@ def ask(
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
         raise _unavailable(where, exc.strerror or str(exc)) from None
-    finally:
-        conn.close()
     try:
         data = json.loads(line)
     except ValueError:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core import paths
-from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.client import AgentUnavailable, Session
 from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
 from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
@@ -38,7 +38,8 @@ RENEW_LEFT = OFFICIAL_THRESHOLD + MARGIN  # renew when the written token has les
 ASK_TTL = RENEW_LEFT + 180  # the lifetime asked of the agent: every token written serves at least 3 minutes
 UNKNOWN_EXPIRY_EVERY = 300  # s between renewals of a token whose expiry the agent does not know
 RETRY = 30  # s before asking again after a failure the agent expects to pass
-PING = 30  # s between checks that the agent is still there while the relay waits
+PING = 5  # s between checks that the agent is still there while the relay waits: they also keep its one
+# connection open (the agent closes one idle for 10 s), so `--confirm` asks once for the relay's life
 
 
 class Verdict(enum.Enum):
@@ -164,14 +165,21 @@ class Relay:
         self.timing = timing or Timing()
         self.stopping = threading.Event()
         self.written = 0  # credentials written, for the log and tests
+        self.session = Session(socket)
 
     def stop(self) -> None:
         self.stopping.set()
 
     def run(self, once: bool = False) -> Outcome:
+        try:
+            return self._run(once)
+        finally:
+            self.session.close()
+
+    def _run(self, once: bool) -> Outcome:
         while not self.stopping.is_set():
             try:
-                answer = ask(Request("token", self.selector, self.timing.ask_ttl), self.socket)
+                answer = self.session.ask(Request("token", self.selector, self.timing.ask_ttl))
             except AgentUnavailable as exc:
                 self.say(exc.args[0])
                 self.say(STOPS)
@@ -226,7 +234,7 @@ class Relay:
             if self.stopping.wait(min(left, self.timing.ping)):
                 return None
             try:
-                ask(Request("status"), self.socket, timeout=self.timing.ping)
+                self.session.ask(Request("status"), timeout=max(self.timing.ping, 10.0))
             except AgentUnavailable as exc:
                 self.say(exc.args[0])
                 self.say(STOPS)
