@@ -181,7 +181,8 @@ class CredentialsScreen(AppScreen[None]):
             table.update_cell(slot.name, "left", cell(expires_in_text(slot, now)), update_width=True)
 
     def notice(self, text: str) -> None:
-        self.query_one("#inspector-notice", PlainStatic).set_text(text)
+        if self.is_attached:  # a report of a lock wait may come after the person left the screen
+            self.query_one("#inspector-notice", PlainStatic).set_text(text)
 
     # -- actions --------------------------------------------------------------------------------
     def _confirm(self, title: str, body: str, then) -> None:
@@ -217,6 +218,8 @@ class CredentialsScreen(AppScreen[None]):
             result = explain_for(exc, selection).said()
         else:
             result = _("Refreshed {slot}.").format(slot=name)
+        if not self.is_attached:  # the person left while the answer was being stored: nothing to show it on
+            return
         # read again either way: a refresh changes the slot (a rejected one its state), and what it
         # made itself (its lock file) is no change on disk that the next tick should report over this
         self.reload()

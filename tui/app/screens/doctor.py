@@ -61,6 +61,8 @@ class DoctorScreen(AppScreen[None]):
         self.query_one("#doctor-loading").display = True
         progress = self.query_one("#doctor-progress", PlainStatic)
         checks = await run_doctor(offline=self.offline, progress=progress.set_text)
+        if not self.is_attached:  # the person left before the checks ended
+            return
         self.checks = checks
         self.query_one("#doctor-loading").display = False
         failed = exit_code(checks) != 0
