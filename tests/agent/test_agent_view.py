@@ -91,7 +91,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
 
         first = asyncio.ensure_future(asyncio.to_thread(one_request))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
-        assert "asks for the default slot" in screen_text(app) and "Denied by itself in" in screen_text(app)
+        assert "of the default" in screen_text(app) and "Denied by itself in" in screen_text(app)
         await pilot.press("c")
         assert (await first)["ok"] is True
         assert (await asyncio.to_thread(one_request))["ok"] is True  # the connection is allowed now

@@ -195,8 +195,26 @@ async def test_the_wizard_asks_and_allow_this_connection_serves(confirming, serv
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
         text = screen_text(app)
         assert "A connection asks for an access token" in text and "from this machine" in text
+        assert "of the default" in text
         await pilot.press("c")
         answer = await asked
         assert answer["ok"] is True and answer["access_token"] == server.issued[-1][0]
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         assert all(pair[0] not in screen_text(app) for pair in server.issued)
+
+
+def test_the_question_names_what_is_asked_for_in_a_whole_sentence(home, monkeypatch):
+    """Each kind of request is its own sentence in each language: no English selector glued into
+    Chinese ("请求region global的令牌")."""
+    from tui.app.screens.ask import asked_line
+
+    assert (
+        asked_line(3, "from this machine", "")
+        == "Connection #3, from this machine, asks for a token of the default slot."
+    )
+    assert asked_line(3, "here", "region global").endswith("asks for a token of region global.")
+    assert "\x1b" not in asked_line(3, "here", "provider \x1b[2Jx")  # one printable line
+    monkeypatch.setenv("ASSISTANT_LANG", "zh-CN")
+    assert asked_line(3, "来自本机", "region global") == "连接 #3（来自本机）请求地区 global 的令牌。"
+    assert asked_line(3, "来自本机", "") == "连接 #3（来自本机）请求默认槽位的令牌。"
+    assert "slot" not in asked_line(3, "来自本机", "slot assistant-code").replace("assistant-code", "")

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from tui.app.screens.ask import AskScreen
 from tui.core.agent.answering import Answering, Question, Withdrawn, offer
 from tui.core.agent.server import CONFIRM_WAIT, DENY
-from tui.core.i18n import _
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -38,8 +37,7 @@ class AgentAnswers:
                 self.app.call_from_thread(self.withdraw, message.number)
 
     def ask(self, question: Question) -> None:
-        asked_for = question.asked_for or _("the default slot")
-        dialog = AskScreen(question.connection, question.origin, asked_for, CONFIRM_WAIT)
+        dialog = AskScreen(question.connection, question.origin, question.asked_for, CONFIRM_WAIT)
         self.open[question.number] = dialog
 
         def answered(value: str | None) -> None:

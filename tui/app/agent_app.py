@@ -16,7 +16,6 @@ from tui.app.screens.ask import AskScreen
 from tui.core.agent.feed import LocalFeed
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import DENY, Agent, Connection
-from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.signals import stop_agent_on_signals
 
@@ -58,7 +57,7 @@ class AgentApp(App[int]):
         """--confirm: the person's answer for one request (the agent bounds the wait; a dialog
         still open then is closed as denied)."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        asked_for = " ".join(f"{name} {value}" for name, value in request.selector) or _("the default slot")
+        asked_for = " ".join(f"{name} {value}" for name, value in request.selector)  # "" for the default slot
         dialog = AskScreen(connection.number, connection.origin, asked_for, self.agent.confirm_wait)
 
         chosen: list[str] = []

@@ -21,6 +21,21 @@ from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.untrusted import one_line
 
+ASKED = {  # what a request names (the protocol's "region global"), said whole in each language
+    "": N_("Connection #{number}, {where}, asks for a token of the default slot."),
+    "region": N_("Connection #{number}, {where}, asks for a token of region {value}."),
+    "slot": N_("Connection #{number}, {where}, asks for a token of slot {value}."),
+    "provider": N_("Connection #{number}, {where}, asks for a token of provider {value}."),
+}
+
+
+def asked_line(number: int, where: str, asked_for: str) -> str:
+    """The question's sentence: `asked_for` is the request's selector as the agent says it
+    ("region global", "" for the default slot); its value is shown as one plain line."""
+    kind, _space, value = asked_for.partition(" ")
+    template = ASKED.get(kind, ASKED["slot"]) if asked_for else ASKED[""]
+    return _(template).format(number=number, where=where, value=one_line(value, 120))
+
 
 class AskScreen(ModalScreen[str]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
@@ -39,11 +54,7 @@ class AskScreen(ModalScreen[str]):
         with Vertical(id="confirm"):
             yield OneLine(_("A connection asks for an access token"), id="confirm-title")
             where = _("forwarded through ssh") if self.origin == "forwarded" else _("from this machine")
-            yield PlainStatic(
-                _("Connection #{number}, {where}, asks for {what}.").format(
-                    number=self.number, where=where, what=one_line(self.asked_for, 120)
-                )
-            )
+            yield PlainStatic(asked_line(self.number, where, self.asked_for))
             yield PlainStatic("", id="ask-left")
             with Horizontal(id="confirm-buttons"):
                 yield Button(keyed(_("Allow once"), "o"), id=ALLOW_ONCE)
