@@ -186,11 +186,7 @@ class CredentialsScreen(AppScreen[None]):
 
     # -- actions --------------------------------------------------------------------------------
     def _confirm(self, title: str, body: str, then) -> None:
-        def done(answer: bool | None) -> None:
-            if answer:
-                then()
-
-        self.app.push_screen(ConfirmScreen(title, body), done)
+        self.app.push_screen(ConfirmScreen(title, body), lambda answer: then() if answer else None)
 
     def action_refresh_token(self) -> None:
         slot = self.selected
