@@ -312,3 +312,17 @@ def test_with_confirm_the_relay_is_asked_once_for_its_whole_life(laptop, server,
         answering.close()
         running.stop()
     assert len(questions) == 1 and refreshes(server) >= 3
+
+
+def test_without_the_agent_a_relayed_file_says_where_tokens_come_from(laptop, server, agent, server_home):
+    """On the server without the socket: the relayed token is used while it lives; past that,
+    `token` says the file is the relay's and how to get tokens, and writes nothing."""
+    write_creds(laptop, valid(server))
+    env = on_server(agent.path, server_home)
+    assert run_on_server(env, "relay", "--once").returncode == 0
+    before = server_file(server_home).read_bytes()
+    plain = {key: value for key, value in env.items() if key != "ASSISTANT_AUTH_SOCK"}
+    done = run_on_server(plain, "token", "--min-ttl", "3600")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "no refresh token" in done.stderr and "assistant-auth relay" in done.stderr
+    assert server_file(server_home).read_bytes() == before

@@ -60,6 +60,12 @@ SERVER_TROUBLE = Phrase(
     N_("The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment.")
 )
 SIGN_IN_AGAIN_HINT = Phrase(N_("Sign in again with `assistant-auth login`."))
+RELAYED_HINT = Phrase(
+    N_(
+        "This file holds an access token only, as `assistant-auth relay` writes it on a server: get tokens "
+        "through the token agent (`assistant-auth ssh` sets ASSISTANT_AUTH_SOCK), or sign in on this machine."
+    )
+)
 REJECTED_STATUSES = (400, 401, 403)  # 400 only with `invalid_grant`
 ADOPT_DELAY = 0.1  # seconds to let the other tool finish its write after our refresh was rejected
 
@@ -208,6 +214,11 @@ def _refuse_before_waiting(
 # -- the refresh, written once ------------------------------------------------------------------
 
 
+def _no_refresh_hint(creds: Mapping[str, Any]) -> str:
+    """What to do with a usable access token and an empty refresh token: the relay's file."""
+    return RELAYED_HINT if creds.get("refresh_token") == "" and usable_token(creds.get("access_token")) else ""
+
+
 def _access_token(creds: Mapping[str, Any]) -> str:
     """The access token of credentials `fresh()` (or a token answer) already vouched for."""
     token = creds["access_token"]
@@ -236,7 +247,7 @@ def _refresh_steps(
     register_token_fields(creds)
     refresh_token = creds.get("refresh_token")
     if not isinstance(refresh_token, str) or not refresh_token:
-        raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else "")
+        raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else _no_refresh_hint(creds))
     form = {"grant_type": "refresh_token", "client_id": client_id(), "refresh_token": refresh_token}
     reserved = _room_for_the_answer(
         storage_name, creds
