@@ -91,6 +91,18 @@ def default_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
+def terminate(process, timeout: float = 30.0) -> None:
+    """SIGTERM, a bounded wait for the exit, then SIGKILL (which cannot be caught: no bound)."""
+    import subprocess
+
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 # Property tests draw the same examples on every run (a failing example found while developing is
 # kept with @example): a red CI never comes from a new random draw.
 from hypothesis import settings as _hypothesis_settings  # noqa: E402

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.cli.test_cli import SCRIPT
-from tests.conftest import default_signals
+from tests.conftest import default_signals, terminate
 
 
 class RunningAgent:
@@ -36,12 +36,7 @@ class RunningAgent:
     def stop(self) -> None:
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGCONT)
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            terminate(self.process)
 
 
 @pytest.fixture

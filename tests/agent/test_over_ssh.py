@@ -23,7 +23,7 @@ import pytest
 
 from tests.agent.conftest import RunningAgent, files_under
 from tests.cli.test_cli import SCRIPT, expired, valid
-from tests.conftest import default_signals, write_creds
+from tests.conftest import default_signals, terminate, write_creds
 from tui.demo.server import TOKEN_PATH
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
@@ -110,12 +110,7 @@ class SshServer:
         return f"{getpass.getuser()}@127.0.0.1"
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        terminate(self.process, timeout=10)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ official clients take; a sign-in of the server is never written over."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -172,6 +173,20 @@ def test_a_signal_stops_the_relay_cleanly(laptop, server, agent, server_home):
 # -- the loop, in this process, on a short clock -------------------------------------------------
 
 
+@contextlib.contextmanager
+def in_a_thread(relay: Relay):
+    """The relay's loop in a thread of this test: yields (its outcome once it ends, the thread);
+    stopped and joined on the way out."""
+    result: list[Outcome] = []
+    worker = threading.Thread(target=lambda: result.append(relay.run()))
+    worker.start()
+    try:
+        yield result, worker
+    finally:
+        relay.stop()
+        worker.join(60)
+
+
 def short_relay(agent_path, lines: list[str], **timing) -> Relay:
     # the agent serves no lifetime under 30 s: tokens of 36 s, asked for 32, renewed at 31 left
     clock = Timing(**{"ask_ttl": 32, "renew_left": 31, "retry": 0.5, "ping": 0.5, **timing})
@@ -184,25 +199,21 @@ def test_the_relay_renews_through_the_agent_before_the_official_threshold(laptop
     running = RunningAgent(os.environ.copy())
     monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
     lines: list[str] = []
-    relay = short_relay(running.path, lines)
-    worker = threading.Thread(target=relay.run)
-    worker.start()
     seen: list[str] = []
+
+    def renewed_twice() -> bool:
+        try:
+            token = read_json(server_file(server_home))["access_token"]
+        except (OSError, ValueError):
+            return False
+        if not seen or seen[-1] != token:
+            seen.append(token)
+        return len(seen) >= 3
+
     try:
-
-        def renewed_twice() -> bool:
-            try:
-                token = read_json(server_file(server_home))["access_token"]
-            except (OSError, ValueError):
-                return False
-            if not seen or seen[-1] != token:
-                seen.append(token)
-            return len(seen) >= 3
-
-        until(renewed_twice, 90)
+        with in_a_thread(short_relay(running.path, lines)) as (_result, worker):
+            until(renewed_twice, 90)
     finally:
-        relay.stop()
-        worker.join(60)
         running.stop()
     assert not worker.is_alive()
     assert refreshes(server) >= 3  # every renewal is a refresh on the laptop's side
@@ -218,16 +229,10 @@ def test_a_sign_in_made_on_the_server_meanwhile_stops_the_relay(laptop, server, 
     monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
     lines: list[str] = []
     relay = short_relay(agent.path, lines)
-    result: list[Outcome] = []
-    worker = threading.Thread(target=lambda: result.append(relay.run()))
-    worker.start()
-    try:
+    with in_a_thread(relay) as (result, worker):
         until(lambda: relay.written >= 1, 60)
         own = write_creds(server_home, {"access_token": "own", "refresh_token": "own-refresh", "expires_at": 9})
         before = own.read_bytes()
-        worker.join(60)
-    finally:
-        relay.stop()
         worker.join(60)
     assert result == [Outcome.REFUSED]
     assert own.read_bytes() == before
@@ -240,17 +245,11 @@ def test_the_agent_gone_ends_the_relay_and_the_file_stays(laptop, server, server
     monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
     lines: list[str] = []
     relay = short_relay(running.path, lines)
-    result: list[Outcome] = []
-    worker = threading.Thread(target=lambda: result.append(relay.run()))
-    worker.start()
-    try:
+    with in_a_thread(relay) as (result, worker):
         until(lambda: relay.written >= 1, 60)
         written = server_file(server_home).read_bytes()
         running.stop()
         worker.join(60)  # the relay checks the agent every `ping` seconds while it waits
-    finally:
-        relay.stop()
-        worker.join(60)
     assert result == [Outcome.AGENT_GONE]
     assert any("is not answering" in line for line in lines) and lines[-1] == relay_rules.STOPS
     assert server_file(server_home).read_bytes() == written  # nothing removed: the token expires by itself
@@ -302,13 +301,10 @@ def test_with_confirm_the_relay_is_asked_once_for_its_whole_life(laptop, server,
     threading.Thread(target=the_person, daemon=True).start()
     monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
     relay = short_relay(running.path, [], ping=2.0)  # the agent's idle limit is 10 s
-    worker = threading.Thread(target=relay.run)
-    worker.start()
     try:
-        until(lambda: relay.written >= 3, 90)
+        with in_a_thread(relay):
+            until(lambda: relay.written >= 3, 90)
     finally:
-        relay.stop()
-        worker.join(60)
         answering.close()
         running.stop()
     assert len(questions) == 1 and refreshes(server) >= 3

@@ -15,7 +15,7 @@ import pytest
 import trustme
 
 from tests.cli.test_cli import run
-from tests.conftest import write_creds
+from tests.conftest import terminate, write_creds
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key, region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH, AuthServer
@@ -122,12 +122,7 @@ def proxy_process(tmp_path):
     try:
         yield f"http://127.0.0.1:{port}", log
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        terminate(process)
 
 
 # -- TLS with a custom CA -------------------------------------------------------------------------

@@ -57,8 +57,7 @@ class AgentApp(App[int]):
         """--confirm: the person's answer for one request (the agent bounds the wait; a dialog
         still open then is closed as denied)."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        asked_for = " ".join(f"{name} {value}" for name, value in request.selector)  # "" for the default slot
-        dialog = AskScreen(connection.number, connection.origin, asked_for, self.agent.confirm_wait)
+        dialog = AskScreen(connection.number, connection.origin, request.asked_for(), self.agent.confirm_wait)
 
         chosen: list[str] = []
 

@@ -136,7 +136,9 @@ def complete_providers(prefix: str, **_) -> list[str]:
     return sorted(n for n in providers if isinstance(n, str) and n.startswith(prefix) and n.isprintable())
 
 
-def add_selector(parser, region: bool = True) -> None:
+def add_selector(parser, region: bool = True, keys: bool = True) -> None:
+    """The slot selection flags; `keys` False: only those the token agent is asked by (--slot,
+    --region, --provider), not explicit keys and hosts."""
     from tui.core.i18n import _  # here: nothing in this module loads the core at import
 
     group = parser.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
@@ -150,6 +152,8 @@ def add_selector(parser, region: bool = True) -> None:
     group.add_argument(
         "--provider", metavar="NAME", help=_("the slot a provider of config.toml uses")
     ).completer = complete_providers
+    if not keys:
+        return
     group.add_argument("--base-url", metavar="URL", help=_("an API base (alone, or with --key/--oauth-host)"))
     group.add_argument("--key", metavar="KEY", help=_("an OAuth storage key such as oauth/assistant-code"))
     group.add_argument("--oauth-host", metavar="HOST", help=_("the authorization host that refreshes it"))

@@ -265,12 +265,7 @@ def _relay(sub) -> None:
     )
     p.add_argument("--once", action="store_true", help=_("write the file once and exit"))
     p.add_argument("--quiet", action="store_true", help=_("say only what goes wrong, not each renewal"))
-    group = p.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
-    group.add_argument("--slot", metavar="NAME", help=_("a credential slot by the name `status` lists"))
-    group.add_argument(
-        "--region", type=region_arg, metavar="{cn,global}", help=_("the slot a sign-in in that region writes")
-    )
-    group.add_argument("--provider", metavar="NAME", help=_("the slot a provider of config.toml uses"))
+    add_selector(p, keys=False)  # the selectors the agent is asked by
 
 
 def _completion(sub) -> None:

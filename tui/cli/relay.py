@@ -8,8 +8,6 @@ machine; it stops when the agent goes away, and the token it wrote simply expire
 
 from __future__ import annotations
 
-import sys
-
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, err
 from tui.cli.through_agent import selector_request
@@ -33,7 +31,7 @@ def run(ns) -> int:
             ).format(variable=SOCKET_ENV)
         )
         return EXIT_ERROR
-    values = {name: _plain(value) for name, value in selector_values(ns).items() if value is not None}
+    values = selector_values(ns)
     request = selector_request("token", values)
     if request is None:
         return EXIT_ERROR
@@ -47,11 +45,5 @@ def run(ns) -> int:
     return int(relay.run(once=ns.once))
 
 
-def _plain(value: object) -> str:
-    """A selector's value as the agent's protocol carries it (--region is parsed to a Region)."""
-    return str(getattr(value, "value", value))
-
-
 def _say(text: str) -> None:
-    err(one_line(_("assistant-auth relay: {message}").format(message=said(text)), 2000))
-    sys.stderr.flush()
+    err(one_line(_("assistant-auth relay: {message}").format(message=said(text)), 2000))  # stderr: line-buffered

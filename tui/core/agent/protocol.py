@@ -86,6 +86,11 @@ class Request:
         chosen = dict(self.selector)
         return {name: chosen.get(name) for name in SELECTORS}
 
+    def asked_for(self) -> str:
+        """What a token request names, as a question about it says it ("region global"; "" for the
+        default slot)."""
+        return " ".join(f"{name} {value}" for name, value in self.selector)
+
     def to_line(self) -> bytes:
         data: dict[str, object] = {"v": VERSION, "op": self.op, **dict(self.selector)}
         if self.min_ttl is not None:

@@ -51,16 +51,21 @@ class Verdict(enum.Enum):
 
 def judge(text: str | None) -> Verdict:
     """What a slot file holding `text` (None: no file) is to the relay."""
+    return classify(text)[0]
+
+
+def classify(text: str | None) -> tuple[Verdict, dict[str, Any] | None]:
+    """`judge`'s verdict and, for a file the relay may renew, its parsed content (read once)."""
     if text is None:
-        return Verdict.EMPTY
+        return Verdict.EMPTY, None
     try:
         data = parse_credentials(text)
     except AuthError:
-        return Verdict.DAMAGED
+        return Verdict.DAMAGED, None
     refresh = data.get("refresh_token")
     if isinstance(refresh, str) and refresh:
-        return Verdict.SIGNED_IN
-    return Verdict.RELAYED
+        return Verdict.SIGNED_IN, None
+    return Verdict.RELAYED, data
 
 
 def relayed(current: Mapping[str, Any] | None, access_token: str, expires_at: int | None) -> dict[str, Any]:
@@ -97,27 +102,21 @@ DAMAGED_HERE = N_(
 )
 
 
-def _current(path: str) -> str | None:
-    try:
-        return read_text(path)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):  # a directory, a FIFO, over the size bound, not UTF-8
-        return "\0"  # not JSON: judged damaged
-
-
 def write_relayed(storage_name: str, access_token: str, expires_at: int | None) -> Verdict:
     """Write the access-only credential under the slot's locks (shared with the official clients),
     the file judged again right before writing. RelayRefused when it is not the relay's to write."""
     path = paths.credentials_file(storage_name)
     with hold_slot_sync(storage_name):
-        text = _current(path)
-        verdict = judge(text)
+        try:
+            verdict, current = classify(read_text(path))
+        except FileNotFoundError:
+            verdict, current = Verdict.EMPTY, None
+        except (OSError, ValueError):  # a directory, a FIFO, over the size bound, not UTF-8
+            verdict, current = Verdict.DAMAGED, None
         if verdict is Verdict.SIGNED_IN:
             raise RelayRefused(Phrase(SIGNED_IN_HERE, path=path))
         if verdict is Verdict.DAMAGED:
             raise RelayRefused(Phrase(DAMAGED_HERE, path=path))
-        current = parse_credentials(text) if text is not None else None  # judged readable just above
         write_credentials(storage_name, relayed(current, access_token, expires_at))
     return verdict
 
@@ -161,7 +160,6 @@ class Relay:
         self.selector = selector
         self.say = say  # what went wrong
         self.note = note or say  # each renewal
-        self.socket = socket
         self.timing = timing or Timing()
         self.stopping = threading.Event()
         self.written = 0  # credentials written, for the log and tests
@@ -181,21 +179,17 @@ class Relay:
             try:
                 answer = self.session.ask(Request("token", self.selector, self.timing.ask_ttl))
             except AgentUnavailable as exc:
-                self.say(exc.args[0])
-                self.say(STOPS)
-                return Outcome.AGENT_GONE
+                return self._gone(exc.args[0])
             if not answer["ok"]:
                 ended = self._refused(answer)
-                if ended is not None or once:
-                    return ended or Outcome.REFUSED
-                if self._wait(self.timing.retry) is not None:
-                    return Outcome.AGENT_GONE
-                continue
+                if ended is None and not once:  # the agent expects it to pass: ask again later
+                    if self._wait(self.timing.retry) is not None:
+                        return Outcome.AGENT_GONE
+                    continue
+                return ended or Outcome.REFUSED
             token, expires_at = answer.get("access_token"), _expiry(answer.get("expires_at"))
             if not isinstance(token, str) or not usable_token(token):
-                self.say(Phrase(N_("The token agent sent no usable access token.")))
-                self.say(STOPS)
-                return Outcome.AGENT_GONE
+                return self._gone(Phrase(N_("The token agent sent no usable access token.")))
             try:
                 write_relayed(self.storage_name, token, expires_at)
             except RelayRefused as exc:
@@ -203,8 +197,10 @@ class Relay:
                 return Outcome.REFUSED
             except AuthError as exc:  # the locks could not be had: said, tried again
                 self.say(exc.message)
-                if once or self._wait(self.timing.retry) is not None:
-                    return Outcome.REFUSED if once else Outcome.AGENT_GONE
+                if once:
+                    return Outcome.REFUSED
+                if self._wait(self.timing.retry) is not None:
+                    return Outcome.AGENT_GONE
                 continue
             self.written += 1
             self.note(_written(self.storage_name, expires_at))
@@ -213,6 +209,12 @@ class Relay:
             if self._wait(renew_in(expires_at, time.time(), self.timing.renew_left)) is not None:
                 return Outcome.AGENT_GONE
         return Outcome.STOPPED
+
+    def _gone(self, why: str) -> Outcome:
+        """Say why the agent cannot serve, and that the relay stops."""
+        self.say(why)
+        self.say(STOPS)
+        return Outcome.AGENT_GONE
 
     def _refused(self, answer: Mapping[str, object]) -> Outcome | None:
         """Say the agent's refusal; the outcome when it ends the relay, None to ask again later."""
@@ -236,9 +238,7 @@ class Relay:
             try:
                 self.session.ask(Request("status"), timeout=max(self.timing.ping, 10.0))
             except AgentUnavailable as exc:
-                self.say(exc.args[0])
-                self.say(STOPS)
-                return Outcome.AGENT_GONE
+                return self._gone(exc.args[0])
         return None
 
 

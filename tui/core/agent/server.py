@@ -312,9 +312,8 @@ class Agent:
         number = self.questions
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         wizard.pending[number] = answered
-        asked_for = " ".join(f"{name} {value}" for name, value in request.selector)
         try:
-            await self._send(wizard.writer, question(number, connection.number, connection.origin, asked_for))
+            await self._send(wizard.writer, question(number, connection.number, connection.origin, request.asked_for()))
             return await answered
         except (OSError, ConnectionError, asyncio.TimeoutError):
             return DENY
