@@ -143,6 +143,17 @@ def test_no_key_to_read_no_offer(laptop, server, tmp_path):
             handle.write("a" * 32)
         os.chmod(key, 0o644)
         assert place.read_answer_key(plain.path) is None
+        os.unlink(key)
+        os.mkfifo(key, 0o600)  # never waited on: opened without blocking, then not a regular file
+        assert place.read_answer_key(plain.path) is None
+        os.unlink(key)
+        os.mkdir(key, 0o700)
+        assert place.read_answer_key(plain.path) is None
+        os.rmdir(key)
+        with open(key, "w") as handle:
+            handle.write("a" * 10_000_000)  # huge: only the key's length is read, and it is no key
+        os.chmod(key, 0o600)
+        assert place.read_answer_key(plain.path) is None
     finally:
         plain.stop()
 

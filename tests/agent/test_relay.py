@@ -92,6 +92,16 @@ def test_relayed_content_and_the_renewal_time():
     assert renew_in(1000, 1000) == 1.0 and renew_in(None, 0) == relay_rules.UNKNOWN_EXPIRY_EVERY
 
 
+@pytest.mark.parametrize("odd", [10**20, 253402300800, -5, 0, True, 1.5e9, "1767225600", None, [1]])
+def test_an_expiry_no_clock_can_show_is_an_unknown_one(odd):
+    """Whatever `expires_at` an agent sends, the relay neither crashes nor writes it: the file goes
+    without it and is renewed on the unknown-expiry schedule."""
+    assert relay_rules._expiry(odd) is None
+    assert "expires_at" not in relayed({}, "tok", relay_rules._expiry(odd))
+    assert "expiry is not known" in relay_rules._written("s", relay_rules._expiry(odd))
+    assert relay_rules._expiry(1767225600) == 1767225600
+
+
 # -- the relay against a real agent ----------------------------------------------------------------
 
 

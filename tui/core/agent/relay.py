@@ -31,6 +31,7 @@ from tui.core.credentials.locks import hold_slot_sync
 from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
 from tui.core.errors import AuthError
 from tui.core.phrase import N_, Phrase
+from tui.core.signin.record import LATEST
 
 OFFICIAL_THRESHOLD = 300  # s left at which both official clients refresh, with expires_in 0 (measured)
 MARGIN = 120  # s before that threshold the file is renewed
@@ -211,9 +212,10 @@ class Relay:
         return Outcome.STOPPED
 
     def _gone(self, why: str) -> Outcome:
-        """Say why the agent cannot serve, and that the relay stops."""
+        """Say why the agent cannot serve, and, when the relay wrote a token, that it expires by itself."""
         self.say(why)
-        self.say(STOPS)
+        if self.written:
+            self.say(STOPS)
         return Outcome.AGENT_GONE
 
     def _refused(self, answer: Mapping[str, object]) -> Outcome | None:
@@ -246,7 +248,11 @@ STOPS = Phrase(N_("The relay stops; the access token it wrote expires by itself.
 
 
 def _expiry(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+    """The agent's `expires_at` when it is a date a clock can show, else None (unknown: renewed
+    every `UNKNOWN_EXPIRY_EVERY` seconds, the file written without it)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= LATEST:
+        return value
+    return None
 
 
 def _written(storage_name: str, expires_at: int | None) -> Phrase:
