@@ -24,14 +24,16 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 # lint, format and types first (fast, fail early), then the suite: eight workers on two cores (most
 # tests wait on servers, subprocesses and terminals, not on the CPU; one run after the other on a
 # quiet machine, eight took 5:08 where six took 5:42, and six 3:27 where four took 4:08 in an earlier
-# wave), one file per worker at a time so a file's tests never race each other. Beside it, a representative part of the core and command-line tests on the oldest
-# and newest supported Pythons when they are installed (tui/dev/pythons.py says which ran).
+# wave), one file per worker at a time so a file's tests never race each other, the longest files
+# first (tests/scheduling.py). Beside it, a representative part of the core and command-line tests
+# on the oldest and newest supported Pythons when they are installed (tui/dev/pythons.py says which
+# ran).
 test: $(STAMP)
 	$(BIN)/ruff check tui tests setup.py
 	$(BIN)/ruff format --check tui tests setup.py
 	$(BIN)/mypy
 	@$(BIN)/python -m tui.dev.pythons > $(VENV)/pythons.log 2>&1 & others=$$!; \
-	$(BIN)/python -m pytest -q -n 8 --dist loadfile; main=$$?; \
+	$(BIN)/python -m pytest -q -n 8 --dist loadfile --no-loadscope-reorder; main=$$?; \
 	wait $$others; rest=$$?; cat $(VENV)/pythons.log; \
 	test $$main -eq 0 && test $$rest -eq 0
 

@@ -112,3 +112,26 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 # function exceed hypothesis's 200 ms default once.
 _hypothesis_settings.register_profile("deterministic", derandomize=True, print_blob=True, deadline=None)
 _hypothesis_settings.load_profile("deterministic")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-weights",
+        metavar="PATH",
+        default=None,
+        help="write each test file's seconds in this run to PATH (see tests/scheduling.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.scheduling import WeightRecorder
+
+    path = config.getoption("--record-weights")
+    if path and not hasattr(config, "workerinput"):  # xdist's controller, or a run without workers
+        config.pluginmanager.register(WeightRecorder(pathlib.Path(path)), "weight-recorder")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    from tests.scheduling import longest_first, weights
+
+    longest_first(items, weights())

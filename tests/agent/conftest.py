@@ -9,7 +9,6 @@ import os
 import pathlib
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -73,10 +72,3 @@ def run_on_server(env: dict[str, str], *args: str, timeout: float = 90) -> subpr
 
 def files_under(where: pathlib.Path) -> list[str]:
     return sorted(str(p.relative_to(where)) for p in where.rglob("*"))
-
-
-def until(predicate, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.02)

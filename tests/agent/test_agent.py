@@ -15,9 +15,10 @@ import tempfile
 import threading
 import time
 
-from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_server, until
+from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_server
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, needs_root, read_json, write_creds
+from tests.waiting import PATIENCE, until
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
 from tui.demo.server import TOKEN_PATH
@@ -178,7 +179,7 @@ def test_stop_and_lifetime(laptop, server):
 
 def connect(path: str) -> socket.socket:
     """A connection; while the agent's backlog is full (it accepts in batches), try again."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PATIENCE
     while True:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.settimeout(30)

@@ -24,6 +24,7 @@ import pytest
 from tests.agent.conftest import RunningAgent, files_under
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, terminate, write_creds
+from tests.waiting import PATIENCE
 from tui.demo.server import TOKEN_PATH
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
@@ -77,7 +78,7 @@ class SshServer:
         self.process = subprocess.Popen(
             [SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE, text=True, preexec_fn=default_signals
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while True:  # the exact state: sshd accepts on its port
             assert self.process.poll() is None, self.process.stderr.read()
             try:
@@ -240,7 +241,7 @@ def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, serve
     connection = forward(sshd, forwarded, agent.path, "sleep 120", stderr=subprocess.PIPE, preexec_fn=default_signals)
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": forwarded}
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while not os.path.exists(forwarded):  # the forwarding is up: sshd made the socket
             assert connection.poll() is None and time.monotonic() < deadline, connection.stderr.read()
             time.sleep(0.05)

@@ -17,10 +17,11 @@ import time
 import pytest
 from hypothesis import given, strategies as st
 
-from tests.agent.conftest import RunningAgent, on_server, run_on_server, until
+from tests.agent.conftest import RunningAgent, on_server, run_on_server
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, read_json, write_creds
 from tests.core.test_cotenancy import OFFICIAL, release, wait_locked
+from tests.waiting import until
 from tui.core.agent import relay as relay_rules
 from tui.core.agent.answering import Question, offer
 from tui.core.agent.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
@@ -170,7 +171,7 @@ def test_a_signal_stops_the_relay_cleanly(laptop, server, agent, server_home):
         preexec_fn=default_signals,
     )
     try:
-        until(lambda: server_file(server_home).exists(), 60)
+        until(lambda: server_file(server_home).exists())
         relay.terminate()
         assert relay.wait(timeout=60) == 0
     finally:
@@ -222,7 +223,7 @@ def test_the_relay_renews_through_the_agent_before_the_official_threshold(laptop
 
     try:
         with in_a_thread(short_relay(running.path, lines)) as (_result, worker):
-            until(renewed_twice, 90)
+            until(renewed_twice, timeout=90)
     finally:
         running.stop()
     assert not worker.is_alive()
@@ -240,7 +241,7 @@ def test_a_sign_in_made_on_the_server_meanwhile_stops_the_relay(laptop, server, 
     lines: list[str] = []
     relay = short_relay(agent.path, lines)
     with in_a_thread(relay) as (result, worker):
-        until(lambda: relay.written >= 1, 60)
+        until(lambda: relay.written >= 1)
         own = write_creds(server_home, {"access_token": "own", "refresh_token": "own-refresh", "expires_at": 9})
         before = own.read_bytes()
         worker.join(60)
@@ -256,7 +257,7 @@ def test_the_agent_gone_ends_the_relay_and_the_file_stays(laptop, server, server
     lines: list[str] = []
     relay = short_relay(running.path, lines)
     with in_a_thread(relay) as (result, worker):
-        until(lambda: relay.written >= 1, 60)
+        until(lambda: relay.written >= 1)
         written = server_file(server_home).read_bytes()
         running.stop()
         worker.join(60)  # the relay checks the agent every `ping` seconds while it waits
@@ -313,7 +314,7 @@ def test_with_confirm_the_relay_is_asked_once_for_its_whole_life(laptop, server,
     relay = short_relay(running.path, [], ping=2.0)  # the agent's idle limit is 10 s
     try:
         with in_a_thread(relay):
-            until(lambda: relay.written >= 3, 90)
+            until(lambda: relay.written >= 3, timeout=90)
     finally:
         answering.close()
         running.stop()

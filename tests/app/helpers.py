@@ -6,8 +6,10 @@ import html
 import re
 import time
 
+from tests.waiting import PATIENCE
 
-async def wait_for(pilot, predicate, timeout: float = 10.0, step: float = 0.05):
+
+async def wait_for(pilot, predicate, timeout: float = PATIENCE, step: float = 0.05):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -32,7 +34,7 @@ def screen_name(app) -> str:
     return type(app.screen).__name__
 
 
-async def run_palette_command(pilot, words: str, screen: str, timeout: float = 10.0) -> None:
+async def run_palette_command(pilot, words: str, screen: str, timeout: float = PATIENCE) -> None:
     """Run a command by name from the command palette, as a person does: ctrl+p, type `words`,
     wait until the palette's first match is that command (not a fixed pause), Enter, then wait
     until the screen named `screen` is shown."""
@@ -55,7 +57,7 @@ async def run_palette_command(pilot, words: str, screen: str, timeout: float = 1
     await wait_for(pilot, lambda: screen_name(app) == screen, timeout)
 
 
-async def answer(pilot, key: str, answer_key: str, timeout: float = 10.0) -> None:
+async def answer(pilot, key: str, answer_key: str, timeout: float = PATIENCE) -> None:
     """Press `key`, wait until its question (a ConfirmScreen) is on screen, then answer it with
     `answer_key`: never a keystroke that could land on the screen below under load."""
     await pilot.press(key)

@@ -30,6 +30,6 @@ async def test_every_screen_keeps_its_keys_and_the_code_in_chinese(home, server,
         line = footer(app)
         assert line.startswith("esc 取消") and "c 复制验证码" in line and "? 帮助" in line, line
         server.approve(CODE)
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         await wait_for(pilot, lambda: "? 帮助" in footer(app))
         assert "q 退出" in footer(app) and "已以 user-1 身份登录" in screen_text(app)

@@ -63,7 +63,7 @@ async def test_live_countdown_and_reload_on_external_change(home):
         assert "4:5" in screen_text(app) or "5:00" in screen_text(app)
         # the official CLI writes another slot and rewrites this one
         write_creds(home, {"access_token": "AT-2", "expires_at": 1}, name="official")
-        await wait_for(pilot, lambda: "official" in screen_text(app), timeout=5)
+        await wait_for(pilot, lambda: "official" in screen_text(app))
         assert "reloaded" in screen_text(app)
 
 
@@ -76,7 +76,7 @@ async def test_refresh_now_through_core(home, server):
         await pilot.press("r")
         assert screen_name(app) == "ConfirmScreen"
         await pilot.press("y")
-        await wait_for(pilot, lambda: "Refreshed assistant-code" in screen_text(app), timeout=10)
+        await wait_for(pilot, lambda: "Refreshed assistant-code" in screen_text(app))
     assert server.count(TOKEN_PATH, "refresh_token") == 1
     assert read_json(path)["refresh_token"] != tokens["refresh_token"]
 
@@ -87,7 +87,7 @@ async def test_refresh_failure_shows_spec_text(home, server):
     async with app.run_test(size=(140, 30)) as pilot:
         await open_inspector(pilot)
         await answer(pilot, "r", "y")
-        await wait_for(pilot, lambda: "login expired and refresh failed (HTTP 400)" in screen_text(app), timeout=10)
+        await wait_for(pilot, lambda: "login expired and refresh failed (HTTP 400)" in screen_text(app))
         assert "RT-unknown" not in screen_text(app)
         app.screen.tick()  # the next second's look at the disk: the refresh's own lock file is no news
         await pilot.pause()

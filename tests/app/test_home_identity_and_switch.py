@@ -37,7 +37,7 @@ async def test_home_after_a_global_sign_in_shows_global_signed_in_with_identity(
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert "Signed in as user-1 · global" in screen_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
@@ -84,12 +84,12 @@ async def test_keep_polling_after_a_502_ends_in_success_with_the_same_device_cod
     async with app.run_test(size=SIZE) as pilot:
         server.inject(TOKEN_PATH, Fault(status=502, body="<h1>502 Bad Gateway</h1>", content_type="text/html", times=2))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         text = screen_text(app)
         assert "Token polling failed (HTTP 502)" in text and "keeps polling with the same code" in text
         server.approve("KEEP-POLL")  # approved in the browser meanwhile
         await pilot.press("k")
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert "Signed in as user-1 · cn" in screen_text(app)
     assert server.count(DEVICE_PATH) == 1  # one code: nobody had to start over
     device_codes = {r.form.get("device_code") for r in server.requests(TOKEN_PATH)}

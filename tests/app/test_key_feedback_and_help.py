@@ -199,7 +199,7 @@ async def test_demo_approve_key_and_page_shown_only_in_the_demo(server):
         assert "Demo: press a to approve" in text and "Approve (demo)" in footer(app)
         await pilot.press("a")
         assert approved == [app.screen.auth.user_code]
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert "Signed in as user-1" in screen_text(app)
 
     plain = AssistantAuthApp(no_browser=True)

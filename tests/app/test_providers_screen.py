@@ -153,9 +153,7 @@ async def test_external_edit_without_local_changes_reloads(home):
     async with app.run_test(size=SIZE) as pilot:
         await open_providers(pilot)
         path.write_text(CONFIG.replace("https://api.openai.test/v1", "https://changed.test/v1"))
-        await wait_for(
-            pilot, lambda: app.screen.query_one("#field-base_url").value == "https://changed.test/v1", timeout=5
-        )
+        await wait_for(pilot, lambda: app.screen.query_one("#field-base_url").value == "https://changed.test/v1")
 
 
 async def test_corrupt_toml_is_shown_and_never_overwritten(home):

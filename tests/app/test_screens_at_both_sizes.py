@@ -112,13 +112,13 @@ async def test_done_shows_the_expiry_of_a_refresh_made_in_the_inspector(server, 
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=size) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         before = slot_status("assistant-code").expires_at
         assert stamp(before) in flat(app)
         server.access_ttl = 7 * 86400  # the refresh brings a week-long token: another date
         await open_screen(pilot, app, "i", "CredentialsScreen")
         await answer(pilot, "r", "y")
-        await wait_for(pilot, lambda: "Refreshed" in screen_text(app), timeout=15)
+        await wait_for(pilot, lambda: "Refreshed" in screen_text(app))
         after = slot_status("assistant-code").expires_at
         assert stamp(after) != stamp(before)
         await pilot.press("escape")
@@ -238,7 +238,7 @@ async def test_the_qr_code_alone_at_60x18_while_the_sign_in_goes_on(server):
         await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
         assert "█" in screen_text(app)
         # approved while the QR code is shown: Done replaces it, nothing is left on the stack
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "DoneScreen"]
 
 

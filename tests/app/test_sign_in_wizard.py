@@ -31,7 +31,7 @@ async def test_full_sign_in_with_auto_approve(server, home, fixed_code, keys, re
         text = screen_text(app)
         assert "W D J B - M J H T" in text
         assert server.verification_uri() in text
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         text = screen_text(app)
         assert "Signed in" in text and "credentials" in text and MANAGED_PROVIDER in text
     entry = tomllib.loads((home / "config.toml").read_text())["providers"][MANAGED_PROVIDER]
@@ -55,7 +55,7 @@ async def test_denied_then_retry(server, fixed_code):
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
         server.deny(fixed_code)
-        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=10)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert app.screen.kind == "access_denied"
         assert "Access denied" in screen_text(app)
         before = server.count("/api/oauth/device_authorization")
@@ -69,7 +69,7 @@ async def test_expired_code_offers_new_code(server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=10)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert app.screen.kind == "expired"
         assert "The code expired" in screen_text(app)
         await pilot.press("escape")
@@ -325,6 +325,6 @@ async def test_the_codes_own_lifetime_ends_on_the_expired_screen(server, home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert "The code expired" in screen_text(app)
     assert server.count(TOKEN_PATH) <= 4

@@ -48,7 +48,7 @@ async def test_enter_on_home_follows_it_with_the_same_code(home, server):
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and "Waiting for you" in screen_text(app))
         assert " ".join(record.user_code) in screen_text(app)
         server.approve(record.user_code)
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
     assert server.count("/api/oauth/device_authorization") == 1
 
 

@@ -139,7 +139,7 @@ async def test_done_in_the_demo_points_at_serve(server, size):
     app = AssistantAuthApp(no_browser=True, demo=demo)
     async with app.run_test(size=size) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         next_line = app.screen.query_one("#done-next")
         next_line.scroll_visible(animate=False)
         await pilot.pause()

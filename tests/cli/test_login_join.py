@@ -8,11 +8,11 @@ import os
 import signal
 import subprocess
 import threading
-import time
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import default_signals
+from tests.waiting import until
 from tui.app import AssistantAuthApp
 from tui.demo.server import DEVICE_PATH, Fault
 
@@ -48,13 +48,6 @@ class Login:
                 self.process.wait()
 
 
-def until(predicate, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.05)
-
-
 def test_six_logins_at_once_make_one_sign_in_and_all_succeed(home, server, tmp_path):
     logins = [Login(tmp_path, n) for n in range(SIX)]
     until(lambda: all("Code:" in login.said for login in logins))  # every terminal shows the one code
@@ -86,13 +79,13 @@ async def test_the_wizard_follows_a_sign_in_another_terminal_leads(home, server,
     try:
         app = AssistantAuthApp(no_browser=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app), timeout=20)
+            await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app))
             await pilot.press("enter")
             await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and "Waiting for you" in screen_text(app))
             grant = server.grants()[-1]
             assert " ".join(grant.user_code) in screen_text(app)
             server.approve(grant.user_code)
-            await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
+            await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert leader.wait(timeout=30) == 0
     finally:
         if leader.poll() is None:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli.test_tui_in_tmux import SCRIPT, TMUX
 from tests.conftest import read_json
+from tests.waiting import until
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
@@ -22,16 +23,6 @@ pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and th
 
 def status(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([SCRIPT, "status", *args], capture_output=True, text=True, env=os.environ.copy(), timeout=30)
-
-
-def until(predicate, timeout: float = 20.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what} not reached within {timeout} s")
 
 
 def record(home) -> dict | None:
@@ -117,7 +108,7 @@ def test_expired_after_the_terminal_closed(terminal, home, server):
     server.device_ttl = 5
     code, pid = started_and_dropped(terminal, home, server, "login", "--no-tui")
     polls_at_drop = server.count(TOKEN_PATH)
-    until(lambda: not alive(pid), timeout=30, what="the process ending at the deadline")
+    until(lambda: not alive(pid), what="the process ending at the deadline")
     assert server.count(TOKEN_PATH) > polls_at_drop
     assert "expired before it was approved: sign in again" in status().stdout
     assert json.loads(status("--json").stdout)["away"]["outcome"] in ("expired", "timeout")
@@ -135,7 +126,7 @@ def test_a_new_terminal_picks_up_a_dropped_sign_in(terminal, home, server):
     screen = second.wait_until(lambda s: "Following the sign-in started at" in s and "Code:" in s, "the followed code")
     assert code in screen and "`assistant-auth login --new` abandons it" in screen
     server.approve(code)
-    second.wait_for("Signed in as user-1 · cn", timeout=20)
+    second.wait_for("Signed in as user-1 · cn")
     second.wait_for("EXITED=0")
     assert server.count(DEVICE_PATH) == 1  # one device authorization, the same code
     assert len([a for a, _r in server.issued]) == 1  # tokens issued (and saved) once
@@ -151,8 +142,8 @@ def test_following_an_attached_sign_in_in_a_second_terminal(terminal, home, serv
     second = terminal("login", "--no-tui")
     second.wait_for("Following the sign-in started at")
     server.approve(code)
-    first.wait_for("Signed in as user-1 · cn", timeout=20)
-    second.wait_for("Signed in as user-1 · cn", timeout=20)
+    first.wait_for("Signed in as user-1 · cn")
+    second.wait_for("Signed in as user-1 · cn")
     assert server.count(DEVICE_PATH) == 1 and len(server.issued) == 1
 
 
@@ -164,7 +155,7 @@ def test_the_wizard_follows_a_dropped_sign_in(terminal, home, server):
     screen = wizard.wait_until(lambda s: "Enter this code there" in s and "Waiting for you" in s, "the followed code")
     assert " ".join(code) in screen  # the code arrives with the waiting state: never a new code
     server.approve(code)
-    wizard.wait_for("Signed in as user-1", timeout=20)
+    wizard.wait_for("Signed in as user-1")
     assert server.count(DEVICE_PATH) == 1
 
 
@@ -178,7 +169,7 @@ def test_new_abandons_a_dropped_sign_in_and_starts_fresh(terminal, home, server)
     new_code = server.grants()[-1].user_code
     assert new_code != code
     server.approve(new_code)
-    fresh.wait_for("Signed in as user-1 · cn", timeout=20)
+    fresh.wait_for("Signed in as user-1 · cn")
 
 
 def test_a_watcher_takes_over_when_the_poller_is_killed(terminal, home, server):
@@ -190,9 +181,9 @@ def test_a_watcher_takes_over_when_the_poller_is_killed(terminal, home, server):
     second.wait_for("Following the sign-in started at")
     os.kill(pid, signal.SIGKILL)
     killed_at = time.time()
-    until(lambda: (record(home) or {}).get("poller_pid") not in (None, pid), timeout=10, what="the take-over")
+    until(lambda: (record(home) or {}).get("poller_pid") not in (None, pid), what="the take-over")
     server.approve(code)
-    second.wait_for("Signed in as user-1 · cn", timeout=20)
+    second.wait_for("Signed in as user-1 · cn")
     first_poll_after = min(r.time for r in server.requests(TOKEN_PATH) if r.time > killed_at)
     assert first_poll_after - killed_at <= server.interval + 2  # within about one interval
     assert min(poll_gaps(server)) >= server.interval - server.slow_down_tolerance
@@ -207,7 +198,7 @@ def test_the_record_is_never_reached_through_a_link(terminal, home, server, tmp_
     term = terminal("login", "--no-tui")
     term.wait_for("Code:")
     server.approve(server.grants()[-1].user_code)
-    term.wait_for("EXITED=0", timeout=20)
+    term.wait_for("EXITED=0")
     assert outside.read_text() == "keep me"
     assert not (home / "signin" / "cn.json").is_symlink()  # replaced, never followed
 
@@ -252,7 +243,7 @@ def test_cancelling_the_poller_tells_the_watcher(terminal, home, server):
     second.wait_for("Following the sign-in started at")
     first.keys("C-c")
     first.wait_for("EXITED=130")
-    second.wait_for("discarded in another terminal", timeout=20)
+    second.wait_for("discarded in another terminal")
     second.wait_for("EXITED=1")
 
 
@@ -264,7 +255,7 @@ def test_a_watcher_that_cancels_only_stops_watching(terminal, home, server):
     second.keys("C-c")
     second.wait_for("Stopped following; the sign-in goes on in the other terminal.")
     server.approve(server.grants()[-1].user_code)
-    first.wait_for("Signed in as user-1 · cn", timeout=20)
+    first.wait_for("Signed in as user-1 · cn")
 
 
 def test_a_watcher_that_cancels_a_detached_poller_discards(terminal, home, server):
@@ -286,6 +277,6 @@ def test_sigterm_discards(terminal, home, server, face):
         term.keys("Enter")
     pid = until(lambda: (record(home) or {}).get("poller_pid"), what="the record")
     os.kill(pid, signal.SIGTERM)
-    term.wait_for("EXITED=143", timeout=20)
+    term.wait_for("EXITED=143")
     assert (record(home) or {}).get("outcome") == "discarded"
     assert "waiting for approval" not in status().stdout  # nothing left for `login` to follow

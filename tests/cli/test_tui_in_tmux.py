@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from tests.conftest import write_creds
+from tests.waiting import PATIENCE
 
 TMUX = shutil.which("tmux")
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
@@ -59,10 +60,10 @@ class Terminal:
     def screen(self) -> str:
         return subprocess.run([TMUX, "-L", self.socket, "capture-pane", "-p"], capture_output=True, text=True).stdout
 
-    def wait_for(self, text: str, timeout: float = 15) -> str:
+    def wait_for(self, text: str, timeout: float = PATIENCE) -> str:
         return self.wait_until(lambda screen: text in screen, text, timeout)
 
-    def wait_until(self, predicate, what: str, timeout: float = 15) -> str:
+    def wait_until(self, predicate, what: str, timeout: float = PATIENCE) -> str:
         """The first capture for which `predicate(screen)` holds: wait for the exact state a test
         asserts, never for a neighbouring one (the footer is drawn after the body)."""
         deadline = time.monotonic() + timeout
@@ -92,7 +93,7 @@ def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
     term.wait_for("Enter this code there")
     screen = term.wait_until(lambda s: "Copy code" in s and " answered · " in s, "the footer and the live stats")
     assert "Cancel" in screen and " answered · " in screen
-    term.wait_for("Signed in", timeout=20)
+    term.wait_for("Signed in")
     term.keys("q")
     term.wait_for("EXITED=0")
     assert (home / "credentials" / "assistant-code.json").exists()
@@ -144,7 +145,7 @@ def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, 
     term.keys("c")
     term.wait_for("code")  # the toast (OSC 52 copy) is drawn over the screen
     server.approve(code)
-    term.wait_for("Signed in as user-1", timeout=20)
+    term.wait_for("Signed in as user-1")
     screen = term.wait_until(
         lambda s: len(s.splitlines()) > 17 and s.splitlines()[17].startswith("esc Home"),
         "the Done footer on the last row",

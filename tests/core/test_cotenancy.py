@@ -21,6 +21,7 @@ import time
 import pytest
 
 from tests.conftest import default_signals, read_json, write_creds
+from tests.waiting import until_async
 from tui.core import (
     AuthError,
     endpoints,
@@ -82,13 +83,6 @@ def finish(proc: subprocess.Popen) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-async def until(predicate, timeout=5.0) -> None:
-    end = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < end, "condition not reached"
-        await asyncio.sleep(0.01)
-
-
 def refresh_requests(server) -> int:
     return server.count(TOKEN_PATH, grant_type="refresh_token")
 
@@ -122,7 +116,7 @@ def assert_one_rotation(server, path, our_token, theirs: dict) -> None:
 async def test_we_refresh_first_the_official_client_adopts(home, race, protocol):
     path = expired_session(home, race)
     ours = asyncio.create_task(get_access_token(None, cn_base()))
-    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))  # we hold every lock, request in flight
+    await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))  # we hold every lock, request in flight
     proc = competitor(home, race, protocol=protocol)  # reads the file before locking: the old token
     token = await ours
     theirs = await asyncio.to_thread(finish, proc)
@@ -146,7 +140,7 @@ async def test_refresh_longer_than_the_stale_limit_keeps_the_lock_fresh(home, ra
     race.refresh_delay = 6.0
     path = expired_session(home, race)
     ours = asyncio.create_task(refresh_access_token(None, cn_base()))
-    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))
+    await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
     proc = competitor(home, race, protocol="dir")
     await ours
     theirs = await asyncio.to_thread(finish, proc)
@@ -260,7 +254,7 @@ async def test_cancelled_refresh_releases_every_lock(home, server):
     expired_session(home, server)
     server.refresh_delay = 2.0
     task = asyncio.create_task(get_access_token(None, cn_base()))
-    await until(lambda: os.path.isdir(dir_lock_path(SLOT)))
+    await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -287,7 +281,7 @@ async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signu
         [sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE, preexec_fn=default_signals
     )
     try:
-        await until(lambda: os.path.isdir(dir_lock_path(SLOT)), timeout=10)
+        await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
         proc.send_signal(signum)
         await asyncio.to_thread(proc.wait, 10)
     finally:

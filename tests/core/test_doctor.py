@@ -16,6 +16,7 @@ import trustme
 
 from tests.cli.test_cli import run
 from tests.conftest import terminate, write_creds
+from tests.waiting import PATIENCE
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import region_key, region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH, AuthServer
@@ -109,7 +110,7 @@ def proxy_process(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
@@ -182,7 +183,7 @@ def test_sign_in_and_refresh_through_https_proxy_and_doctor_names_it(
     assert run("login", "--no-tui", "--no-browser", timeout=60).returncode == 0
     assert run("refresh").returncode == 0
     port = tls_server.url.rsplit(":", 1)[1]
-    deadline = time.monotonic() + 30  # the proxy writes its log line as it tunnels: wait for the line itself
+    deadline = time.monotonic() + PATIENCE  # the proxy writes its log line as it tunnels: wait for the line itself
     while f"CONNECT 127.0.0.1:{port}" not in log.read_text():  # the requests went through the proxy
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.05)

@@ -127,5 +127,5 @@ async def test_the_wizard_says_so_on_done_too(home, server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=20)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert "others can write" in screen_text(app) and "chmod go-w" in screen_text(app)

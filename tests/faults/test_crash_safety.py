@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.conftest import write_creds
+from tests.waiting import PATIENCE
 from tui.core import endpoints
 
 WRITE_ITERATIONS = 150
@@ -98,14 +99,14 @@ def kill_soon(pid: int, rng: random.Random, limit: float) -> None:
     """SIGKILL after a random pause, then wait until the process is gone (never a guess)."""
     time.sleep(rng.uniform(0, limit))
     os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
         time.sleep(0.001)
-    raise AssertionError(f"process {pid} still there 10 s after SIGKILL")
+    raise AssertionError(f"process {pid} still there {PATIENCE:g} s after SIGKILL")
 
 
 def test_sigkill_while_writing_never_leaves_a_mixture(home, forks):
@@ -142,7 +143,7 @@ def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server, forks):
         pid = forks.spawn("refresher", base)
         # the kill lands in the refresh itself, whatever the machine's load: from the moment the
         # server has the request (it rotates the pair then) through its answer, the write and on
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while server.count("/api/oauth/token", "refresh_token") == sent and time.monotonic() < deadline:
             time.sleep(0.001)
         kill_soon(pid, rng, 0.1)

@@ -14,6 +14,7 @@ import pytest
 from tests.app.helpers import screen_text, wait_for
 from tests.conftest import default_signals, write_creds
 from tests.toml import tomllib
+from tests.waiting import PATIENCE
 from tui.app import AssistantAuthApp
 from tui.core import (
     MANAGED_PROVIDER,
@@ -27,13 +28,13 @@ from tui.core.config.provider import provision_managed_provider
 from tui.core.redact import redact, register_secret
 
 
-def cli(*args: str, stdin: str | None = None, timeout: float = 20, **kwargs) -> subprocess.CompletedProcess:
+def cli(*args: str, stdin: str | None = None, timeout: float = PATIENCE, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout, input=stdin, **kwargs
     )
 
 
-def shell(command: str, timeout: float = 20) -> subprocess.CompletedProcess:
+def shell(command: str, timeout: float = PATIENCE) -> subprocess.CompletedProcess:
     return subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=timeout)
 
 
@@ -172,7 +173,7 @@ def test_odd_host_settings_give_a_message(home, host):
         done = subprocess.run(
             [sys.executable, "-m", "tui.cli", *command],
             capture_output=True,
-            timeout=20,
+            timeout=PATIENCE,
             env={k: v.encode("utf-8", "surrogateescape") for k, v in env.items()},
         )
         stderr = done.stderr.decode("utf-8", "replace")
@@ -214,7 +215,7 @@ def test_fifos_do_not_hang_status_or_token(home, where):
     (home / "credentials").mkdir(parents=True)
     os.mkfifo(home / where)
     for command in (["status"], ["token"], ["status", "--json"]):
-        done = cli(*command, timeout=10)
+        done = cli(*command)
         no_traceback(done)
         assert done.returncode in (1, 2)
     if where.endswith(".json"):
@@ -324,7 +325,7 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: getattr(app.screen, "saving", False), timeout=10)
+        await wait_for(pilot, lambda: getattr(app.screen, "saving", False))
         await wait_for(pilot, lambda: "saving the sign-in" in " ".join(screen_text(app).split()))  # may wrap
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
@@ -432,7 +433,7 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
         text=True,
         preexec_fn=default_signals,
     )
-    deadline = clock.monotonic() + 10
+    deadline = clock.monotonic() + PATIENCE
     lines = []
     while clock.monotonic() < deadline:
         line = proc.stderr.readline()
@@ -441,10 +442,10 @@ def test_cli_login_asks_before_discarding_an_approved_sign_in(home, server):
             break
     proc.send_signal(signal.SIGINT)
     said = []  # the exact state: the warning is out while the lock is still held
-    while clock.monotonic() < deadline + 10 and not any("Press Ctrl+C again" in line for line in said):
+    while clock.monotonic() < deadline + PATIENCE and not any("Press Ctrl+C again" in line for line in said):
         said.append(proc.stderr.readline())
     release(holder)
-    rest = "".join(said) + proc.communicate(timeout=20)[1]
+    rest = "".join(said) + proc.communicate(timeout=PATIENCE)[1]
     finish(holder)
     assert proc.returncode == 0, "".join(lines) + rest
     assert "Press Ctrl+C again within 5 s" in rest and "Signed in as user-1 · cn." in rest and "Traceback" not in rest
@@ -461,7 +462,7 @@ async def test_wizard_sign_in_with_duplicate_keys_ends_on_a_message_with_tokens_
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert "Failed to read assistant config" in screen_text(app)
     assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
     assert (home / "config.toml").read_text() == text

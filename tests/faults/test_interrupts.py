@@ -19,6 +19,7 @@ import pytest
 
 from tests.app.helpers import screen_name, wait_for
 from tests.conftest import default_signals, read_json, write_creds
+from tests.waiting import PATIENCE, until
 from tui.app import AssistantAuthApp
 from tui.core import get_access_token
 from tui.core.signals import FINISHING
@@ -46,7 +47,7 @@ def spawn(*args: str) -> subprocess.Popen:
     )
 
 
-def wait_for_rotation(server, before: int, timeout: float = 20) -> None:
+def wait_for_rotation(server, before: int, timeout: float = PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while len(server.issued) <= before:
         assert time.monotonic() < deadline, "the refresh never reached the server"
@@ -97,11 +98,9 @@ def test_a_signal_before_the_request_still_discards_at_once(home, server):
 
     threading.Thread(target=renew, daemon=True).start()
     proc = spawn("token")
-    deadline = time.monotonic() + 15
-    while b"Waiting for" not in _peek(proc) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until(lambda: b"Waiting for" in _peek(proc), "the lock-wait line")
     proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=15)
+    _out, err = proc.communicate(timeout=PATIENCE)
     stop = 0
     assert proc.returncode == 130 and FINISHING not in err
     assert server.refreshes() == []
@@ -149,7 +148,6 @@ async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, s
         await wait_for(
             pilot,
             lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0],
-            timeout=15,
         )
     assert_rotation_kept(home, server)
 

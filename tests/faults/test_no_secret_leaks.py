@@ -89,7 +89,7 @@ async def test_no_secret_in_any_output(home, server, caplog):
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
         collected.append(app.export_screenshot())
         server.approve(app.screen.auth.user_code)
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=15)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         collected.append(app.export_screenshot())
         await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")

@@ -10,6 +10,7 @@ import time
 
 from tests.cli.test_cli import run
 from tests.conftest import needs_root
+from tests.waiting import PATIENCE
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
@@ -40,7 +41,7 @@ def planted(home, **changes) -> dict:
     return record
 
 
-def approve_when_asked(server, timeout: float = 20) -> None:
+def approve_when_asked(server, timeout: float = PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while not server.grants():
         assert time.monotonic() < deadline

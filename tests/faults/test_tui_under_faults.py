@@ -31,7 +31,7 @@ async def test_every_fault_ends_on_an_outcome_screen(server, home, endpoint, fas
                 fault = Fault(status=status, body=body, content_type=content_type, times=times)
             server.inject(DEVICE_PATH if endpoint == "device" else TOKEN_PATH, fault)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen", timeout=20)
+            await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
             assert app.screen.kind == "error", name
             if name not in ("reset", "hang"):
                 prefix = expected_prefix(endpoint, status, body)
