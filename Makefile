@@ -21,7 +21,13 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e .
 	touch $(DEMO_STAMP)
 
-# lint, format and types first (fast, fail early), then the suite: eight workers on two cores (most
+# Python may keep what it compiles: an environment that says otherwise (PYTHONDONTWRITEBYTECODE)
+# makes each of the nine pytest processes rewrite the same test modules' asserts (6 s of CPU each)
+# and every command a test starts compile the project again.
+unexport PYTHONDONTWRITEBYTECODE
+
+# lint, format and types first (fast, fail early; beside them one collection of the suite, which
+# leaves pytest's rewritten modules for the workers), then the suite: eight workers on two cores (most
 # tests wait on servers, subprocesses and terminals, not on the CPU; one run after the other on a
 # quiet machine, eight took 5:08 where six took 5:42, and six 3:27 where four took 4:08 in an earlier
 # wave), one file per worker at a time so a file's tests never race each other, the longest files
@@ -29,9 +35,9 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 # on the oldest and newest supported Pythons when they are installed (tui/dev/pythons.py says which
 # ran).
 test: $(STAMP)
-	$(BIN)/ruff check tui tests setup.py
-	$(BIN)/ruff format --check tui tests setup.py
-	$(BIN)/mypy
+	@$(BIN)/python -m pytest -q --collect-only -p no:xdist > /dev/null 2>&1 & warm=$$!; \
+	$(BIN)/ruff check tui tests setup.py && $(BIN)/ruff format --check tui tests setup.py && $(BIN)/mypy; lint=$$?; \
+	wait $$warm; test $$lint -eq 0
 	@$(BIN)/python -m tui.dev.pythons > $(VENV)/pythons.log 2>&1 & others=$$!; \
 	$(BIN)/python -m pytest -q -n 8 --dist loadfile --no-loadscope-reorder; main=$$?; \
 	wait $$others; rest=$$?; cat $(VENV)/pythons.log; \
