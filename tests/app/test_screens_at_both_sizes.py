@@ -229,15 +229,16 @@ async def test_a_copy_notice_is_said_once_and_never_over_the_status(server, monk
 
 
 async def test_the_qr_code_alone_at_60x18_while_the_sign_in_goes_on(server):
-    server.auto_approve = 3.0
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(60, 18)) as pilot:
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "auth", None) is not None)
+        code = app.screen.auth.user_code
         await pilot.press("r")
         await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
         assert "█" in screen_text(app)
         # approved while the QR code is shown: Done replaces it, nothing is left on the stack
+        server.approve(code)
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "DoneScreen"]
 
