@@ -5,10 +5,11 @@ interpreters), gives each a virtual environment of its own with the project's wh
 tools those tests need (as the test extra of pyproject.toml pins them) (kept in `.venv-3.10`, `.venv-3.13`; the dependencies are installed
 again when pyproject.toml changes, the project every time), and runs the core and command-line
 tests there. Says plainly which interpreters were found, which were not (skipped)
-and what each run gave. Exit status 1 when a run failed, 0 otherwise (a missing interpreter is
+and what each run gave. `--prepare` only sets the environments up (`make test` does it while ruff
+and mypy run); the next run takes them as they are, once. Exit status 1 when a run failed, 0 otherwise (a missing interpreter is
 not a failure: it is said).
 
-    python -m tui.dev.pythons [--list]
+    python -m tui.dev.pythons [--list | --prepare | --all]
 """
 
 from __future__ import annotations
@@ -152,12 +153,32 @@ def environment(
     return bin_python
 
 
-def run_suites(version: str, python: str, wheel: pathlib.Path, suites: tuple[str, ...]) -> Result:
+def prepared_mark(version: str) -> pathlib.Path:
+    """Left by `--prepare` once `.venv-X.Y` has this tree's wheel and the test tools; the next run
+    takes it (and skips the setup) and removes it."""
+    return ROOT / f".venv-{version}" / ".prepared"
+
+
+def prepare(version: str, python: str, wheel: pathlib.Path) -> str | None:
+    """`--prepare`: the environment only; what went wrong, or None."""
+    log: list[str] = []
+    prepared_mark(version).unlink(missing_ok=True)
+    if environment(version, python, wheel, test_requirements(TEST_TOOLS), log) is None:
+        return f"Python {version}: could not build its environment\n" + "\n".join(log)
+    prepared_mark(version).touch()
+    return None
+
+
+def run_suites(version: str, python: str, wheel: pathlib.Path | None, suites: tuple[str, ...]) -> Result:
+    """The suites on `python`, in its environment: the one `--prepare` left (`wheel` None), else
+    one set up now."""
     result = Result(version, python)
     log: list[str] = []
     start = time.monotonic()
     tools = test_requirements(TEST_TOOLS + (EVERYTHING_TOOLS if suites == EVERYTHING else ()))
-    env_python = environment(version, python, wheel, tools, log)
+    env_python = ROOT / f".venv-{version}" / "bin" / "python" if wheel is None else None
+    if wheel is not None:
+        env_python = environment(version, python, wheel, tools, log)
     if env_python is None:
         result.ok, result.summary = False, "could not build its environment\n" + "\n".join(log)
         return result
@@ -188,27 +209,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="only say which interpreters are found")
     parser.add_argument("--all", action="store_true", help="all of tests/core and tests/cli, not the usual part")
+    parser.add_argument("--prepare", action="store_true", help="only set up the environments, for the next run")
     args = parser.parse_args(argv)
     found = {version: find(version) for version in VERSIONS}
     if args.list:
         for version, python in found.items():
             print(Result(version, python).line() if python is None else f"Python {version}: {python}")
         return 0
+    if args.prepare:
+        return prepare_all(found)
     # beside the main run, which comes first: at nice 10 this run gets about a tenth of a busy core
-    # and all of an idle one. At 19 (a seventieth) it made no progress while the eight workers kept
-    # both cores busy, and ran after the main run instead of beside it: a clean clone's `make test`
-    # took 55 s longer
+    # and all of an idle one (the tests mostly wait on servers and subprocesses; the CPU-heavy part,
+    # the setup, is done by `--prepare` while ruff and mypy run). At 19 (a seventieth) the setup made
+    # no progress beside the eight workers, and ran after the main run instead of beside it
     os.nice(10)
-    low_io()  # and the disk: the installs write thousands of files
+    low_io()  # and the disk: an unprepared run installs thousands of files
+    # an environment `--prepare` left is taken as it is (its mark is used up); any other is set up
+    ready = {v for v, python in found.items() if python and not args.all and _take_mark(v)}
     log: list[str] = []
-    wheel = build_wheel(log) if any(found.values()) else None
-    if any(found.values()) and wheel is None:
+    wheel = build_wheel(log) if any(p and v not in ready for v, p in found.items()) else None
+    if any(p and v not in ready for v, p in found.items()) and wheel is None:
         print("Other supported Pythons: " + "\n".join(log))
         return 1
     with ThreadPoolExecutor(max_workers=len(VERSIONS)) as pool:
         futures = [
-            pool.submit(run_suites, version, python, wheel, EVERYTHING if args.all else SUITES)
-            if python and wheel
+            pool.submit(
+                run_suites, version, python, None if version in ready else wheel, EVERYTHING if args.all else SUITES
+            )
+            if python
             else None
             for version, python in found.items()
         ]
@@ -220,6 +248,33 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         print("  " + result.line())
     return 0 if all(result.ok for result in results) else 1
+
+
+def _take_mark(version: str) -> bool:
+    mark = prepared_mark(version)
+    try:
+        mark.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def prepare_all(found: dict[str, str | None]) -> int:
+    """`--prepare`: the wheel once, then each found interpreter's environment, side by side."""
+    log: list[str] = []
+    if not any(found.values()):
+        return 0
+    wheel = build_wheel(log)
+    if wheel is None:
+        print("Other supported Pythons: " + "\n".join(log))
+        return 1
+    with ThreadPoolExecutor(max_workers=len(VERSIONS)) as pool:
+        problems = [
+            p for p in pool.map(lambda vp: prepare(vp[0], vp[1], wheel), [(v, p) for v, p in found.items() if p]) if p
+        ]
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
