@@ -41,6 +41,24 @@ def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Pat
     return config
 
 
+@pytest.fixture(autouse=True)
+def secrets_of_this_test_only():
+    """Each test starts with no registered secret and leaves none behind. The registry is the
+    process's (a token handled once is redacted everywhere after), so a worker's earlier test could
+    redact a later one's text: a property test drew the string "error_description" (hypothesis
+    draws the literals of the code under test) as a token, and `test_poll_other_error_code`,
+    run after it on the same worker, found its message's field name redacted."""
+    from tui.core import redact
+
+    before = set(redact._secrets)
+    redact._secrets.clear()
+    try:
+        yield
+    finally:
+        redact._secrets.clear()
+        redact._secrets.update(before)
+
+
 def point_env_at(server: AuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """cn -> http://127.0.0.1:P, global -> http://localhost:P: one server, two distinct hosts."""
     for name, value in server_env(server.url).items():

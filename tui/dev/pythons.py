@@ -184,7 +184,8 @@ def run_suites(version: str, python: str, wheel: pathlib.Path | None, suites: tu
         return result
     # the tests import the source tree (pytest puts the repository first on sys.path); the
     # commands they start are the installed console script: the same code
-    command = [str(env_python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites]
+    # the hang guard (pyproject's 120 s per test) widened: this run shares two cores with the main run
+    command = [str(env_python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "timeout=600", *suites]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
     result.seconds = time.monotonic() - start
     lines = [line for line in done.stdout.splitlines() if line.strip()]
@@ -218,12 +219,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.prepare:
         return prepare_all(found)
-    # beside the main run, which comes first: at nice 10 this run gets about a tenth of a busy core
-    # and all of an idle one (the tests mostly wait on servers and subprocesses; the CPU-heavy part,
-    # the setup, is done by `--prepare` while ruff and mypy run). At 19 (a seventieth) the setup made
-    # no progress beside the eight workers, and ran after the main run instead of beside it
-    os.nice(10)
-    low_io()  # and the disk: an unprepared run installs thousands of files
+    # beside the main run at the same CPU priority: these tests mostly wait on servers and
+    # subprocesses (14 s of CPU in 35 s each), and the CPU-heavy part, the setup, is done by
+    # `--prepare` while ruff and mypy run. Niced, they starved beside eight busy workers and a CPU
+    # hog: at 19 the setup ran only after the main run, at 10 a property test outran its 120 s
+    low_io()  # the disk after everything else: an unprepared run installs thousands of files
     # an environment `--prepare` left is taken as it is (its mark is used up); any other is set up
     ready = {v for v, python in found.items() if python and not args.all and _take_mark(v)}
     log: list[str] = []
