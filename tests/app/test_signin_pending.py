@@ -10,7 +10,7 @@ import os
 import pytest
 
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
-from tests.core.test_cotenancy import competitor, finish, wait_locked
+from tests.core.test_cotenancy import competitor, finish, release, wait_locked
 from tui.app import AssistantAuthApp
 from tui.core.regions import Region
 from tui.core.signin import follow
@@ -80,13 +80,14 @@ async def test_no_ssh_line_where_nothing_carries_on(home, server, monkeypatch):
 async def test_approved_tokens_wait_only_so_long_without_a_terminal(home, server, monkeypatch):
     """Detached, the wait for the slot's locks is bounded; past it the record says why."""
     monkeypatch.setattr(SignIn, "LOCK_WAIT_DETACHED", 1.0)
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=6.0)
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=-1)  # until the wait has ended
     wait_locked(holder)
     server.auto_approve = 0.0
     attempt = SignIn(Region.CN)
     await attempt.request_code()
     assert attempt.detach()
     outcome = await attempt.carry_on()
+    release(holder)
     finish(holder)
     assert outcome.kind == "error" and "approved but could not be saved: the slot was locked" in outcome.error
     record = follow.read(Region.CN)

@@ -206,10 +206,11 @@ async def test_lock_held_beyond_our_bound_fails_closed_with_a_clear_message(home
     monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "1")
     path = expired_session(home, server)
     before = path.read_bytes()
-    holder = competitor(home, None, action="hold", protocol=protocol, seconds=3.0)
+    holder = competitor(home, None, action="hold", protocol=protocol, seconds=-1)  # until our bound is past
     await asyncio.to_thread(wait_locked, holder)
     with pytest.raises(AuthError) as info:
         await get_access_token(None, cn_base())
+    release(holder)
     text = str(info.value)
     assert text.startswith("Gave up after 1 s waiting for") and "nothing was sent" in text
     if protocol == "dir":
@@ -222,11 +223,14 @@ async def test_lock_held_beyond_our_bound_fails_closed_with_a_clear_message(home
 
 async def test_a_wait_over_a_second_says_what_it_waits_for(home, server):
     expired_session(home, server)
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=1.6)
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=-1)  # until the wait is said
     await asyncio.to_thread(wait_locked, holder)
     said: list[str] = []
     with reporting_to(said.append):
-        await get_access_token(None, cn_base())
+        token = asyncio.create_task(get_access_token(None, cn_base()))
+        await until_async(lambda: said)
+        release(holder)
+        await token
     await asyncio.to_thread(finish, holder)
     assert len(said) == 1 and said[0].startswith("Waiting for the lock directory ")
     assert dir_lock_path(SLOT) in said[0] and "(up to 30 s)" in said[0]
@@ -239,11 +243,14 @@ async def test_sign_in_waits_for_the_locks_and_never_drops_approved_tokens(home,
     from tui.core import start_device_authorization
 
     auth = await start_device_authorization("cn")
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=2.5)
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=-1)  # until the wait is said
     await asyncio.to_thread(wait_locked, holder)
     said: list[str] = []
     with reporting_to(said.append):
-        status = await poll_device_token(auth.device_code, 1, "cn")
+        polling = asyncio.create_task(poll_device_token(auth.device_code, 1, "cn"))
+        await until_async(lambda: said)
+        release(holder)
+        status = await polling
     await asyncio.to_thread(finish, holder)
     assert status.status == "success"
     assert read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0]

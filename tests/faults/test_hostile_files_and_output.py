@@ -316,11 +316,12 @@ async def test_refresh_error_body_echoing_an_escaped_token_is_redacted(home, ser
 
 async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
     from tests.app.helpers import screen_name
-    from tests.core.test_cotenancy import competitor, finish, wait_locked
+    from tests.core.test_cotenancy import competitor, finish, release, wait_locked
 
     server.auto_approve = 0.0
-    # held long enough that the question is asked while the tokens still wait, even under load
-    holder = competitor(home, None, action="hold", protocol="dir", seconds=8.0)
+    # held until the question has been asked and answered: a hold of 8 s once ended, on a loaded
+    # machine, before Esc was pressed, and the tokens were saved with no question to ask
+    holder = competitor(home, None, action="hold", protocol="dir", seconds=-1)
     wait_locked(holder)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -331,7 +332,9 @@ async def test_wizard_asks_before_discarding_an_approved_sign_in(home, server):
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         assert "Discard your approved sign-in?" in screen_text(app)
         await pilot.press("n")  # keep waiting
-        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen", timeout=30)
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
+        release(holder)
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
     finish(holder)
     assert load_credentials("assistant-code")["access_token"] == server.issued[-1][0]
 
