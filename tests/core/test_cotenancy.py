@@ -21,7 +21,7 @@ import time
 import pytest
 
 from tests.conftest import default_signals, read_json, write_creds
-from tests.waiting import until_async
+from tests.waiting import PATIENCE, until_async
 from tui.core import (
     AuthError,
     endpoints,
@@ -259,12 +259,13 @@ async def test_sign_in_waits_for_the_locks_and_never_drops_approved_tokens(home,
 
 async def test_cancelled_refresh_releases_every_lock(home, server):
     expired_session(home, server)
-    server.refresh_delay = 2.0
+    server.refresh_gate = threading.Event()  # the answer waits for the test: the refresh is in flight at cancel
     task = asyncio.create_task(get_access_token(None, cn_base()))
     await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    server.refresh_gate.set()
     assert not os.path.exists(dir_lock_path(SLOT))
     holder = competitor(home, None, action="hold", protocol="flock", seconds=0)
     await asyncio.to_thread(wait_locked, holder)  # the flock is free again
@@ -283,16 +284,18 @@ REFRESHER = textwrap.dedent(
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 async def test_signal_mid_refresh_removes_the_directory_lock(home, server, signum):
     expired_session(home, server)
-    server.refresh_delay = 3.0
+    server.refresh_gate = threading.Event()  # the answer waits for the test: the signal lands mid-refresh
     proc = subprocess.Popen(
         [sys.executable, "-c", REFRESHER, cn_base()], stderr=subprocess.PIPE, preexec_fn=default_signals
     )
     try:
         await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
         proc.send_signal(signum)
-        await asyncio.to_thread(proc.wait, 10)
+        server.refresh_gate.set()  # the answer comes after the signal, as a slow server's would
+        await asyncio.to_thread(proc.wait, PATIENCE)
     finally:
         proc.kill()
+        server.refresh_gate.set()
     assert not os.path.exists(dir_lock_path(SLOT))
     assert os.path.isfile(flock_path(SLOT))  # the flock file stays: it is never deleted
 
