@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -29,11 +30,16 @@ SLOT = "assistant-code"
 
 @pytest.fixture
 def slow_rotation(server, home):
-    """Expired credentials whose refresh the server rotates on receipt and answers slowly."""
+    """Expired credentials whose refresh the server rotates on receipt and answers only when the
+    test opens its gate (`server.refresh_gate.set()`), after the signal or cancel it sends: never
+    a delay that a loaded machine can outrun."""
     server.rotate_on_receipt = True
-    server.refresh_delay = 1.5
+    server.refresh_gate = threading.Event()
     write_creds(home, {**server.issue_tokens(), "expires_at": 1})
-    return server
+    try:
+        yield server
+    finally:
+        server.refresh_gate.set()  # a failed test never leaves the server's thread waiting
 
 
 def spawn(*args: str) -> subprocess.Popen:
@@ -69,7 +75,8 @@ def test_a_signal_during_the_refresh_waits_for_the_answer_to_be_stored(home, slo
     proc = spawn(command)
     wait_for_rotation(server, before)
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=30)
+    server.refresh_gate.set()  # the answer comes after the signal
+    out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode in (-signum, 128 + signum), (proc.returncode, err)  # ended as the signal says
     assert "Traceback" not in err
     if signum == signal.SIGINT:
@@ -128,6 +135,7 @@ async def test_cancelling_the_caller_does_not_abandon_a_sent_refresh(home, slow_
     while len(server.issued) <= before:
         await asyncio.sleep(0.01)
     task.cancel()
+    server.refresh_gate.set()  # the answer comes after the cancel
     with pytest.raises(asyncio.CancelledError):
         await task
     assert_rotation_kept(home, server)
@@ -145,6 +153,7 @@ async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, s
         await wait_for(pilot, lambda: len(server.issued) > before)
         await pilot.press("escape")  # the screen goes, its worker is cancelled mid-request
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        server.refresh_gate.set()  # the answer comes after the screen has gone
         await wait_for(
             pilot,
             lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0],
@@ -167,6 +176,7 @@ def test_an_ignored_signal_stays_ignored(home, slow_rotation):
     )
     wait_for_rotation(server, before)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    server.refresh_gate.set()
+    out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 0 and out.strip() == server.issued[-1][0] and FINISHING not in err
     assert_rotation_kept(home, server)

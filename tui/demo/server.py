@@ -87,7 +87,7 @@ class AuthServer:
         self.include_complete_uri = include_complete_uri
         self.refresh_delay = 0.0  # seconds to wait before answering a refresh grant (race tests)
         self.refresh_gate: threading.Event | None = None  # a refresh grant is answered once it is set (at most 60 s)
-        # rotate as the request arrives, then wait `refresh_delay` before answering: the old refresh
+        # rotate as the request arrives, then wait for the gate and `refresh_delay` before answering: the old refresh
         # token is spent even if the client never reads the answer (interrupt tests)
         self.rotate_on_receipt = False
         self.expire_codes = True  # False: keep answering authorization_pending past a code's lifetime
@@ -292,7 +292,7 @@ class AuthServer:
         return 200, self.issue_tokens(self.subject)
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
-        if self.refresh_gate is not None:
+        if self.refresh_gate is not None and not self.rotate_on_receipt:
             self.refresh_gate.wait(60)
         if self.refresh_delay and not self.rotate_on_receipt:
             time.sleep(self.refresh_delay)
@@ -304,8 +304,11 @@ class AuthServer:
                 return 400, {"error": "invalid_grant", "error_description": "refresh token is invalid or was used"}
             record["used"] = True
         answer = self.issue_tokens(record["sub"], record["scope"], record["family"])
-        if self.refresh_delay and self.rotate_on_receipt:
-            time.sleep(self.refresh_delay)
+        if self.rotate_on_receipt:  # rotated on receipt: the answer is what waits
+            if self.refresh_gate is not None:
+                self.refresh_gate.wait(60)
+            if self.refresh_delay:
+                time.sleep(self.refresh_delay)
         return 200, answer
 
 
