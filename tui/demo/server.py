@@ -292,10 +292,8 @@ class AuthServer:
         return 200, self.issue_tokens(self.subject)
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
-        if self.refresh_gate is not None and not self.rotate_on_receipt:
-            self.refresh_gate.wait(60)
-        if self.refresh_delay and not self.rotate_on_receipt:
-            time.sleep(self.refresh_delay)
+        if not self.rotate_on_receipt:
+            _hold_answer(self)
         with self.lock:
             record = self.state.refresh_tokens.get(refresh_token)
             if record is not None and record["used"] and self.revoke_family_on_reuse:
@@ -305,11 +303,16 @@ class AuthServer:
             record["used"] = True
         answer = self.issue_tokens(record["sub"], record["scope"], record["family"])
         if self.rotate_on_receipt:  # rotated on receipt: the answer is what waits
-            if self.refresh_gate is not None:
-                self.refresh_gate.wait(60)
-            if self.refresh_delay:
-                time.sleep(self.refresh_delay)
+            _hold_answer(self)
         return 200, answer
+
+
+def _hold_answer(server: AuthServer) -> None:
+    """A refresh grant's answer waits for the test's gate (at most 60 s), then `refresh_delay`."""
+    if server.refresh_gate is not None:
+        server.refresh_gate.wait(60)
+    if server.refresh_delay:
+        time.sleep(server.refresh_delay)
 
 
 def main(argv: list[str] | None = None) -> int:
