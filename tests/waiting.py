@@ -18,16 +18,23 @@ PATIENCE = 60.0
 T = TypeVar("T")
 
 
+def _look(predicate: Callable[[], T], deadline: float, what: str, timeout: float) -> T | None:
+    """One look: `predicate()`'s value when truthy, None when not yet, an AssertionError past the
+    deadline."""
+    value = predicate()
+    if value:
+        return value
+    if time.monotonic() >= deadline:
+        raise AssertionError(f"{what} not reached within {timeout:g} s")
+    return None
+
+
 def until(predicate: Callable[[], T], what: str = "the condition", timeout: float = PATIENCE, step: float = 0.02) -> T:
     """The first truthy value of `predicate()`, polled every `step` seconds."""
     deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what} not reached within {timeout:g} s")
+    while not (value := _look(predicate, deadline, what, timeout)):
         time.sleep(step)
+    return value
 
 
 async def until_async(
@@ -35,10 +42,6 @@ async def until_async(
 ) -> T:
     """`until` for a test that runs an event loop: it sleeps without blocking the loop."""
     deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what} not reached within {timeout:g} s")
+    while not (value := _look(predicate, deadline, what, timeout)):
         await asyncio.sleep(step)
+    return value
