@@ -21,8 +21,9 @@ from tui.app import AssistantAuthApp
 from tui.core.agent import place
 from tui.core.agent.answering import Question, Withdrawn, offer
 from tui.core.agent.client import ask
+from tui.core.agent.confirm import ALLOW_CONNECTION, DENY
 from tui.core.agent.protocol import Request, parse_answer, parse_request
-from tui.core.agent.server import ALLOW_CONNECTION, DENY, Agent
+from tui.core.agent.server import Agent
 
 
 def read_line(conn: socket.socket) -> dict:

@@ -24,8 +24,8 @@ from tests.core.test_cotenancy import OFFICIAL, release, wait_locked
 from tests.waiting import until
 from tui.core.agent import relay as relay_rules
 from tui.core.agent.answering import Question, offer
+from tui.core.agent.confirm import ALLOW_CONNECTION
 from tui.core.agent.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
-from tui.core.agent.server import ALLOW_CONNECTION
 from tui.demo.server import TOKEN_PATH
 
 SLOT = "assistant-code"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tui.app.screens.ask import AskScreen
 from tui.core.agent.answering import Answering, Question, Withdrawn, offer
-from tui.core.agent.server import CONFIRM_WAIT, DENY
+from tui.core.agent.confirm import CONFIRM_WAIT, DENY
 
 if TYPE_CHECKING:
     from textual.app import App

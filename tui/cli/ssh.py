@@ -126,7 +126,7 @@ def run_fast(args: list[str]) -> int:
 
 def _answers(path: str) -> bool:
     try:
-        return ask(Request("status"), path, timeout=10).get("ok") is True
+        return ask(Request("ping"), path, timeout=10).get("ok") is True
     except AgentUnavailable:
         return False
 

@@ -7,6 +7,7 @@ from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, out, out_json
 from tui.cli.through_agent import asked, selector_request
 from tui.core.agent.client import socket_path
+from tui.core.agent.place import read_answer_key
 from tui.core.agent.protocol import Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
@@ -21,13 +22,13 @@ def status_from_agent(ns) -> int:
     values = {name: value for name, value in selector_values(ns).items() if value is not None}
     if selector_request("status", values) is None:
         return EXIT_ERROR
-    answer = asked(Request("status"))
+    where = socket_path() or ""
+    answer = asked(Request("status", key=read_answer_key(where)))  # the key: this is the agent's machine
     if isinstance(answer, int):
         return answer
     slots = [s for s in answer.get("slots") or [] if isinstance(s, dict) and isinstance(s.get("name"), str)]
     selected = _selected(slots, values, str(answer.get("default") or ""))
     usable = bool(selected and selected.get("usable") is True)
-    where = socket_path() or ""
     if getattr(ns, "json", False):
         out_json(
             {

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from tui.core.agent.client import ask
+from tui.core.agent.place import read_answer_key
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent
 from tui.core.agent.status import slots
@@ -37,9 +38,10 @@ class RemoteFeed:
         self.path = path
 
     def snapshot(self) -> Snapshot:
-        events = ask(Request("events"), self.path, timeout=10)
-        status = ask(Request("status"), self.path, timeout=10)
+        key = read_answer_key(self.path)  # on the agent's machine: the view is the person's own, never asked about
+        events = ask(Request("events", key=key), self.path, timeout=10)
+        status = ask(Request("status", key=key), self.path, timeout=10)
         return Snapshot.parse(events, status)
 
     def stop(self) -> None:
-        ask(Request("stop"), self.path, timeout=30)
+        ask(Request("stop", key=read_answer_key(self.path)), self.path, timeout=30)

@@ -19,7 +19,7 @@ def agent_socket() -> str | None:
 def agent_line(path: str) -> str:
     """Blocking (a worker's): the agent asked who it is to this connection."""
     try:
-        answer = ask(Request("status"), path, timeout=10)
+        answer = ask(Request("ping"), path, timeout=10)
     except AgentUnavailable:
         return _("The token agent at {socket} is not answering: a shows why.").format(socket=path)
     if answer.get("asked_from") == "forwarded":

@@ -4,17 +4,25 @@ A request names an operation and, for `token`, which slot (the selector flags of
 region, a slot or a provider, at most one) and the lifetime the token must still have:
 
     {"v": 1, "op": "token", "region": "global", "min_ttl": 300}
+    {"v": 1, "op": "ping"}
     {"v": 1, "op": "status"}
     {"v": 1, "op": "events"}
     {"v": 1, "op": "stop"}
     {"v": 1, "op": "answerer", "key": "…"}
+
+`ping` is the liveness answer (`{"v": 1, "ok": true, "alive": true}`: no identity, no path) that
+`ssh` and the relay need. Which operation is answered to whom is the server's policy
+(`tui.core.agent.server.POLICY`): `stop` never to a forwarded connection; under `--confirm`,
+`token`, `status` and `events` only to a connection the person allowed. Any request may carry
+the answer `key` (a wizard on the agent's own machine, which read it there): that connection is
+the person's own, and asks nothing.
 
 `answerer` is a wizard on the agent's own machine offering to answer `--confirm`'s questions; its
 `key` is read from the agent's private directory (`place.read_answer_key`), which a process on a
 server cannot read. Once accepted (`{"v": 1, "ok": true, "answering": true}`), the connection
 carries questions from the agent and answers back, until either side closes it:
 
-    {"v": 1, "question": 7, "connection": 3, "origin": "forwarded", "asked_for": "region global"}
+    {"v": 1, "question": 7, "connection": 3, "origin": "forwarded", "op": "token", "asked_for": "region global"}
     {"v": 1, "op": "answer", "question": 7, "answer": "once"}      (once, connection or deny)
     {"v": 1, "withdrawn": 7}                                        (the wait ran out: denied)
 
@@ -41,7 +49,7 @@ SOCKET_ENV = "ASSISTANT_AUTH_SOCK"  # where a client finds the agent
 PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
-OPERATIONS = ("token", "status", "events", "stop", "answerer")
+OPERATIONS = ("token", "ping", "status", "events", "stop", "answerer")
 DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
 SELECTORS = ("region", "slot", "provider")
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
@@ -66,7 +74,7 @@ class Request:
         self.op = op
         self.selector = selector
         self.min_ttl = min_ttl
-        self.key = key  # `answerer` only
+        self.key = key  # `answerer`; on any other request, the proof of a wizard on the agent's machine
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Request) and (self.op, self.selector, self.min_ttl) == (
@@ -129,14 +137,23 @@ def parse_request(line: bytes) -> Request:
     ):
         raise BadRequest(f"min_ttl must be a whole number of seconds from 0 to {MAX_TTL}")
     key = data.get("key")
-    if op == "answerer" and (not isinstance(key, str) or not 0 < len(key) <= 64):
+    if op == "answerer" and key is None:
         raise BadRequest("answerer needs its key")
-    return Request(str(op), selector, min_ttl, key if op == "answerer" else None)
+    if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 64):
+        raise BadRequest("a key is a short string")
+    return Request(str(op), selector, min_ttl, key)
 
 
-def question(number: int, connection: int, origin: str, asked_for: str) -> bytes:
+def question(number: int, connection: int, origin: str, op: str, asked_for: str) -> bytes:
     return encode(
-        {"v": VERSION, "question": number, "connection": connection, "origin": origin, "asked_for": asked_for}
+        {
+            "v": VERSION,
+            "question": number,
+            "connection": connection,
+            "origin": origin,
+            "op": op,
+            "asked_for": asked_for,
+        }
     )
 
 

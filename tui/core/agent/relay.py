@@ -238,7 +238,7 @@ class Relay:
             if self.stopping.wait(min(left, self.timing.ping)):
                 return None
             try:
-                self.session.ask(Request("status"), timeout=max(self.timing.ping, 10.0))
+                self.session.ask(Request("ping"), timeout=max(self.timing.ping, 10.0))
             except AgentUnavailable as exc:
                 return self._gone(exc.args[0])
         return None

@@ -21,15 +21,26 @@ import contextlib
 import dataclasses
 import os
 import resource
-import secrets
 import socket
 import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tui.core.agent import place
+from tui.core.agent.confirm import (
+    ALLOW_CONNECTION,
+    ALLOW_ONCE,
+    DENIED,
+    NOBODY,
+    NOBODY_THERE,
+    Answerer,
+    Ask,
+    Confirm,
+    Connection,
+)
+from tui.core.agent.policy import FORWARDED, NOT_FROM_A_SERVER, Access, access, local_roots, without_local_paths
 from tui.core.agent.protocol import (
     EXIT_AGAIN,
     REQUEST_LINE,
@@ -38,10 +49,7 @@ from tui.core.agent.protocol import (
     Request,
     answer,
     failure,
-    parse_answer,
     parse_request,
-    question,
-    withdrawn,
 )
 from tui.core.agent.status import slots
 from tui.core.agent.tokens import Tokens
@@ -81,35 +89,6 @@ class Event:
     outcome: str = ""
 
 
-@dataclass
-class Connection:
-    number: int
-    origin: str
-    opened: float = field(default_factory=time.time)
-    requests: int = 0
-    allowed: bool = False  # with --confirm: the person allowed this connection's requests
-
-
-ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
-NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
-CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny
-Ask = Callable[[Connection, Request], Awaitable[str]]
-DENIED = "the person at the agent's machine did not allow this request"
-NOBODY_THERE = (
-    "the agent asks before serving a new connection (--confirm), and no wizard is open on its machine to ask "
-    "in: open assistant-auth there, then try again"
-)
-
-
-@dataclass
-class Answerer:
-    """A wizard on the agent's machine answering --confirm's questions over its connection."""
-
-    number: int
-    writer: asyncio.StreamWriter
-    pending: dict[int, asyncio.Future[str]] = field(default_factory=dict)
-
-
 def peer(sock: socket.socket | None) -> tuple[int | None, int | None]:
     """(pid, uid) of the process at the other end, where the system says (Linux's SO_PEERCRED)."""
     option = getattr(socket, "SO_PEERCRED", None)
@@ -146,11 +125,7 @@ class Agent:
         answer_key: str | None = None,
     ) -> None:
         self.listener = listener
-        self.ask = ask  # --confirm in the foreground view: asked before a connection's token requests
-        self.answer_key = answer_key  # --confirm elsewhere: asked in a wizard that shows this key
-        self.answerers: list[Answerer] = []
-        self.questions = 0
-        self.confirm_wait = CONFIRM_WAIT
+        self.confirm = Confirm(self._send, ask, answer_key)  # --confirm: who is asked, and how
         self.path = path
         self.lifetime = lifetime
         self.on_event = on_event
@@ -163,6 +138,7 @@ class Agent:
         self.answering: set[asyncio.Task[object]] = set()  # connections writing an answer now
         self._stopped: asyncio.Event | None = None
         self._server: asyncio.base_events.Server | None = None
+        self._roots: list[tuple[str, str]] | None = None  # this machine's paths, kept out of forwarded answers
 
     # -- running -------------------------------------------------------------------------------
     async def run(self, ready: Callable[[], object] | None = None) -> None:
@@ -246,14 +222,19 @@ class Agent:
                 await self._send(writer, failure(f"bad request: {exc}", 2))
                 self._tell(Event(time.time(), number, "request", origin, outcome="bad request"))
                 continue
-            self.connections[number].requests += 1
+            connection = self.connections[number]
+            connection.requests += 1
+            if request.key is not None and request.op != "answerer" and self.confirm.is_answer_key(request.key):
+                connection.allowed = connection.proven = True
             if request.op == "answerer":  # the connection now carries questions and answers
                 await self._answering(number, origin, request, reader, writer)
                 return
-            data, slot, outcome = await self._while_working(writer, self._answer(request, self.connections[number]))
+            data, slot, outcome = await self._while_working(writer, self._answer(request, connection))
+            if origin == FORWARDED:
+                data = without_local_paths(data, self._local_roots())
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
-            if request.op == "stop":
+            if request.op == "stop" and outcome == "stopping":
                 self.stop()
                 return
 
@@ -270,15 +251,39 @@ class Agent:
                 return task.result()
             await self._send(writer, WORKING)
 
+    def _local_roots(self) -> list[tuple[str, str]]:
+        if self._roots is None:
+            self._roots = local_roots(self.path)
+        return self._roots
+
+    @property
+    def confirm_wait(self) -> float:
+        """Seconds a person has to answer a question of --confirm."""
+        return self.confirm.wait
+
+    @confirm_wait.setter
+    def confirm_wait(self, seconds: float) -> None:
+        self.confirm.wait = seconds
+
     async def _answer(self, request: Request, connection: Connection) -> tuple[bytes, str, str]:
+        """The answer to one request, as the policy (`tui.core.agent.policy`) says who gets what."""
         origin = connection.origin
-        if request.op == "token":
-            decision = await self._decision(connection, request)
+        verdict = access(request.op, origin, confirm=self.confirm.active, allowed=connection.allowed)
+        if verdict is Access.REFUSE:
+            return failure(NOT_FROM_A_SERVER, 2), "", "refused"
+        if verdict is Access.ASK:
+            decision = await self.confirm.decision(connection, request)
             if decision == NOBODY:
                 return failure(NOBODY_THERE, 2), "", "denied: nobody to ask"
             if decision not in (ALLOW_ONCE, ALLOW_CONNECTION):
                 return failure(DENIED, 2), "", "denied"
+        if request.op == "token":
             return await self.tokens.token(request)
+        if request.op == "ping":
+            alive: dict[str, object] = {"alive": True, "asked_from": origin}
+            if origin != FORWARDED:  # the agent's machine may know which process serves it
+                alive["pid"] = os.getpid()
+            return answer(alive), "", "served"
         if request.op == "status":
             data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}
             return answer(data), "", "served"
@@ -286,74 +291,21 @@ class Agent:
             return answer(self.snapshot()), "", "served"
         return answer({"stopping": True}), "", "stopping"
 
-    async def _decision(self, connection: Connection, request: Request) -> str:
-        """With --confirm: the person's answer (allow once, allow this connection, deny), in the
-        foreground view or else in a wizard on this machine (NOBODY when none is open); no answer
-        within `confirm_wait` seconds is deny. Without --confirm: allowed."""
-        if connection.allowed:
-            return ALLOW_CONNECTION
-        ask = self.ask or (self._ask_a_wizard if self.answer_key is not None else None)
-        if ask is None:
-            return ALLOW_ONCE
-        try:
-            decision = await asyncio.wait_for(ask(connection, request), self.confirm_wait)
-        except asyncio.TimeoutError:
-            decision = DENY
-        if decision == ALLOW_CONNECTION:
-            connection.allowed = True
-        return decision
-
-    async def _ask_a_wizard(self, connection: Connection, request: Request) -> str:
-        """The question to the wizard that offered last; withdrawn (denied) when the wait runs out."""
-        if not self.answerers:
-            return NOBODY
-        wizard = self.answerers[-1]
-        self.questions += 1
-        number = self.questions
-        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        wizard.pending[number] = answered
-        try:
-            await self._send(wizard.writer, question(number, connection.number, connection.origin, request.asked_for()))
-            return await answered
-        except (OSError, ConnectionError, asyncio.TimeoutError):
-            return DENY
-        finally:
-            unanswered = answered.cancelled() or not answered.done()  # the wait's end cancels the future
-            if wizard.pending.pop(number, None) is not None and unanswered:
-                with contextlib.suppress(Exception):  # the wait ran out: the wizard closes its question
-                    await self._send(wizard.writer, withdrawn(number))
-
     async def _answering(
         self, number: int, origin: str, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        """An `answerer` connection: accepted with the agent's key only, then its answers are read
-        until it closes (it may stay idle: a wizard waits for questions); its open questions are
-        denied when it goes."""
-        if self.answer_key is None or not secrets.compare_digest(request.key or "", self.answer_key):
+        """An `answerer` connection: accepted with the agent's key only, then it carries questions
+        and answers (`Confirm.answers`) until it closes."""
+        if not self.confirm.is_answer_key(request.key or ""):
             await self._send(writer, failure("this connection cannot answer for the agent", 2))
             self._tell(Event(time.time(), number, "request", origin, "answerer", outcome="refused"))
             return
-        wizard = Answerer(number, writer)
-        self.answerers.append(wizard)
         self._tell(Event(time.time(), number, "request", origin, "answerer", outcome="answering"))
-        try:
-            await self._send(writer, answer({"answering": True}))
-            while self._stopped is not None and not self._stopped.is_set():
-                try:
-                    line = await reader.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    return
-                if not line:
-                    return
-                parsed = parse_answer(line)
-                future = wizard.pending.get(parsed[0]) if parsed is not None else None
-                if parsed is not None and future is not None and not future.done():
-                    future.set_result(parsed[1])
-        finally:
-            self.answerers.remove(wizard)
-            for future in wizard.pending.values():
-                if not future.done():
-                    future.set_result(DENY)
+        await self._send(writer, answer({"answering": True}))
+        await self.confirm.answers(Answerer(number, writer), reader, self._running)
+
+    def _running(self) -> bool:
+        return self._stopped is not None and not self._stopped.is_set()
 
     async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         writer.write(data)

@@ -1,0 +1,127 @@
+"""`--confirm`: who is asked, and how a person's answer comes back.
+
+In the foreground view the agent asks in its own view (`ask`, a callback of the app); elsewhere it
+asks a wizard on its own machine that proved itself with the answer key (`Answerer`: the wizard's
+connection carries questions one way and answers the other). No answer within `wait` seconds is
+deny; a question nobody can be asked is NOBODY (denied, and said so)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from tui.core.agent.protocol import Request, parse_answer, question, withdrawn
+
+ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
+NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
+CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny
+DENIED = "the person at the agent's machine did not allow this request"
+NOBODY_THERE = (
+    "the agent asks before serving a new connection (--confirm), and no wizard is open on its machine to ask "
+    "in: open assistant-auth there, then try again"
+)
+
+
+@dataclass
+class Connection:
+    number: int
+    origin: str
+    opened: float = field(default_factory=time.time)
+    requests: int = 0
+    allowed: bool = False  # with --confirm: the person allowed this connection's requests
+    proven: bool = False  # it showed the answer key: a wizard on the agent's own machine
+
+
+Ask = Callable[[Connection, Request], Awaitable[str]]
+Send = Callable[[asyncio.StreamWriter, bytes], Awaitable[None]]
+
+
+@dataclass
+class Answerer:
+    """A wizard on the agent's machine answering --confirm's questions over its connection."""
+
+    number: int
+    writer: asyncio.StreamWriter
+    pending: dict[int, asyncio.Future[str]] = field(default_factory=dict)
+
+
+class Confirm:
+    def __init__(self, send: Send, ask: Ask | None = None, answer_key: str | None = None) -> None:
+        self.send = send
+        self.ask = ask  # --confirm in the foreground view: asked before a connection's requests
+        self.answer_key = answer_key  # --confirm elsewhere: asked in a wizard that shows this key
+        self.answerers: list[Answerer] = []
+        self.questions = 0
+        self.wait = CONFIRM_WAIT
+
+    @property
+    def active(self) -> bool:
+        """The agent was started with --confirm."""
+        return self.ask is not None or self.answer_key is not None
+
+    def is_answer_key(self, key: str) -> bool:
+        return self.answer_key is not None and secrets.compare_digest(key, self.answer_key)
+
+    async def decision(self, connection: Connection, request: Request) -> str:
+        """The person's answer (allow once, allow this connection, deny), in the foreground view or
+        else in a wizard on this machine (NOBODY when none is open); no answer within `wait`
+        seconds is deny. Without --confirm, or for an allowed connection: allowed."""
+        if connection.allowed:
+            return ALLOW_CONNECTION
+        ask = self.ask or (self._ask_a_wizard if self.answer_key is not None else None)
+        if ask is None:
+            return ALLOW_ONCE
+        try:
+            decision = await asyncio.wait_for(ask(connection, request), self.wait)
+        except asyncio.TimeoutError:
+            decision = DENY
+        if decision == ALLOW_CONNECTION:
+            connection.allowed = True
+        return decision
+
+    async def _ask_a_wizard(self, connection: Connection, request: Request) -> str:
+        """The question to the wizard that offered last; withdrawn (denied) when the wait runs out."""
+        if not self.answerers:
+            return NOBODY
+        wizard = self.answerers[-1]
+        self.questions += 1
+        number = self.questions
+        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        wizard.pending[number] = answered
+        try:
+            asked = question(number, connection.number, connection.origin, request.op, request.asked_for())
+            await self.send(wizard.writer, asked)
+            return await answered
+        except (OSError, ConnectionError, asyncio.TimeoutError):
+            return DENY
+        finally:
+            unanswered = answered.cancelled() or not answered.done()  # the wait's end cancels the future
+            if wizard.pending.pop(number, None) is not None and unanswered:
+                with contextlib.suppress(Exception):  # the wait ran out: the wizard closes its question
+                    await self.send(wizard.writer, withdrawn(number))
+
+    async def answers(self, wizard: Answerer, reader: asyncio.StreamReader, running: Callable[[], bool]) -> None:
+        """An accepted wizard's answers, read until it closes (it may stay idle: a wizard waits for
+        questions); its open questions are denied when it goes."""
+        self.answerers.append(wizard)
+        try:
+            while running():
+                try:
+                    line = await reader.readline()
+                except (ValueError, asyncio.LimitOverrunError):
+                    return
+                if not line:
+                    return
+                parsed = parse_answer(line)
+                future = wizard.pending.get(parsed[0]) if parsed is not None else None
+                if parsed is not None and future is not None and not future.done():
+                    future.set_result(parsed[1])
+        finally:
+            self.answerers.remove(wizard)
+            for future in wizard.pending.values():
+                if not future.done():
+                    future.set_result(DENY)
