@@ -58,7 +58,8 @@ class AgentApp(App[int]):
         """--confirm: the person's answer for one request (the agent bounds the wait; a dialog
         still open then is closed as denied)."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        dialog = AskScreen(connection.number, connection.origin, request.asked_for(), self.agent.confirm_wait)
+        wait = self.agent.confirm_wait
+        dialog = AskScreen(connection.number, connection.origin, request.asked_for(), wait, request.op)
 
         chosen: list[str] = []
 

@@ -37,7 +37,11 @@ def run(ns) -> int:
         err(_("assistant-auth: --lifetime must be a positive number of seconds"))
         return EXIT_ERROR
     in_the_view = ns.foreground and in_a_terminal and not ns.json
-    listener, path = place.listen()
+    try:
+        listener, path = place.listen()
+    except place.NoPlace as exc:
+        err(one_line(said(exc.args[0]), 2000))
+        return EXIT_ERROR
     key = None
     if ns.confirm and not in_the_view:  # asked in a wizard on this machine: the key proves it is here
         try:
@@ -125,40 +129,74 @@ def said_event(event: Event) -> None:
 
 def stop(as_json: bool = False) -> int:
     """End the running agent: through its socket (it finishes what is in flight), else by its pid
-    when that process is this program's agent."""
-    path = os.environ.get(place.SOCKET_ENV)
+    when that process is this program's agent (the socket gone, or never set)."""
+    path = os.environ.get(place.SOCKET_ENV, "")
     pid_text = os.environ.get(place.PID_ENV, "")
+    pid = int(pid_text) if pid_text.isdigit() and 0 < int(pid_text) < 1 << 22 else None
+    unreachable = ""
     if path:
         try:
             answer = ask(Request("stop"), path, timeout=30)
         except AgentUnavailable as exc:
-            err(one_line(said(exc.args[0]), 2000))
+            unreachable = one_line(said(exc.args[0]), 2000)
+        else:
+            if answer.get("ok") is not True:  # a forwarded socket: an agent is stopped on its own machine
+                err(one_line(answer.get("error") or _("the agent refused to stop"), 1000))
+                return EXIT_ERROR
+            return _stopped(pid_text, as_json)
+    if pid is None:
+        if unreachable:
+            err(unreachable)
             return EXIT_TRANSIENT
-        stopped = answer.get("ok") is True
-    elif pid_text.isdigit() and _is_our_agent(int(pid_text)):
-        os.kill(int(pid_text), signal.SIGTERM)
-        stopped = True
-    else:
         err(
             _("assistant-auth: no agent to stop ({socket} and {pid} are not set)").format(
                 socket=place.SOCKET_ENV, pid=place.PID_ENV
             )
         )
         return EXIT_ERROR
+    if not _is_our_agent(pid):
+        if unreachable:
+            err(unreachable)
+        err(
+            _("assistant-auth: process {pid} ({variable}) is not this program's agent: nothing was stopped").format(
+                pid=pid, variable=place.PID_ENV
+            )
+        )
+        return EXIT_ERROR
+    if unreachable:
+        err(
+            _(
+                "assistant-auth: the agent's socket {socket} does not answer; stopping the agent by its pid {pid}"
+            ).format(socket=one_line(path, 500), pid=pid)
+        )
+    try:
+        os.kill(pid, signal.SIGTERM)  # it stops as on --stop: what is in flight is finished first
+    except OSError as exc:
+        err(_("assistant-auth: cannot stop process {pid}: {reason}").format(pid=pid, reason=exc.strerror or exc))
+        return EXIT_TRANSIENT
+    return _stopped(pid_text, as_json)
+
+
+def _stopped(pid_text: str, as_json: bool) -> int:
     if as_json:
-        out_json({"stopped": stopped})
+        out_json({"stopped": True})
     else:
         out(f"unset {place.SOCKET_ENV};")
         out(f"unset {place.PID_ENV};")
-        out(f"echo Agent pid {pid_text or '?'} killed;")
-    return EXIT_OK if stopped else EXIT_TRANSIENT
+        out(f"echo Agent pid {pid_text if pid_text.isdigit() else '?'} killed;")
+    return EXIT_OK
 
 
 def _is_our_agent(pid: int) -> bool:
+    """Process `pid` is this program's agent, run by this user (a pid reused by another program,
+    or another user's process, is never signalled)."""
     try:
+        owner = os.stat(f"/proc/{pid}").st_uid
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
             words = handle.read().split(b"\0")
     except OSError:
+        return False
+    if owner != os.geteuid():
         return False
     return any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words) and b"agent" in words
 

@@ -26,7 +26,9 @@ from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent
 from tui.core.i18n import _
+from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
+from tui.core.untrusted import one_line
 
 WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argument (ssh(1))
 SSH_FAILED = 255
@@ -99,7 +101,13 @@ def run_fast(args: list[str]) -> int:
     local = os.environ.get(place.SOCKET_ENV, "")
     own: OwnAgent | None = None
     if not local or not _answers(local):
-        own = OwnAgent()
+        if local:  # the person's agent, with whatever policy they chose, is not there: never replaced silently
+            err(one_line(_(NOT_ANSWERING).format(socket=local, variable=place.SOCKET_ENV), 2000))
+        try:
+            own = OwnAgent()
+        except place.NoPlace as exc:
+            err(one_line(said(exc.args[0]), 2000))
+            return EXIT_ERROR
         local = own.path
     try:
         argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay)
@@ -122,6 +130,13 @@ def run_fast(args: list[str]) -> int:
             )
         )
     return 128 - code if code < 0 else code
+
+
+NOT_ANSWERING = N_(
+    "assistant-auth ssh: the token agent at {socket} ({variable}) does not answer; this connection is served "
+    "by an agent of its own that asks nobody (no --confirm) and ends with it. Restart yours on this machine "
+    '(eval "$(assistant-auth agent)", with the options you use) before the next connection.'
+)
 
 
 def _answers(path: str) -> bool:

@@ -64,7 +64,7 @@ def _selected(slots: list[dict], values: dict, default: str) -> dict | None:
 
 
 def _slot_text(s: dict) -> str:
-    name = s.get("region") if isinstance(s.get("region"), str) else one_line(s["name"], 60)
+    name = one_line(s["region"], 60) if isinstance(s.get("region"), str) else one_line(s["name"], 60)
     state = str(s.get("state"))
     label = _(LABELS[state]) if state in LABELS else one_line(state, 40)
     expires_at = s.get("expires_at")

@@ -29,9 +29,23 @@ ASKED = {  # what a request names (the protocol's "region global"), said whole i
 }
 
 
-def asked_line(number: int, where: str, asked_for: str) -> str:
-    """The question's sentence: `asked_for` is the request's selector as the agent says it
-    ("region global", "" for the default slot); its value is shown as one plain line."""
+OTHER_OPERATIONS = {  # what else a connection may ask for under --confirm, said whole
+    "status": N_("Connection #{number}, {where}, asks to see each slot's state and who is signed in to it."),
+    "events": N_("Connection #{number}, {where}, asks to see the agent's connections and latest requests."),
+}
+TITLES = {
+    "token": N_("A connection asks for an access token"),
+    "status": N_("A connection asks who is signed in"),
+    "events": N_("A connection asks what the agent is doing"),
+}
+
+
+def asked_line(number: int, where: str, asked_for: str, op: str = "token") -> str:
+    """The question's sentence: `op` what is asked (a token, the slots, the events) and, for a
+    token, `asked_for` the request's selector as the agent says it ("region global", "" for the
+    default slot); its value is shown as one plain line."""
+    if op in OTHER_OPERATIONS:
+        return _(OTHER_OPERATIONS[op]).format(number=number, where=where)
     kind, _space, value = asked_for.partition(" ")
     template = ASKED.get(kind, ASKED["slot"]) if asked_for else ASKED[""]
     return _(template).format(number=number, where=where, value=one_line(value, 120))
@@ -45,16 +59,17 @@ class AskScreen(ModalScreen[str]):
         Binding("d,escape", "answer('deny')", N_("Deny")),
     ]
 
-    def __init__(self, number: int, origin: str, asked_for: str, wait: float) -> None:
+    def __init__(self, number: int, origin: str, asked_for: str, wait: float, op: str = "token") -> None:
         super().__init__()
-        self.number, self.origin, self.asked_for = number, origin, asked_for
+        self.number, self.origin, self.asked_for = number, origin, one_line(asked_for, 300)
+        self.op = op if op in TITLES else "token"
         self.deadline = time.monotonic() + wait
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield OneLine(_("A connection asks for an access token"), id="confirm-title")
+            yield OneLine(_(TITLES[self.op]), id="confirm-title")
             where = _("forwarded through ssh") if self.origin == "forwarded" else _("from this machine")
-            yield PlainStatic(asked_line(self.number, where, self.asked_for))
+            yield PlainStatic(asked_line(self.number, where, self.asked_for, self.op))
             yield PlainStatic("", id="ask-left")
             with Horizontal(id="confirm-buttons"):
                 yield Button(keyed(_("Allow once"), "o"), id=ALLOW_ONCE)

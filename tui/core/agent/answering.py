@@ -19,6 +19,7 @@ from tui.core.agent import place
 from tui.core.agent.protocol import ANSWER_LINE, VERSION, Request, answer_line
 
 CONNECT_TIMEOUT = 5.0
+ASKABLE = ("token", "status", "events")  # what a question may be about (anything else reads as a token)
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Question:
     connection: int
     origin: str  # "local" or "forwarded"
     asked_for: str  # the selector as the request gave it ("" for the default slot): shown as plain text
+    op: str = "token"  # what is asked: a token, the slots (status), the agent's events
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def _message(line: bytes) -> Question | Withdrawn | None:
         return None
     origin = "forwarded" if data.get("origin") == "forwarded" else "local"
     asked_for = data.get("asked_for")
-    return Question(number, connection, origin, asked_for if isinstance(asked_for, str) else "")
+    op = data.get("op") if data.get("op") in ASKABLE else "token"
+    return Question(number, connection, origin, asked_for if isinstance(asked_for, str) else "", str(op))
 
 
 def _whole(value: object) -> int | None:

@@ -15,6 +15,11 @@ import time
 
 from tui.core.agent.protocol import ANSWER_LINE, SOCKET_ENV, VERSION, WORKING, Request
 from tui.core.phrase import N_, Phrase
+from tui.core.untrusted import clean
+
+TYPE_CHECKING = False  # not `from typing import`: this module is on `token`'s path through the agent
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach the socket
 ANSWER_TIMEOUT = 90.0  # seconds for an answer in all: a refresh (10 s) after the slot's locks (up to 30 s), or a person
@@ -47,14 +52,17 @@ class Session:
     """One connection kept for many requests (the relay's: `--confirm` asks once for it, when the
     person allows the connection). The agent closes a connection that sends nothing for 10 s: a
     session asks something more often than that. A kept connection that has gone is replaced once
-    by a fresh one; AgentUnavailable when that fails too."""
+    by a fresh one; AgentUnavailable when that fails too, or once `interrupt` was called."""
 
     def __init__(self, path: str | None = None) -> None:
         self.where = path or socket_path() or ""
         self.conn: _socket.socket | None = None
+        self.interrupted = False
 
     def ask(self, request: Request, timeout: float = ANSWER_TIMEOUT, stall: float = STALL) -> dict[str, object]:
         while True:
+            if self.interrupted:
+                raise _unavailable(self.where, Phrase(N_("the wait was interrupted")))
             fresh = self.conn is None
             conn = self.conn = self.conn or _connect(self.where)
             try:
@@ -63,6 +71,17 @@ class Session:
                 self.close()
                 if fresh:
                     raise
+
+    def interrupt(self) -> None:
+        """End the wait in hand at once (a signal handler's call: the read returns, the session
+        asks nothing more)."""
+        self.interrupted = True
+        conn = self.conn
+        if conn is not None:
+            try:
+                conn.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self) -> None:
         if self.conn is not None:
@@ -85,10 +104,11 @@ def _connect(where: str) -> _socket.socket:
 
 
 def _exchange(conn: _socket.socket, where: str, request: Request, timeout: float, stall: float) -> dict[str, object]:
+    deadline = time.monotonic() + timeout  # for the whole answer, whatever arrives meanwhile
     try:
-        conn.settimeout(stall)
+        conn.settimeout(min(stall, timeout))
         conn.sendall(request.to_line())
-        line = _answer_line(conn, time.monotonic() + timeout)
+        line = _answer_line(conn, deadline, stall)
     except TimeoutError:
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
@@ -99,31 +119,50 @@ def _exchange(conn: _socket.socket, where: str, request: Request, timeout: float
         data = None
     if not isinstance(data, dict) or data.get("v") != VERSION or not isinstance(data.get("ok"), bool):
         raise _unavailable(where, Phrase(N_("its answer is not one of this program's agent")))
-    return data
+    cleaned: dict[str, object] = printable(data)
+    return cleaned
 
 
-def _answer_line(conn: _socket.socket, deadline: float) -> bytes:
-    """The first line that is not a `working` line (sent while the agent works)."""
+def printable(value: Any, key: str = "") -> Any:
+    """An answer with every string in it (names and values) made one printable line
+    (`untrusted.clean`), so no field an agent sends can forge a line, move the cursor or reorder
+    text wherever it is shown; the access token is kept as sent (`usable_token` judges it)."""
+    if isinstance(value, str):
+        return value if key == "access_token" else clean(value, keep_newlines=False)
+    if isinstance(value, list):
+        return [printable(item) for item in value]
+    if isinstance(value, dict):
+        return {clean(name, keep_newlines=False): printable(item, str(name)) for name, item in value.items()}
+    return value
+
+
+def _answer_line(conn: _socket.socket, deadline: float, stall: float) -> bytes:
+    """The first line that is not a `working` line (sent while the agent works). Each line must
+    arrive whole within `stall` seconds of the one before, and the answer by `deadline`: a peer
+    that trickles bytes without a newline is cut off at those bounds, not at each byte."""
     pending = b""
     while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError
-        line, pending = _read_line(conn, pending)
+        line, pending = read_line(conn, pending, min(time.monotonic() + stall, deadline))
         if line != WORKING.rstrip(b"\n"):
             return line
 
 
-def _read_line(conn: _socket.socket, pending: bytes) -> tuple[bytes, bytes]:
-    """(one line, what came after it) with `pending` read before; each recv bounded by the stall."""
+def read_line(conn: _socket.socket, pending: bytes, deadline: float, most: int = ANSWER_LINE) -> tuple[bytes, bytes]:
+    """(one line, what came after it) with `pending` read before, whole by `deadline`
+    (TimeoutError after it) and at most `most` bytes long."""
     chunks = [pending]
     size = len(pending)
     while b"\n" not in chunks[-1]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             raise OSError(0, "the connection closed before an answer")
         chunks.append(chunk)
         size += len(chunk)
-        if size > ANSWER_LINE:
+        if size > most:
             raise OSError(0, "the answer is longer than any this protocol sends")
     line, _newline, rest = b"".join(chunks).partition(b"\n")
     return line, rest

@@ -9,30 +9,76 @@ import os
 import secrets
 import socket
 import stat
+import sys
 import tempfile
 
 from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
+from tui.core.phrase import N_, Phrase
 
-__all__ = ["PID_ENV", "SOCKET_ENV", "listen", "read_answer_key", "remove", "write_answer_key"]
+__all__ = ["PID_ENV", "SOCKET_ENV", "NoPlace", "fits", "listen", "read_answer_key", "remove", "write_answer_key"]
 
 
-def _base() -> str:
-    """`$XDG_RUNTIME_DIR` when it is a private directory of ours (a login session's), else the
-    system's temporary directory (`$TMPDIR`, /tmp): the new directory is private either way."""
+SUN_PATH = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108  # bytes, the final NUL included
+PREFIX = "assistant-auth-"
+
+
+NO_PLACE = N_(
+    "assistant-auth: no directory can hold the agent's socket: {tried}. A socket's path must be shorter than "
+    "{limit} bytes: set TMPDIR to a short directory of yours (export TMPDIR=/tmp), then start it again"
+)
+
+
+class NoPlace(Exception):
+    """No directory can hold the agent's socket; the message says why and what to do."""
+
+
+def _bases() -> list[str]:
+    """Where the agent's directory may go, in order: `$XDG_RUNTIME_DIR` when it is a private
+    directory of ours (a login session's), the system's temporary directory (`$TMPDIR`), /tmp.
+    The new directory is private in each."""
+    bases = []
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime:
         with contextlib.suppress(OSError):
             info = os.stat(runtime)
             if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077:
-                return runtime
-    return tempfile.gettempdir()
+                bases.append(runtime)
+    for base in (tempfile.gettempdir(), "/tmp"):  # noqa: S108 - the short base of last resort
+        if base not in bases:
+            bases.append(base)
+    return bases
+
+
+def fits(path: str) -> bool:
+    """A Unix socket can be bound at `path` (the system's `sun_path` holds it and its NUL)."""
+    return len(os.fsencode(path)) < SUN_PATH
+
+
+def _socket_name() -> str:
+    return f"agent.{os.getpid()}"
+
+
+def _directory(bases: list[str]) -> str:
+    """A new private directory under the first base where the socket's path fits (NoPlace, said,
+    when none can hold it)."""
+    tried = []
+    for base in bases:
+        longest = os.path.join(base, PREFIX + "x" * 8, _socket_name())  # mkdtemp's name: 8 characters
+        if not fits(longest):
+            tried.append(f"{base} ({len(os.fsencode(longest))} bytes)")
+            continue
+        try:
+            return tempfile.mkdtemp(prefix=PREFIX, dir=base)  # 0700, O_EXCL
+        except OSError as exc:
+            tried.append(f"{base} ({exc.strerror or exc})")
+    raise NoPlace(Phrase(NO_PLACE, tried="; ".join(tried), limit=SUN_PATH))
 
 
 def listen(directory: str | None = None) -> tuple[socket.socket, str]:
     """A listening Unix socket in a new private directory: (the socket, its path). Bound before
-    the agent forks, so the path printed is one that answers."""
-    where = tempfile.mkdtemp(prefix="assistant-auth-", dir=directory or _base())  # 0700, O_EXCL
-    path = os.path.join(where, f"agent.{os.getpid()}")
+    the agent forks, so the path printed is one that answers. NoPlace when no base fits."""
+    where = _directory([directory] if directory else _bases())
+    path = os.path.join(where, _socket_name())
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         old = os.umask(0o177)  # the socket is 0600 from the moment it exists

@@ -187,8 +187,12 @@ def token_answer(fields: dict[str, object]) -> bytes:
     return encode({"v": VERSION, "ok": True, **{name: fields.get(name) for name in TOKEN_FIELDS}})
 
 
-def failure(error: str, exit_code: int, hint: str = "") -> bytes:
-    return encode({"v": VERSION, "ok": False, "error": error, "hint": hint, "exit": exit_code})
+def failure(error: str, exit_code: int, hint: str = "", retry_after: int | None = None) -> bytes:
+    """A refusal; `retry_after`: seconds after which the same request can be met."""
+    data: dict[str, object] = {"v": VERSION, "ok": False, "error": error, "hint": hint, "exit": exit_code}
+    if retry_after is not None:
+        data["retry_after"] = retry_after
+    return encode(data)
 
 
 def answer(data: dict[str, object]) -> bytes:

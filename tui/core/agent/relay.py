@@ -167,7 +167,10 @@ class Relay:
         self.session = Session(socket)
 
     def stop(self) -> None:
+        """Stop at once: a wait on the agent ends now (a signal handler's call); a write in hand
+        is finished first (it is atomic, under the slot's locks)."""
         self.stopping.set()
+        self.session.interrupt()
 
     def run(self, once: bool = False) -> Outcome:
         try:
@@ -180,11 +183,11 @@ class Relay:
             try:
                 answer = self.session.ask(Request("token", self.selector, self.timing.ask_ttl))
             except AgentUnavailable as exc:
-                return self._gone(exc.args[0])
+                return Outcome.STOPPED if self.stopping.is_set() else self._gone(exc.args[0])
             if not answer["ok"]:
                 ended = self._refused(answer)
                 if ended is None and not once:  # the agent expects it to pass: ask again later
-                    if self._wait(self.timing.retry) is not None:
+                    if self._wait(_retry_after(answer, self.timing.retry)) is not None:
                         return Outcome.AGENT_GONE
                     continue
                 return ended or Outcome.REFUSED
@@ -223,7 +226,7 @@ class Relay:
         error = answer.get("error")
         self.say(error if isinstance(error, str) else Phrase(N_("The token agent refused the request.")))
         code = answer.get("exit")
-        if code == EXIT_AGAIN:
+        if code == EXIT_AGAIN or _retry_after(answer, 0):
             return None
         return Outcome.UNMET if code == EXIT_UNMET else Outcome.REFUSED
 
@@ -240,11 +243,19 @@ class Relay:
             try:
                 self.session.ask(Request("ping"), timeout=max(self.timing.ping, 10.0))
             except AgentUnavailable as exc:
-                return self._gone(exc.args[0])
+                return None if self.stopping.is_set() else self._gone(exc.args[0])
         return None
 
 
 STOPS = Phrase(N_("The relay stops; the access token it wrote expires by itself."))
+
+
+def _retry_after(answer: Mapping[str, object], otherwise: float) -> float:
+    """When the agent says the request can be met again (its refresh spacing), bounded to an hour."""
+    after = answer.get("retry_after")
+    if isinstance(after, int) and not isinstance(after, bool) and 0 < after <= 3600:
+        return after
+    return otherwise
 
 
 def _expiry(value: object) -> int | None:

@@ -3,15 +3,26 @@ slot's locks shared with the official client, the room reserved before a refresh
 lost), and the state of each slot. Requests that arrive together for the same slot and lifetime
 share one lookup: a hundred clients with an expired token make one refresh.
 
+No client drives the person's refresh traffic (`spacing`): after the agent refreshed a slot, a
+`min_ttl` that the token it got no longer meets is not met by another refresh until half that
+token's lifetime has passed. Such a request is answered "cannot be met" (exit 2) with
+`retry_after`; a token below the spec's 30 s is refreshed as always. A client asking for a token
+that lives 3598 s of 3600 as fast as it can thus causes one refresh, not one every two seconds;
+a client asking for at most half the lifetime (the relay asks 600 s of an hour) never meets it.
+
 A refresh token never leaves this module: an answer is built from `protocol.TOKEN_FIELDS` alone."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
 
 from tui.core.agent.protocol import EXIT_AGAIN, EXIT_SIGN_IN, EXIT_UNMET, Request, failure, token_answer
-from tui.core.credentials.refresh import LifetimeTooShort, get_access_token
-from tui.core.credentials.slot import try_load
+from tui.core.credentials.refresh import LifetimeTooShort, get_access_token, required_ttl
+from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
 from tui.core.errors import AuthError
 from tui.core.jwt import identity_of
 from tui.core.keys import region_of_slot
@@ -23,6 +34,7 @@ OUTCOMES = {EXIT_SIGN_IN: "sign in again", EXIT_UNMET: "refused", EXIT_AGAIN: "f
 class Tokens:
     def __init__(self) -> None:
         self.inflight: dict[tuple[object, ...], asyncio.Task[tuple[bytes, str, str]]] = {}
+        self.refreshed: dict[str, tuple[float, float]] = {}  # slot -> (monotonic time, lifetime it got)
 
     async def token(self, request: Request) -> tuple[bytes, str, str]:
         """(the answer line, the slot, the outcome in a word) for a token request."""
@@ -43,14 +55,44 @@ class Tokens:
         chosen: Selection | None = None
         try:
             chosen = select(**request.selector_values())
+            slot = storage_name_of(chosen)
+            held = try_load(slot) or {}
+            refused = self._spaced(slot, held, request.min_ttl)
+            if refused is not None:
+                return refused, slot, OUTCOMES[EXIT_UNMET]
             token = await get_access_token(chosen.ref, chosen.base_url, min_ttl=request.min_ttl, refuse=chosen.refusal)
         except AuthError as exc:
             explained = explain_for(exc, chosen)
             code = EXIT_UNMET if isinstance(exc, LifetimeTooShort) else EXIT_AGAIN if exc.transient else EXIT_SIGN_IN
             slot = _slot_or_blank(chosen)
             return failure(explained.message, code, explained.hint), slot, OUTCOMES[code]
-        slot = storage_name_of(chosen)
-        return token_answer(_fields(slot, token)), slot, "served"
+        fields = _fields(slot, token)
+        if token != held.get("access_token"):  # a refresh happened (ours, or another client's under the locks)
+            expires_at = fields["expires_at"]
+            lifetime = expires_at - time.time() if isinstance(expires_at, int) else 0.0
+            self.refreshed[slot] = (time.monotonic(), lifetime)
+        return token_answer(fields), slot, "served"
+
+    def _spaced(self, slot: str, held: Mapping[str, Any], min_ttl: int | None) -> bytes | None:
+        """The refusal of a refresh that `min_ttl` alone would cause within half the lifetime of the
+        token the agent's last refresh of `slot` got; None when the request goes its usual way."""
+        last = self.refreshed.get(slot)
+        expires_at = held.get("expires_at")
+        if min_ttl is None or last is None or not usable_token(held.get("access_token")):
+            return None
+        if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)) or expires_at != expires_at:
+            return None
+        since, half = time.monotonic() - last[0], last[1] / 2
+        left = expires_at - time.time()
+        if since >= half or left < EXPIRY_LEEWAY or left >= required_ttl(min_ttl):
+            return None
+        wait = max(1, math.ceil(half - since))
+        message = (
+            f"--min-ttl {min_ttl} cannot be met now: the token was refreshed {int(since)} s ago and has {int(left)} s "
+            f"left, and the agent refreshes a slot for --min-ttl at most once in half a token's lifetime "
+            f"(ask for at most {int(half)} s, or again in {wait} s)"
+        )
+        return failure(message, EXIT_UNMET, retry_after=wait)
 
 
 def _slot_or_blank(chosen: Selection | None) -> str:
