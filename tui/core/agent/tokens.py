@@ -53,6 +53,7 @@ class Tokens:
 
     async def _fetch(self, request: Request) -> tuple[bytes, str, str]:
         chosen: Selection | None = None
+        slot, held = "", {}
         try:
             chosen = select(**request.selector_values())
             slot = storage_name_of(chosen)
@@ -62,16 +63,26 @@ class Tokens:
                 return refused, slot, OUTCOMES[EXIT_UNMET]
             token = await get_access_token(chosen.ref, chosen.base_url, min_ttl=request.min_ttl, refuse=chosen.refusal)
         except AuthError as exc:
+            self._note_refresh(slot, held)  # a refresh whose token was still too short (LifetimeTooShort) counts
             explained = explain_for(exc, chosen)
             code = EXIT_UNMET if isinstance(exc, LifetimeTooShort) else EXIT_AGAIN if exc.transient else EXIT_SIGN_IN
             slot = _slot_or_blank(chosen)
             return failure(explained.message, code, explained.hint), slot, OUTCOMES[code]
-        fields = _fields(slot, token)
-        if token != held.get("access_token"):  # a refresh happened (ours, or another client's under the locks)
-            expires_at = fields["expires_at"]
-            lifetime = expires_at - time.time() if isinstance(expires_at, int) else 0.0
-            self.refreshed[slot] = (time.monotonic(), lifetime)
-        return token_answer(fields), slot, "served"
+        self._note_refresh(slot, held)
+        return token_answer(_fields(slot, token)), slot, "served"
+
+    def _note_refresh(self, slot: str, held: Mapping[str, Any]) -> None:
+        """When the slot's file holds another access token than before the lookup, a refresh
+        happened (ours, or another client's under the locks): its time and the lifetime it got."""
+        now = try_load(slot) if slot else None
+        token = (now or {}).get("access_token")
+        if now is None or not token or token == held.get("access_token"):
+            return
+        expires_at = now.get("expires_at")
+        lifetime = 0.0  # unknown: no spacing (a request is never refused on a guess)
+        if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) and expires_at == expires_at:
+            lifetime = float(expires_at) - time.time()
+        self.refreshed[slot] = (time.monotonic(), lifetime)
 
     def _spaced(self, slot: str, held: Mapping[str, Any], min_ttl: int | None) -> bytes | None:
         """The refusal of a refresh that `min_ttl` alone would cause within half the lifetime of the
