@@ -103,6 +103,9 @@ DAMAGED_HERE = N_(
 )
 
 
+CANNOT_WRITE = N_("The relay cannot write {path}: {reason}. The file is unchanged.")
+
+
 def write_relayed(storage_name: str, access_token: str, expires_at: int | None) -> Verdict:
     """Write the access-only credential under the slot's locks (shared with the official clients),
     the file judged again right before writing. RelayRefused when it is not the relay's to write."""
@@ -118,7 +121,10 @@ def write_relayed(storage_name: str, access_token: str, expires_at: int | None) 
             raise RelayRefused(Phrase(SIGNED_IN_HERE, path=path))
         if verdict is Verdict.DAMAGED:
             raise RelayRefused(Phrase(DAMAGED_HERE, path=path))
-        write_credentials(storage_name, relayed(current, access_token, expires_at))
+        try:
+            write_credentials(storage_name, relayed(current, access_token, expires_at))
+        except OSError as exc:  # a full disk, a quota, a read-only file system: atomic, so nothing changed
+            raise AuthError(Phrase(CANNOT_WRITE, path=path, reason=exc.strerror or str(exc))) from None
     return verdict
 
 
