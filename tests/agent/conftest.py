@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from tests.agent.openssh import SshServer
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import default_signals, terminate
 
@@ -72,3 +73,12 @@ def run_on_server(env: dict[str, str], *args: str, timeout: float = 90) -> subpr
 
 def files_under(where: pathlib.Path) -> list[str]:
     return sorted(str(p.relative_to(where)) for p in where.rglob("*"))
+
+
+@pytest.fixture
+def sshd(tmp_path):
+    running = SshServer(tmp_path / "sshd")
+    try:
+        yield running
+    finally:
+        running.stop()

@@ -13,14 +13,14 @@ import threading
 
 from tests.agent.conftest import RunningAgent
 from tests.agent.fake_agent import FakeAgent
-from tests.agent.test_over_ssh import SshServer, forward, pytestmark, remote, sshd  # noqa: F401 - the fixture
+from tests.agent.openssh import SshServer, forward, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client import ask
 from tui.core.agent.protocol import Request
 
-__all__ = ["pytestmark"]
+pytestmark = needs_openssh
 
 
 class Forwarded:

@@ -1,0 +1,117 @@
+"""A real OpenSSH server on 127.0.0.1 for one test (a free port, throwaway host and user keys in a
+temporary directory), and plain `ssh -R` to it. Tests that use it are skipped where `sshd` is not
+installed (`needs_openssh`); `.ci/run` installs OpenSSH so CI runs them."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import pathlib
+import shlex
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+from tests.cli.test_cli import SCRIPT
+from tests.conftest import default_signals, terminate
+from tests.waiting import PATIENCE
+
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+needs_openssh = pytest.mark.skipif(
+    not os.path.exists(SSHD) or shutil.which("ssh") is None,
+    reason="OpenSSH (sshd and ssh) is not installed here; .ci/run installs it",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SshServer:
+    """sshd on 127.0.0.1 for this test alone, letting the current user in with a throwaway key."""
+
+    def __init__(self, where: pathlib.Path, forwarding: bool = True, extra: tuple[str, ...] = ()) -> None:
+        where.mkdir(mode=0o700)
+        for name in ("host_key", "user_key"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(where / name)], check=True)
+        (where / "authorized_keys").write_text((where / "user_key.pub").read_text())
+        os.chmod(where / "authorized_keys", 0o600)
+        self.port = free_port()
+        self.key = where / "user_key"
+        config = where / "sshd_config"
+        config.write_text(
+            "\n".join(
+                [
+                    f"Port {self.port}",
+                    "ListenAddress 127.0.0.1",
+                    f"HostKey {where / 'host_key'}",
+                    f"PidFile {where / 'sshd.pid'}",
+                    f"AuthorizedKeysFile {where / 'authorized_keys'}",
+                    "StrictModes no",
+                    "UsePAM no",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "PubkeyAuthentication yes",
+                    "PermitRootLogin yes",
+                    f"AllowStreamLocalForwarding {'yes' if forwarding else 'no'}",
+                    "LogLevel ERROR",
+                    *extra,
+                    "",
+                ]
+            )
+        )
+        if os.geteuid() == 0:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # its privilege separation directory
+        self.process = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE, text=True, preexec_fn=default_signals
+        )
+        deadline = time.monotonic() + PATIENCE
+        while True:  # the exact state: sshd accepts on its port
+            assert self.process.poll() is None, self.process.stderr.read()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "sshd never listened"
+                time.sleep(0.05)
+
+    def options(self) -> list[str]:
+        return [
+            "-F",
+            "/dev/null",
+            "-i",
+            str(self.key),
+            "-p",
+            str(self.port),
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "LogLevel=ERROR",
+        ]
+
+    @property
+    def host(self) -> str:
+        return f"{getpass.getuser()}@127.0.0.1"
+
+    def stop(self) -> None:
+        terminate(self.process, timeout=10)
+
+
+def remote(server_home: pathlib.Path, *words: str) -> list[str]:
+    """A command run by the server's shell: its own home (nothing of the laptop's environment)."""
+    return ["env", f"ASSISTANT_CODE_HOME={shlex.quote(str(server_home))}", "ASSISTANT_LANG=en", SCRIPT, *words]
+
+
+def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **popen) -> subprocess.Popen:
+    """Plain `ssh -R REMOTE:AGENT` running `command` on the server."""
+    argv = ["ssh", *sshd.options(), "-o", "ExitOnForwardFailure=yes", "-R", f"{remote_path}:{agent_path}"]
+    return subprocess.Popen([*argv, sshd.host, command], stdin=subprocess.DEVNULL, **popen)
