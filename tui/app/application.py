@@ -125,7 +125,7 @@ class AssistantAuthApp(App):
     # -- actions reachable from every screen and the command palette --------------------------
     def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:
         """A new sign-in in `region` (default: the app's), over the current screen or instead of it."""
-        from tui.app.screens.sign_in import (
+        from tui.app.screens.sign_in import (  # lazy: the wizard's cold start (make bench)
             SignInScreen,  # loaded when first opened (cold start)
         )
 
@@ -135,10 +135,10 @@ class AssistantAuthApp(App):
     def show_outcome(self, attempt) -> None:
         """A finished sign-in replaces its screen: Done on success, else what happened. A dialog,
         the help or the QR code open above it is closed first: it was about the sign-in."""
-        from tui.app.screens.done import (
+        from tui.app.screens.done import (  # lazy: the wizard's cold start (make bench)
             DoneScreen,  # loaded when first opened (cold start)
         )
-        from tui.app.screens.outcome import OutcomeScreen
+        from tui.app.screens.outcome import OutcomeScreen  # lazy: the wizard's cold start (make bench)
 
         while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
             self.pop_screen()
@@ -149,14 +149,14 @@ class AssistantAuthApp(App):
 
     def keep_polling(self, attempt) -> None:
         """Back to the code screen, polling again with the same device code within its deadline."""
-        from tui.app.screens.sign_in import (
+        from tui.app.screens.sign_in import (  # lazy: the wizard's cold start (make bench)
             SignInScreen,  # loaded when first opened (cold start)
         )
 
         self.switch_screen(SignInScreen(attempt.region, attempt))
 
     def action_inspect(self) -> None:
-        from tui.app.screens.credentials import (
+        from tui.app.screens.credentials import (  # lazy: the wizard's cold start (make bench)
             CredentialsScreen,  # loaded when first opened (cold start)
         )
 
@@ -164,7 +164,7 @@ class AssistantAuthApp(App):
             self.push_screen(CredentialsScreen())
 
     def action_doctor(self) -> None:
-        from tui.app.screens.doctor import (
+        from tui.app.screens.doctor import (  # lazy: the wizard's cold start (make bench)
             DoctorScreen,  # loaded when first opened (cold start)
         )
 
@@ -172,7 +172,7 @@ class AssistantAuthApp(App):
             self.push_screen(DoctorScreen())
 
     def action_providers(self) -> None:
-        from tui.app.screens.providers import (
+        from tui.app.screens.providers import (  # lazy: the wizard's cold start (make bench)
             ProvidersScreen,  # loaded when first opened (cold start)
         )
 
@@ -193,7 +193,7 @@ class AssistantAuthApp(App):
         return True, message
 
     def action_help(self) -> None:
-        from tui.app.screens.help import (
+        from tui.app.screens.help import (  # lazy: the wizard's cold start (make bench)
             HelpScreen,  # loaded when first opened (cold start)
         )
 
@@ -211,7 +211,7 @@ class AssistantAuthApp(App):
 
     def action_request_quit(self) -> None:
         """Quit; while a sign-in is in flight (or an edit unsaved), ask first."""
-        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
 
         if isinstance(self.screen, ConfirmScreen):
             return  # a question is already open: answer it first

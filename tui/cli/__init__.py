@@ -17,12 +17,12 @@ def main(argv: list[str] | None = None) -> int:
     """The one error boundary: whatever happens, a one-line message and an exit code, never a
     traceback (a closed or full stdout, a broken pipe, an odd setting, an output encoding that
     cannot carry the text: `tui.cli.streams`)."""
-    from tui.cli.streams import fit
+    from tui.cli.streams import fit  # lazy: off token's path
 
     english = None
     try:
         if fit():  # stdout or stderr cannot carry Chinese: the whole command speaks English
-            from tui.core.i18n import in_english
+            from tui.core.i18n import in_english  # lazy: catalogs, when said
 
             english = in_english()
             english.__enter__()
@@ -49,8 +49,8 @@ def _guarded(argv: list[str] | None) -> int:
 
 def _failed(exc: BaseException) -> int:
     """The exit code and one line on stderr for what ended a command abnormally."""
-    from tui.cli.output import quiet_err, silence_stdout
-    from tui.core.i18n import _
+    from tui.cli.output import quiet_err, silence_stdout  # lazy: off token's path
+    from tui.core.i18n import _  # lazy: catalogs, when said
 
     if isinstance(exc, KeyboardInterrupt):
         quiet_err(_("interrupted"))
@@ -68,9 +68,9 @@ def _failed(exc: BaseException) -> int:
 
 
 def _unexpected(exc: BaseException) -> int:
-    from tui.cli.output import quiet_err
-    from tui.core.i18n import _
-    from tui.core.redact import redact
+    from tui.cli.output import quiet_err  # lazy: off token's path
+    from tui.core.i18n import _  # lazy: catalogs, when said
+    from tui.core.redact import redact  # lazy: off token's path
 
     quiet_err(
         _("assistant-auth: unexpected error: {error}").format(error=f"{type(exc).__name__}: {redact(str(exc))[:300]}")
@@ -80,8 +80,8 @@ def _unexpected(exc: BaseException) -> int:
 
 def _main(argv: list[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`>&-`)
-        from tui.cli.output import quiet_err
-        from tui.core.i18n import _
+        from tui.cli.output import quiet_err  # lazy: off token's path
+        from tui.core.i18n import _  # lazy: catalogs, when said
 
         quiet_err(_("assistant-auth: cannot write output: standard output is closed"))
         return 1
@@ -91,34 +91,34 @@ def _main(argv: list[str] | None = None) -> int:
         verbose = True
         args.pop(0)
     if args[:1] == ["token"]:
-        from tui.cli.token import run_fast
+        from tui.cli.token import run_fast  # lazy: off token's path
 
         _setup_logging(verbose)
         return run_fast(args[1:])
     if args[:1] == ["exec"]:  # parsed by hand too: what follows `--` is PROGRAM's, not ours
-        from tui.cli.exec import run_fast as run_exec
+        from tui.cli.exec import run_fast as run_exec  # lazy: off token's path
 
         _setup_logging(verbose)
         return run_exec(args[1:])
     if args[:1] == ["ssh"]:  # parsed by hand: every option but the host and command is ssh's
-        from tui.cli.ssh import run_fast as run_ssh
+        from tui.cli.ssh import run_fast as run_ssh  # lazy: off token's path
 
         _setup_logging(verbose)
         return run_ssh(args[1:])
     if args[:1] in (["-h"], ["--help"]):
-        from tui.cli.output import help_out
-        from tui.cli.usage import USAGE
-        from tui.core.i18n import _
+        from tui.cli.output import help_out  # lazy: off token's path
+        from tui.cli.usage import USAGE  # lazy: off token's path
+        from tui.core.i18n import _  # lazy: catalogs, when said
 
         help_out(_(USAGE))
         return 0
     if not args and "_ARGCOMPLETE" not in os.environ:  # the wizard, at once: no parser to build
-        from tui.cli.home import run_app
+        from tui.cli.home import run_app  # lazy: off token's path
 
         _setup_logging(verbose)
         return run_app()
-    from tui.cli.completion import complete
-    from tui.cli.parser import build, handler
+    from tui.cli.completion import complete  # lazy: off token's path
+    from tui.cli.parser import build, handler  # lazy: off token's path
 
     parser = build()
     complete(parser)  # only when a shell asks for completions
@@ -130,9 +130,9 @@ def _main(argv: list[str] | None = None) -> int:
 def _setup_logging(verbose: bool) -> None:
     if not verbose:
         return
-    import logging
+    import logging  # lazy: with -v only
 
-    from tui.core.redact import redact
+    from tui.core.redact import redact  # lazy: off token's path
 
     class Redacting(logging.Filter):
         def filter(self, record: logging.LogRecord) -> bool:

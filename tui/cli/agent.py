@@ -112,7 +112,7 @@ def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key:
 
 def watch(listener, path: str, lifetime: float | None, confirm: bool = False) -> int:
     """In a terminal: the live view, the agent on its event loop (`tui.app.agent_app`)."""
-    from tui.app.agent_app import AgentApp
+    from tui.app.agent_app import AgentApp  # lazy: Textual, for the app alone
 
     try:
         AgentApp(listener, path, lifetime, confirm).run()

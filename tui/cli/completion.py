@@ -10,7 +10,7 @@ import sys
 
 
 def run(ns) -> int:
-    import argcomplete
+    import argcomplete  # lazy: heavy: argcomplete
 
     sys.stdout.write(argcomplete.shellcode(["assistant-auth"], shell=ns.shell))
     return 0
@@ -19,6 +19,6 @@ def run(ns) -> int:
 def complete(parser) -> None:
     """Answer a completion request of the shell (when its environment says so), then exit."""
     if "_ARGCOMPLETE" in os.environ:
-        import argcomplete
+        import argcomplete  # lazy: heavy: argcomplete
 
         argcomplete.autocomplete(parser)

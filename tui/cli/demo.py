@@ -30,7 +30,7 @@ def export_lines(env: dict[str, str]) -> list[str]:
 
 
 def run(ns) -> int:
-    import asyncio
+    import asyncio  # lazy: heavy: asyncio
 
     home = tempfile.mkdtemp(prefix="assistant-auth-demo-")
     server = AuthServer(interval=2, auto_approve=ns.approve_after).start()

@@ -24,7 +24,7 @@ def run_app(**kwargs) -> int:
         return EXIT_ERROR
     gc.disable()
     try:
-        from tui.app import AssistantAuthApp
+        from tui.app import AssistantAuthApp  # lazy: Textual, for the app alone
 
         app = AssistantAuthApp(**kwargs, collector_paused=True)
         try:

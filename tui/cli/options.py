@@ -7,6 +7,8 @@ nothing here loads the core or argparse at import.
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tui.core.regions import Region
@@ -27,15 +29,15 @@ def selector_problem(values: dict) -> str | None:
     explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
     region = values.get("region")
     if len(chosen) > 1 or (chosen and explicit):
-        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("choose one of --slot, --region, --provider or --base-url/--key/--oauth-host")
     if region is not None and region.strip().lower() not in ("cn", "global"):
-        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("unknown region {value}: use cn or global").format(value=repr(region))
     if (values.get("key") is not None or values.get("oauth_host") is not None) and values.get("base_url") is None:
-        from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("--key and --oauth-host need --base-url")
     return None
@@ -66,7 +68,7 @@ def parse_flags(
             i += 1
             continue
         if flag not in _NAMES and flag not in options:
-            from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             usage = f"assistant-auth {command} {SELECTOR_HELP}"
             return values, extra, [], _("unknown option {option}; usage: {usage}").format(option=repr(arg), usage=usage)
@@ -76,7 +78,7 @@ def parse_flags(
             i += 1
             value = args[i]
         else:
-            from tui.core.i18n import _  # only to say a problem: nothing here loads the core at import
+            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             return values, extra, [], _("{option} needs a value").format(option=flag)
         if flag in _NAMES:
@@ -97,7 +99,7 @@ def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
         return None, None
     digits = text.lstrip("0") or "0"
     if not (text.isascii() and text.isdigit()) or len(digits) > len(str(MAX_MIN_TTL)) or int(digits) > MAX_MIN_TTL:
-        from tui.core.i18n import _  # here: nothing in this module loads the core at import
+        from tui.core.i18n import _  # lazy: nothing in this module loads the core at import
 
         shown = text if len(text) <= 20 else text[:20] + "…"
         return None, _("--min-ttl takes a whole number of seconds from 0 to {most} (not {given})").format(
@@ -113,9 +115,8 @@ def complete_regions(prefix: str, **_) -> list[str]:
 
 def complete_slots(prefix: str, **_) -> list[str]:
     """Shell completion of --slot: the slot names on disk, as `status` lists them."""
-    import os
 
-    from tui.core import paths
+    from tui.core import paths  # lazy: off token's path
 
     try:
         entries = os.listdir(paths.credentials_dir())
@@ -128,7 +129,7 @@ def complete_slots(prefix: str, **_) -> list[str]:
 def complete_providers(prefix: str, **_) -> list[str]:
     """Shell completion of --provider: the provider names of config.toml (unreadable: none)."""
     try:
-        from tui.core.config.read import read_config_readonly
+        from tui.core.config.read import read_config_readonly  # lazy: off token's path
 
         providers = read_config_readonly().get("providers", {})
     except Exception:  # noqa: BLE001 - a completion never prints a traceback into the shell
@@ -139,7 +140,7 @@ def complete_providers(prefix: str, **_) -> list[str]:
 def add_selector(parser, region: bool = True, keys: bool = True) -> None:
     """The slot selection flags; `keys` False: only those the token agent is asked by (--slot,
     --region, --provider), not explicit keys and hosts."""
-    from tui.core.i18n import _  # here: nothing in this module loads the core at import
+    from tui.core.i18n import _  # lazy: nothing in this module loads the core at import
 
     group = parser.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
     group.add_argument(
@@ -166,15 +167,15 @@ def selector_values(ns) -> dict:
 def region_arg(value: str) -> Region:
     """--region on the command line, parsed once at the door: cn or global only (stored values
     keep the spec's lenient parse)."""
-    import argparse
+    import argparse  # lazy: off token's path
 
-    from tui.core.regions import (
+    from tui.core.regions import (  # lazy: off token's path
         Region,  # here: nothing in this module loads the core at import
     )
 
     cleaned = value.strip().lower()
     if cleaned not in ("cn", "global"):
-        from tui.core.i18n import _
+        from tui.core.i18n import _  # lazy: catalogs, when said
 
         raise argparse.ArgumentTypeError(_("unknown region {value}: use cn or global").format(value=repr(value)))
     return Region(cleaned)

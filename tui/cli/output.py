@@ -5,14 +5,20 @@ cleaned first (no control sequence reaches the terminal)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_TRANSIENT = 0, 1, 2, 3  # 3: network or server trouble, retry
 
 
-def err(message: str) -> None:
-    from tui.core.untrusted import clean
+def clean(text: str) -> str:
+    """`untrusted.clean`, loaded the first time something is shown (not on `token`'s valid path)."""
+    from tui.core.untrusted import clean as cleaned  # lazy: unicodedata, when shown
 
+    return cleaned(text)
+
+
+def err(message: str) -> None:
     sys.stderr.write(clean(message) + "\n")
 
 
@@ -30,8 +36,6 @@ def fail(exc) -> None:
 
 
 def out(line: str) -> None:
-    from tui.core.untrusted import clean
-
     sys.stdout.write(clean(line) + "\n")
 
 
@@ -43,8 +47,6 @@ def out_json(data: object, indent: int | None = None) -> None:
 
 def ask(question: str) -> bool:
     """A yes/no question on stderr, answered on stdin; only call it when stdin is a terminal."""
-    from tui.core.untrusted import clean
-
     sys.stderr.write(clean(question) + " [y/N] ")
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
@@ -54,15 +56,11 @@ class StatusLine:
     """One live line on stderr when it is a terminal; otherwise a line per change of text."""
 
     def __init__(self) -> None:
-        import os
-
         # a live line needs a terminal that understands ESC[2K: not TERM=dumb (Emacs shells, CI)
         self.live = sys.stderr.isatty() and os.environ.get("TERM", "") not in ("dumb", "")
         self.last = ""
 
     def show(self, text: str) -> None:
-        from tui.core.untrusted import clean
-
         if self.live:
             sys.stderr.write("\r\x1b[2K" + clean(text))
             sys.stderr.flush()
@@ -78,7 +76,6 @@ class StatusLine:
 
 def silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
-    import os
 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -89,8 +86,8 @@ def silence_stdout() -> None:
 
 def help_out(text: str) -> None:
     """A `--help` laid out by hand, fitted to the terminal's width in cells (Chinese lines too)."""
-    import shutil
+    import shutil  # lazy: off token's path
 
-    from tui.core.textwidth import fit
+    from tui.core.textwidth import fit  # lazy: off token's path
 
     sys.stdout.write(fit(text, shutil.get_terminal_size((80, 24)).columns - 1))

@@ -7,15 +7,17 @@ A refresh runs without an event loop (`tui.core.credentials.refresh.get_access_t
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 SCHEMA_VERSION = 1  # of `token --json`
 EXIT_SIGN_IN, EXIT_USAGE, EXIT_TRANSIENT = 1, 2, 3
 
 
 def usage_problem(problem: str) -> int:
-    from tui.cli.output import err
-    from tui.core.i18n import _
+    from tui.cli.output import err  # lazy: off token's path
+    from tui.core.i18n import _  # lazy: catalogs, when said
 
     err(_("assistant-auth: {problem}").format(problem=problem))
     return EXIT_USAGE
@@ -26,23 +28,22 @@ def obtain(values: dict, min_ttl: int | None):
     stderr and the exit code returned instead of the token (1 sign in again, 2 the lifetime
     cannot be met, 3 transient). Shared by `token` and `exec`. Where `ASSISTANT_AUTH_SOCK` is
     set, the token agent answers instead ((its answer, the token)), never this machine's files."""
-    import os
 
     if os.environ.get("ASSISTANT_AUTH_SOCK"):
-        from tui.cli.through_agent import token_from_agent
+        from tui.cli.through_agent import token_from_agent  # lazy: off token's path
 
         return token_from_agent(values, min_ttl)
-    from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync
-    from tui.core.errors import AuthError
-    from tui.core.slots.choice import select
+    from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync  # lazy: off token's path
+    from tui.core.errors import AuthError  # lazy: off token's path
+    from tui.core.slots.choice import select  # lazy: off token's path
 
     chosen = None
     try:
         chosen = select(**values)
         return chosen, get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
     except AuthError as exc:
-        from tui.cli.output import err
-        from tui.core.slots.choice import explain_for
+        from tui.cli.output import err  # lazy: off token's path
+        from tui.core.slots.choice import explain_for  # lazy: off token's path
 
         err(explain_for(exc, chosen).said())
         if isinstance(exc, LifetimeTooShort):
@@ -53,20 +54,20 @@ def obtain(values: dict, min_ttl: int | None):
 def run_fast(args: list[str]) -> int:
     """Exit codes: 0 a token printed, 1 sign in again, 2 usage, 3 transient (see TOKEN_HELP)."""
     if "-h" in args or "--help" in args:
-        from tui.cli.output import help_out
-        from tui.cli.usage import TOKEN_HELP
-        from tui.core.i18n import _
+        from tui.cli.output import help_out  # lazy: off token's path
+        from tui.cli.usage import TOKEN_HELP  # lazy: off token's path
+        from tui.core.i18n import _  # lazy: catalogs, when said
 
         help_out(_(TOKEN_HELP))
         return 0
     values: dict = {}
     extra: dict = {}
     if args:  # flags are rare on the hot path: their parser is loaded only when there are some
-        from tui.cli.options import min_ttl_value, parse_flags
+        from tui.cli.options import min_ttl_value, parse_flags  # lazy: off token's path
 
         values, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
         if rest and not problem:
-            from tui.core.i18n import _
+            from tui.core.i18n import _  # lazy: catalogs, when said
 
             problem = _("unexpected argument {argument}").format(argument=repr(rest[0]))
         min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
@@ -78,7 +79,7 @@ def run_fast(args: list[str]) -> int:
     if isinstance(token, int):
         return token
     if extra.get("--json"):
-        from tui.cli.output import out_json
+        from tui.cli.output import out_json  # lazy: off token's path
 
         out_json(token_record(chosen, token))
         return 0
@@ -91,7 +92,6 @@ def token_record(chosen, token: str) -> dict:
     """`token --json`: the token with its expiry as the credential file has it, the seconds left
     now (not the file's `expires_in`), and which slot, region and account it is (from the agent's
     answer when the agent gave the token)."""
-    import time
 
     if isinstance(chosen, dict):
         expires_at = chosen.get("expires_at")
@@ -106,10 +106,10 @@ def token_record(chosen, token: str) -> dict:
             "identity": chosen.get("identity") if isinstance(chosen.get("identity"), str) else None,
             "agent": True,
         }
-    from tui.core.credentials.slot import try_load
-    from tui.core.jwt import identity_of
-    from tui.core.keys import region_of_slot
-    from tui.core.slots.choice import storage_name_of
+    from tui.core.credentials.slot import try_load  # lazy: off token's path
+    from tui.core.jwt import identity_of  # lazy: off token's path
+    from tui.core.keys import region_of_slot  # lazy: off token's path
+    from tui.core.slots.choice import storage_name_of  # lazy: off token's path
 
     slot = storage_name_of(chosen)
     stored = try_load(slot) or {}
@@ -128,7 +128,7 @@ def token_record(chosen, token: str) -> dict:
 
 
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here
-    from tui.cli.options import selector_values
+    from tui.cli.options import selector_values  # lazy: off token's path
 
     args: list[str] = ["--json"] if getattr(ns, "json", False) else []
     if getattr(ns, "min_ttl", None) is not None:

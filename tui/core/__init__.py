@@ -52,7 +52,7 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'tui.core' has no attribute {name!r}")
-    import importlib  # here, not at the top: `import tui.core` stays nearly free
+    import importlib  # lazy: `import tui.core` stays nearly free
 
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value

@@ -9,6 +9,7 @@ import contextlib
 import ipaddress
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -62,7 +63,7 @@ def is_loopback_host(host: str) -> bool:
 
 def insecure_reason(url: str) -> str | None:
     """Why `url` must not receive a token, or None. Beyond the spec: https, or http on loopback."""
-    from tui.core.redact import excerpt
+    from tui.core.redact import excerpt  # lazy: off token's path
 
     shown = excerpt(url)
     if not url.isascii() or not url.isprintable() or any(ch.isspace() for ch in url):
@@ -102,7 +103,7 @@ async def client_scope(client: httpx.AsyncClient | None) -> AsyncIterator[httpx.
         yield client
         return
     try:
-        import httpx
+        import httpx  # lazy: heavy: httpx
 
         own = httpx.AsyncClient(timeout=REQUEST_TIMEOUT, follow_redirects=False)
     except Exception as exc:  # pragma: no cover - depends on the environment (e.g. bad SSL setup)
@@ -147,9 +148,9 @@ async def post_form(
     A transport failure (connect, reset, timeout, a server trickling bytes past the budget)
     becomes AuthError(f"{failure}: <detail>").
     """
-    import asyncio
+    import asyncio  # lazy: heavy: asyncio
 
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     check_secure(url)
     _log_request(url, form)
@@ -183,7 +184,7 @@ def _whole_exchange_budget(seconds: float) -> Iterator[None]:
     """In the main thread, an interval timer bounds the whole synchronous exchange (connect, TLS,
     sending, every read) to `seconds`, as `asyncio.timeout` does for the async one. Elsewhere each
     phase has the budget and the body loop checks the deadline."""
-    from tui.core.signals import alarm  # here: `http` is on the token hot path
+    from tui.core.signals import alarm  # lazy: `http` is on the token hot path
 
     def expired() -> None:
         raise _Deadline
@@ -196,9 +197,8 @@ def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str]
     """`post_form` without an event loop, for the command line's refresh path: a client of its own
     (the same 10-second budget for the whole exchange, the same proxy and CA handling), the same
     errors."""
-    import time
 
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     check_secure(url)
     _log_request(url, form)

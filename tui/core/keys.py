@@ -40,7 +40,7 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     host, base = _normalize(oauth_host), _normalize(base_url)
     if host == _normalize(settings.oauth_host("cn")) and base == _normalize(settings.base_url("cn")):
         return DEFAULT_KEY
-    from tui.core.digest import sha256_hex  # the default slot's path (most `token` calls) needs no digest
+    from tui.core.digest import sha256_hex  # lazy: the default slot's path (most `token` calls) needs no digest
 
     text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
     return SCOPED_PREFIX + sha256_hex(text.encode("utf-8"))[:16]
@@ -59,7 +59,7 @@ def region_storage_name(region: object) -> str:
 
 def region_of_slot(storage_name: str) -> Region | None:
     """The region whose sign-in writes `storage_name` (with the current settings), else None."""
-    from tui.core.regions import (
+    from tui.core.regions import (  # lazy: off token's path
         Region,  # here: `keys` is on the token hot path, which needs no Region
     )
 

@@ -32,7 +32,7 @@ def config_file() -> str:
 
 
 def config_dir() -> pathlib.Path:
-    import pathlib  # here, not at the top: the token hot path never needs it
+    import pathlib  # lazy: the token hot path never needs it
 
     return pathlib.Path(config_dir_str())
 

@@ -31,6 +31,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -128,7 +129,7 @@ class SignInSignals:
         self.carried_on = False
 
     def install(self) -> None:
-        import asyncio  # here: only commands that run an event loop get here
+        import asyncio  # lazy: only commands that run an event loop get here
 
         with contextlib.suppress(*_NOT_HERE):
             loop = asyncio.get_running_loop()
@@ -136,7 +137,7 @@ class SignInSignals:
             loop.add_signal_handler(signal.SIGTERM, self.discard)
 
     def remove(self) -> None:
-        import asyncio
+        import asyncio  # lazy: heavy: asyncio
 
         with contextlib.suppress(*_NOT_HERE):
             loop = asyncio.get_running_loop()
@@ -153,7 +154,7 @@ class SignInSignals:
 
 def end_as_hangup() -> None:
     """The terminal is gone and nothing carries on: end as SIGHUP's default ends a process."""
-    import asyncio
+    import asyncio  # lazy: heavy: asyncio
 
     with contextlib.suppress(*_NOT_HERE):
         asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
@@ -169,8 +170,7 @@ def ignore_hangup() -> None:
 def confirm_interrupts(on_second: Callable[[], object], warn: Callable[[], object], within: float = 5.0) -> None:
     """From now on a first Ctrl+C only calls `warn`; a second within `within` seconds calls
     `on_second` (which discards)."""
-    import asyncio
-    import time
+    import asyncio  # lazy: heavy: asyncio
 
     pressed: list[float] = []
 
@@ -223,7 +223,7 @@ def forwarding_to(send: Callable[[int], object]) -> Iterator[None]:
 def stop_agent_on_signals(stop: Callable[[], object]) -> None:
     """A token agent: SIGTERM, SIGHUP and Ctrl+C each ask it to stop (on the running event loop;
     it finishes what is in flight, so a refresh already sent is stored)."""
-    import asyncio  # here: only commands that run an event loop get here
+    import asyncio  # lazy: only commands that run an event loop get here
 
     loop = asyncio.get_running_loop()
     for name in ("SIGTERM", "SIGHUP", "SIGINT"):
@@ -247,7 +247,6 @@ def stop_relay_on_signals(stop: Callable[[], object]) -> None:
 def until_stopped(ready: Callable[[], None] = lambda: None) -> None:
     """Block until Ctrl+C, SIGTERM or a closed terminal (SIGHUP). `ready` runs once they are
     caught: what it says (how to stop) is never followed by a signal that finds them uncaught."""
-    import time
 
     def stop(*_args: object) -> None:
         raise KeyboardInterrupt

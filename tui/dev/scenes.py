@@ -70,7 +70,7 @@ def tokens(expires_in: int = 3600) -> dict:
 def authorization_server(poll_answer: str = "pending"):
     """An httpx transport answering as the authorization server would: the device authorization
     with `CODE`, and every poll with `poll_answer` (pending, approve, deny or 502)."""
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     def handle(request: httpx.Request) -> httpx.Response:
         host = f"{request.url.scheme}://{request.url.host}"

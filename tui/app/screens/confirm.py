@@ -58,7 +58,7 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.body:
                 with VerticalScroll(id="confirm-body"):
                     if self.lexer:
-                        from rich.syntax import Syntax
+                        from rich.syntax import Syntax  # lazy: heavy: rich
 
                         # Syntax never interprets markup; the text is cleaned of control characters
                         yield Static(Syntax(clean(self.body), self.lexer, theme="ansi_dark", word_wrap=False))

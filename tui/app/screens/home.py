@@ -160,7 +160,7 @@ class HomeScreen(AppScreen[None]):
         path = agent_socket()
         if path is None:
             return
-        from tui.app.screens.agent import AgentScreen  # loaded when first opened (cold start)
+        from tui.app.screens.agent import AgentScreen  # lazy: the wizard's cold start
         from tui.core.agent.feed import RemoteFeed  # lazy: the agent's server (asyncio), not for Home's frame
 
         self.app.push_screen(AgentScreen(RemoteFeed(path), in_process=False))
@@ -212,7 +212,7 @@ class HomeScreen(AppScreen[None]):
                 )
                 self.set_timer(0.5, self.refresh_slot)
 
-        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
 
         self.app.push_screen(
             ConfirmScreen(
@@ -241,7 +241,7 @@ class HomeScreen(AppScreen[None]):
 
     def action_start(self) -> None:
         """Sign in to the highlighted region; ask first when its sign-in is still usable."""
-        from tui.app.screens.confirm import ConfirmScreen  # loaded when first opened (cold start)
+        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
 
         region = self.selected_region
         if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request

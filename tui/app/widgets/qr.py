@@ -13,7 +13,7 @@ QUIET = 2  # quiet-zone modules around the code
 
 def qr_lines(data: str) -> list[str]:
     """Rows of half-block characters for `data`; dark modules are drawn as spaces on light."""
-    import segno
+    import segno  # lazy: heavy: segno
 
     qr = segno.make(data, error="l", micro=False)
     matrix = [list(row) for row in qr.matrix]
@@ -34,7 +34,7 @@ def qr_lines(data: str) -> list[str]:
 
 def qr_size(data: str) -> tuple[int, int] | None:
     """(width, height) in cells, or None when `data` is too long for any QR code."""
-    from segno import DataOverflowError
+    from segno import DataOverflowError  # lazy: heavy: segno
 
     try:
         lines = qr_lines(data)

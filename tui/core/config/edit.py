@@ -119,7 +119,7 @@ def edit_provider(text: str, name: str, changes: dict[str, object]) -> str:
     Only fields whose value differs from the current one are touched. Raises AuthError on an
     invalid value or a missing provider.
     """
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     for field, value in changes.items():
         problem = validate(field, value)
@@ -168,7 +168,7 @@ def masked_document(text: str, before: dict[KeyPath, str] | None = None) -> tupl
 
     `before`: the masked values of the version this one is compared with; a changed value whose
     mask happens to be the same is marked "(changed)", so a diff still shows the change."""
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     try:
         doc = parse_config(text)

@@ -58,7 +58,7 @@ def write_config_text(text: str, path: pathlib.Path | None = None, previous: str
 
 
 def providers_table(doc: Any, create: bool = False) -> Any:
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     if "providers" not in doc:
         if not create:
@@ -71,7 +71,7 @@ def providers_table(doc: Any, create: bool = False) -> Any:
 
 
 def oauth_block(oauth_key: str, region: Region) -> Any:
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     block = tomlkit.inline_table()
     block["storage"] = "file"
@@ -101,7 +101,7 @@ def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
 
 
 def _new_entry(oauth_key: str, region: Region) -> Any:
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     entry = tomlkit.table()
     entry["name"] = MANAGED_PROVIDER
@@ -124,7 +124,7 @@ def _append_entry(text: str, entry: Any) -> str | None:
 
     Returns None when the result would not be valid TOML (e.g. `providers` is an inline table).
     """
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     holder = tomlkit.document()
     providers = tomlkit.table(is_super_table=True)
@@ -163,7 +163,7 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
         appended = _append_entry(text, _new_entry(oauth_key, region))
         if appended is not None:
             return appended
-        import tomlkit
+        import tomlkit  # lazy: heavy: tomlkit
 
         providers = providers_table(doc, create=True)
         fresh = _new_entry(oauth_key, region)
@@ -182,14 +182,14 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
         else:
             entry["oauth"] = oauth_block(oauth_key, region)
         entry["managed"] = True
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     return tomlkit.dumps(doc)
 
 
 def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive."""
-    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.exceptions import TOMLKitError  # lazy: heavy: tomlkit
 
     previous = read_config_text()
     try:

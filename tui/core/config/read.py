@@ -25,7 +25,7 @@ BOM = "\ufeff"
 
 def config_error(detail: object, path: pathlib.Path | None = None) -> AuthError:
     """The spec's message for an unreadable config.toml, with the file to fix as the next step."""
-    from tui.core.hints import damaged_config
+    from tui.core.hints import damaged_config  # lazy: off token's path
 
     return AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}", damaged_config(path or paths.config_file()))
 
@@ -38,7 +38,7 @@ def read_config_raw(path: pathlib.Path | None = None) -> bytes | None:
 def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None, str | None]:
     """config.toml's bytes (None when missing) and, from the `fstat` of the same open file, why it
     may not decide where refresh tokens go (None when it may): see `untrusted_because`."""
-    from tui.core.files.regular import describe, read_regular_stat
+    from tui.core.files.regular import describe, read_regular_stat  # lazy: off token's path
 
     where = path or paths.config_file()
     try:
@@ -54,7 +54,6 @@ def untrusted_because(info: os.stat_result, path: str) -> str | None:
     """Why a config.toml with this `stat` may not choose the host that receives refresh tokens,
     as OpenSSH's StrictModes refuses ~/.ssh/config: it belongs to another user, others can write
     it, or it sits in a directory others can write (and so could replace it). None when it may."""
-    import os
 
     if info.st_uid != os.getuid():
         return f"{path} belongs to uid {info.st_uid}, not to you"
@@ -73,7 +72,6 @@ def untrusted_because(info: os.stat_result, path: str) -> str | None:
 def exposure(path: pathlib.Path | None = None) -> str | None:
     """One sentence with the fix when others can write config.toml (it decides where tokens go)
     or read it (it may hold api keys); None when it is private or missing."""
-    import os
 
     where = str(path or paths.config_file())
     try:
@@ -90,7 +88,6 @@ def exposure(path: pathlib.Path | None = None) -> str | None:
 
 def config_trust_problem(path: pathlib.Path | None = None) -> str | None:
     """`untrusted_because` for callers that read config.toml another way (one `stat`)."""
-    import os
 
     where = str(path or paths.config_file())
     try:
@@ -119,7 +116,7 @@ def read_config_text(path: pathlib.Path | None = None) -> str:
 
 def parse_config(text: str) -> Any:
     """A tomlkit document; AuthError with the parser's line and column when the TOML is invalid."""
-    import tomlkit
+    import tomlkit  # lazy: heavy: tomlkit
 
     try:
         return tomlkit.parse(text.removeprefix(BOM))
@@ -131,9 +128,9 @@ def parse_config(text: str) -> Any:
 def parse_config_readonly(text: str) -> dict[str, Any]:
     """A plain dict (tomllib): for listings and slot selection, never for writing."""
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # lazy: off token's path
     else:  # Python 3.10: the same parser, from PyPI
-        import tomli as tomllib
+        import tomli as tomllib  # lazy: off token's path
 
     try:
         return tomllib.loads(text.removeprefix(BOM))

@@ -48,10 +48,10 @@ class Pause:
 def drive(steps: Steps) -> str:
     """Run the refresh steps without an event loop. From the moment the request is sent until its
     answer is stored, signals wait (`storing_answer`)."""
-    import contextlib  # here: the valid-token path, which imports this module, loads no contextlib
+    import contextlib  # lazy: the valid-token path, which imports this module, loads no contextlib
 
-    from tui.core.http import post_form_sync
-    from tui.core.signals import storing_answer
+    from tui.core.http import post_form_sync  # lazy: off token's path
+    from tui.core.signals import storing_answer  # lazy: off token's path
 
     result: Response | None = None
     with contextlib.closing(steps), contextlib.ExitStack() as critical:  # closed: the steps' own cleanup runs now
@@ -73,7 +73,7 @@ async def drive_async(steps: Steps, client: httpx.AsyncClient | None) -> str:
     of its own that a cancellation of the caller does not abandon: the caller waits for the
     answer to be stored, then is cancelled."""
     import asyncio  # lazy: the event loop's modules, for library and TUI callers only
-    import contextlib
+    import contextlib  # lazy: off token's path
 
     result: Response | None = None
     with contextlib.closing(steps):  # closed on every exit: the steps' own cleanup runs now
@@ -89,10 +89,10 @@ async def drive_async(steps: Steps, client: httpx.AsyncClient | None) -> str:
 
 
 async def _send_and_store(steps: Steps, send: Send, client: httpx.AsyncClient | None) -> str:
-    import asyncio
+    import asyncio  # lazy: heavy: asyncio
 
-    from tui.core.http import client_scope, post_form
-    from tui.core.signals import storing_answer
+    from tui.core.http import client_scope, post_form  # lazy: off token's path
+    from tui.core.signals import storing_answer  # lazy: off token's path
 
     with storing_answer():
         async with client_scope(client) as http:
@@ -111,7 +111,7 @@ async def _send_and_store(steps: Steps, send: Send, client: httpx.AsyncClient | 
 async def _to_the_end(coroutine: Coroutine[Any, Any, str]) -> str:
     """Await `coroutine` in a task of its own; a cancellation of the caller waits for it to finish
     (its answer stored), then is raised."""
-    import asyncio
+    import asyncio  # lazy: heavy: asyncio
 
     task = asyncio.ensure_future(coroutine)
     cancelled = False

@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _log() -> logging.Logger:
-    import logging
+    import logging  # lazy: with -v only
 
     return logging.getLogger("tui.core.credentials.refresh")
 
@@ -169,7 +169,7 @@ def get_access_token_sync(
     if not force and fresh(creds, ttl):
         return printable(creds["access_token"])
     _refuse_before_waiting(creds, ttl, min_ttl, refuse)
-    from tui.core.credentials.locks import hold_slot_sync
+    from tui.core.credentials.locks import hold_slot_sync  # lazy: off token's path
 
     with hold_slot_sync(storage_name):
         return printable(drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
@@ -185,7 +185,7 @@ async def _refresh_async(
     client: httpx.AsyncClient | None,
     refuse: AuthError | None,
 ) -> str:
-    from tui.core.credentials.locks import hold_slot
+    from tui.core.credentials.locks import hold_slot  # lazy: off token's path
 
     _refuse_before_waiting(seen, ttl, min_ttl, refuse)
     async with hold_slot(storage_name):
@@ -241,8 +241,8 @@ def _refresh_steps(
     _refuse_before_waiting(creds, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
     # the file now, which is the adopted one when another tool rotated it.
-    from tui.core.redact import register_token_fields
-    from tui.core.settings import client_id
+    from tui.core.redact import register_token_fields  # lazy: off token's path
+    from tui.core.settings import client_id  # lazy: off token's path
 
     register_token_fields(creds)
     refresh_token = creds.get("refresh_token")
@@ -259,8 +259,8 @@ def _refresh_steps(
 
 
 def _room_for_the_answer(storage_name: str, creds: dict[str, Any]) -> Reserved:
-    from tui.core.credentials.slot import reserve_room
-    from tui.core.paths import credentials_path
+    from tui.core.credentials.slot import reserve_room  # lazy: off token's path
+    from tui.core.paths import credentials_path  # lazy: off token's path
 
     try:
         return reserve_room(storage_name, creds)
@@ -286,8 +286,8 @@ def _send_and_keep(
     reserved: Reserved,
 ) -> Steps:
     """Send the refresh and keep its answer (spec 4.3, 4.6), as steps of `_refresh_steps`."""
-    from tui.core.credentials.oauth import oauth_error_code, parse_token_response
-    from tui.core.redact import excerpt
+    from tui.core.credentials.oauth import oauth_error_code, parse_token_response  # lazy: off token's path
+    from tui.core.redact import excerpt  # lazy: off token's path
 
     response = yield Send(endpoint, form)
     if response is None:  # pragma: no cover - every driver answers a Send
@@ -305,7 +305,7 @@ def _send_and_keep(
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", storage_name)
                 return _access_token(latest)
             _remember_rejection(storage_name, refresh_token, response.status)
-        from tui.core.hints import sign_in_again
+        from tui.core.hints import sign_in_again  # lazy: off token's path
 
         failed = f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}"
         if response.trouble:  # the server's trouble, not the sign-in's: never "sign in again" (README)
@@ -331,7 +331,7 @@ def _store_answer(
 ) -> Generator[Send | Pause, Response | None, None]:
     """The answer into the room proved before sending; should that still fail, a few more tries
     (the disk may be freed meanwhile), then never success: what was lost, and what to do."""
-    from tui.core.paths import credentials_path
+    from tui.core.paths import credentials_path  # lazy: off token's path
 
     problem = OSError("not written")
     for attempt in range(WRITE_TRIES):
@@ -352,8 +352,8 @@ def _store_answer(
 
 def _remember_rejection(storage_name: str, refresh_token: str, status: int) -> None:
     """Every face says "sign in again" for this slot until its refresh token changes."""
-    from tui.core.credentials import rejections
-    from tui.core.files import ownfiles
+    from tui.core.credentials import rejections  # lazy: off token's path
+    from tui.core.files import ownfiles  # lazy: off token's path
 
     try:
         rejections.remember(storage_name, refresh_token, status)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _log() -> logging.Logger:
-    import logging
+    import logging  # lazy: with -v only
 
     return logging.getLogger("tui.core.credentials.slot")
 
@@ -126,7 +126,7 @@ def parse_credentials(text: str) -> dict[str, Any]:
 
 
 def read_text(path: str | pathlib.Path) -> str:
-    from tui.core.files.regular import read_regular
+    from tui.core.files.regular import read_regular  # lazy: off token's path
 
     raw = read_regular(path)
     try:
@@ -148,7 +148,7 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
             f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}", next_step=_login_step()
         ) from None
     except OSError as exc:
-        from tui.core.files.regular import NotRegularFile, TooLarge
+        from tui.core.files.regular import NotRegularFile, TooLarge  # lazy: off token's path
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
@@ -164,7 +164,7 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
 
 
 def _damaged(message: str, path: str | pathlib.Path) -> AuthError:
-    from tui.core.hints import damaged_file
+    from tui.core.hints import damaged_file  # lazy: off token's path
 
     return AuthError(message, damaged_file(path))
 
@@ -186,7 +186,7 @@ def dump(data: object) -> bytes:
 def write_credentials(storage_name: str, data: object, reserved: Reserved | None = None) -> pathlib.Path:
     """Write pretty-printed JSON atomically with mode 0600 (the directory 0700 when created),
     into room `reserve_room` proved beforehand when there is some."""
-    from tui.core.files.atomic import atomic_write, ensure_private_dir
+    from tui.core.files.atomic import atomic_write, ensure_private_dir  # lazy: off token's path
 
     path = paths.credentials_path(storage_name)
     if reserved is not None:
@@ -202,8 +202,8 @@ def reserve_room(storage_name: str, current: object = None) -> Reserved:
     the slot, as large as the slot can become with any answer the program reads
     (`limits.room_for_answer`; `current` is the file's parsed content, read here when not given),
     flushed. OSError (a full disk, a file-size limit) when it cannot be: then nothing is sent."""
-    from tui.core.files.atomic import Reserved, ensure_private_dir
-    from tui.core.limits import room_for_answer
+    from tui.core.files.atomic import Reserved, ensure_private_dir  # lazy: off token's path
+    from tui.core.limits import room_for_answer  # lazy: off token's path
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)
@@ -252,7 +252,7 @@ def write_merged(
     overwritten (or kept, losing the new tokens). It is moved aside to `.corrupt-<timestamp>`
     first, so nothing is lost and the new tokens are stored.
     """
-    from tui.core.files.atomic import ensure_private_dir
+    from tui.core.files.atomic import ensure_private_dir  # lazy: off token's path
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)

@@ -40,13 +40,13 @@ def shown_proxy(url: str) -> str:
 def proxy_for(url: str) -> tuple[str | None, str]:
     """(proxy URL or None, where it came from) for `url`, by httpx's own rules (its environment
     proxies and mount patterns, most specific first)."""
-    from httpx._utils import (  # the rules httpx applies itself
+    from httpx._utils import (  # lazy: the rules httpx applies itself
         URLPattern,
         get_environment_proxies,
     )
 
     mounts = {URLPattern(key): value for key, value in get_environment_proxies().items()}
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     target = httpx.URL(url)
     for pattern in sorted(mounts):
@@ -331,7 +331,7 @@ class _Probe:
 def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
     """One GET of the host's root through httpx (proxy and CA as every request), no credential;
     then the clock against the server's Date header."""
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     start = time.monotonic()
     try:

@@ -23,7 +23,7 @@ def ms_since(start: float) -> int:
 
 def ssl_context() -> ssl.SSLContext:
     """The trust store every request of this tool uses (httpx's, with SSL_CERT_FILE/SSL_CERT_DIR)."""
-    import httpx
+    import httpx  # lazy: heavy: httpx
 
     return httpx.create_ssl_context(trust_env=True)
 

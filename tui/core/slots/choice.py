@@ -89,7 +89,7 @@ def provider_entry_selection(oauth: object, base_url: str, label: str, untrusted
     """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
     inferred from a scoped key when the table names none (README: a deliberate deviation).
     A host the table names, from a file others can write, is refused (`Selection.refusal`)."""
-    from tui.core.keys import provider_ref, ref_fields
+    from tui.core.keys import provider_ref, ref_fields  # lazy: off token's path
 
     table = oauth if isinstance(oauth, dict) else None
     ref, inferred = provider_ref(table, base_url)
@@ -119,11 +119,11 @@ def select(
     if provider:
         return provider_selection(provider)
     if slot:
-        from tui.core.keys import resolve_storage_name
+        from tui.core.keys import resolve_storage_name  # lazy: off token's path
 
         return selection_for_slot(resolve_storage_name(slot))
     if region:
-        from tui.core.keys import region_storage_name
+        from tui.core.keys import region_storage_name  # lazy: off token's path
 
         return selection_for_slot(region_storage_name(region.strip().lower()))
     if base_url is not None or key or oauth_host:
@@ -199,9 +199,9 @@ def inferred_hosts(config: dict[str, Any] | None = None) -> dict[str, str]:
 def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
-    from tui.core.context import OAuthRef
-    from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
-    from tui.core.regions import Region, endpoints
+    from tui.core.context import OAuthRef  # lazy: off token's path
+    from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name  # lazy: off token's path
+    from tui.core.regions import Region, endpoints  # lazy: off token's path
 
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
@@ -218,7 +218,7 @@ def selection_for_slot(storage_name: str) -> Selection:
 
 
 def region_for_slot(storage_name: str) -> Region:
-    from tui.core.keys import region_of_slot
-    from tui.core.regions import Region
+    from tui.core.keys import region_of_slot  # lazy: off token's path
+    from tui.core.regions import Region  # lazy: off token's path
 
     return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN

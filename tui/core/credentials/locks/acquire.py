@@ -174,7 +174,7 @@ def _open_flock_file(storage_name: str) -> int:
 
 def _try_flock(fd: int) -> bool:
     try:
-        import fcntl
+        import fcntl  # lazy: off token's path
     except ImportError:  # pragma: no cover - not POSIX
         return True
     try:
@@ -186,7 +186,7 @@ def _try_flock(fd: int) -> bool:
 
 def _unflock(fd: int) -> None:
     try:
-        import fcntl
+        import fcntl  # lazy: off token's path
     except ImportError:  # pragma: no cover
         return
     with contextlib.suppress(OSError):
@@ -343,7 +343,7 @@ async def hold_slot(
 
     `write_error`: a lock that cannot be created fails as `Failed to write credentials: …`.
     """
-    import asyncio  # here: the command line's refresh holds the locks without an event loop
+    import asyncio  # lazy: the command line's refresh holds the locks without an event loop
 
     releases: list[Callable[[], object]] = []
     try:
@@ -390,7 +390,7 @@ def _install_exit_cleanup() -> None:
     (`tui.core.signals` decides what a signal means)."""
     global _atexit_registered
     if not _atexit_registered:
-        import atexit
+        import atexit  # lazy: off token's path
 
         atexit.register(release_all)
         _atexit_registered = True
