@@ -34,29 +34,56 @@ WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argumen
 SSH_FAILED = 255
 
 
-def split(args: list[str]) -> tuple[list[str], str | None, list[str]]:
-    """(ssh's options, the host, the remote command), as ssh reads its command line."""
+OURS = ("--relay",)  # our flags: ssh has no long options, so any `--word` among the options is ours
+
+
+class Usage(ValueError):
+    """A command line ssh would not read (said with the usage line)."""
+
+
+def split(args: list[str]) -> tuple[set[str], list[str], str | None, list[str]]:
+    """(our flags, ssh's options, the host, the remote command), as OpenSSH reads its command line:
+    options, the host, more options after it, then `--` or the first other word starts the command.
+    `--relay` may stand anywhere among the options. Usage for an unknown `--word`."""
+    ours: set[str] = set()
     options: list[str] = []
+    host: str | None = None
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
+        if arg == "--":  # the end of the options: the host (when not yet given), then the command
             i += 1
+            if host is None and i < len(args):
+                host, i = args[i], i + 1
             break
         if not arg.startswith("-") or arg == "-":
-            break
-        options.append(arg)
-        letters = arg[1:]
-        for position, letter in enumerate(letters):
-            if letter in WITH_VALUE:
-                if position == len(letters) - 1 and i + 1 < len(args):  # `-p 22`: the value is the next word
-                    i += 1
-                    options.append(args[i])
-                break  # `-p22`: the rest of the word is the value
-        i += 1
-    if i >= len(args):
-        return options, None, []
-    return options, args[i], args[i + 1 :]
+            if host is not None:
+                break  # the command's first word
+            host = arg
+            i += 1
+            continue
+        if arg.startswith("--"):
+            if arg not in OURS:
+                raise Usage(arg)
+            ours.add(arg)
+            i += 1
+            continue
+        i = _option(args, i, options)
+    return ours, options, host, args[i:]
+
+
+def _option(args: list[str], i: int, options: list[str]) -> int:
+    """Take the ssh option at `i` (with its value, `-p 22` or `-p22`) into `options`; the next index."""
+    arg = args[i]
+    options.append(arg)
+    letters = arg[1:]
+    for position, letter in enumerate(letters):
+        if letter in WITH_VALUE:
+            if position == len(letters) - 1 and i + 1 < len(args):  # `-p 22`: the value is the next word
+                i += 1
+                options.append(args[i])
+            break  # `-p22`: the rest of the word is the value
+    return i + 1
 
 
 def remote_command(remote: str, command: list[str], relay: bool = False) -> str:
@@ -91,11 +118,14 @@ def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         help_out(_(SSH_HELP))
         return 0
-    relay = args[:1] == ["--relay"]  # ours, before ssh's options: the relay for the official client there
-    options, host, command = split(args[1:] if relay else args)
+    try:
+        ours, options, host, command = split(args)
+    except Usage:
+        host = None
     if host is None:
         err(_("assistant-auth: usage: assistant-auth ssh [--relay] [SSH OPTIONS] HOST [COMMAND...]"))
         return EXIT_ERROR
+    relay = "--relay" in ours  # the relay for the official client there
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # noqa: S108 - a path on the server, named above
     local = os.environ.get(place.SOCKET_ENV, "")
