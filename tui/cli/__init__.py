@@ -118,11 +118,11 @@ def _main(argv: list[str] | None = None) -> int:
         _setup_logging(verbose)
         return run_app()
     from tui.cli.completion import complete  # lazy: off token's path
-    from tui.cli.parser import build, handler  # lazy: off token's path
+    from tui.cli.parser import build, handler, parse  # lazy: off token's path
 
     parser = build()
     complete(parser)  # only when a shell asks for completions
-    ns = parser.parse_args(args)
+    ns = parse(parser, args)
     _setup_logging(verbose or ns.verbose)
     return handler(ns.command)(ns)
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import shlex
 import signal
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
+from tui.cli.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
@@ -25,16 +25,21 @@ from tui.core.agent.view import event_line
 from tui.core.i18n import _
 from tui.core.phrase import said
 from tui.core.signals import stop_agent_on_signals
+from tui.core.timespec import parse_duration
 from tui.core.untrusted import one_line
 
 
 def run(ns) -> int:
+    shell = shell_of(getattr(ns, "shell", None), os.environ.get("SHELL", ""))
     if ns.stop:
-        return stop(as_json=ns.json)
-    lifetime = ns.lifetime
+        return stop(as_json=ns.json, shell=shell)
+    try:
+        lifetime = None if ns.lifetime is None else float(parse_duration(str(ns.lifetime)))
+    except ValueError:
+        lifetime = -1.0
     in_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     if lifetime is not None and not 0 < lifetime <= 10 * 365 * 86400:
-        err(_("assistant-auth: --lifetime must be a positive number of seconds"))
+        err(_("assistant-auth: --lifetime must be a time from 1 s to 10 years: 90, 30m, 1h30m or 2d"))
         return EXIT_ERROR
     in_the_view = ns.foreground and in_a_terminal and not ns.json
     try:
@@ -63,7 +68,7 @@ def run(ns) -> int:
             )
         )
     if ns.foreground:
-        announce(path, os.getpid(), ns.json)
+        announce(path, os.getpid(), ns.json, shell)
         if in_the_view:
             return watch(listener, path, lifetime, ns.confirm)
         return serve(listener, path, lifetime, log=not ns.json, answer_key=key)
@@ -80,17 +85,18 @@ def run(ns) -> int:
             os._exit(0)
         return code  # pragma: no cover - never reached
     listener.close()
-    announce(path, pid, ns.json)
+    announce(path, pid, ns.json, shell)
     return EXIT_OK
 
 
-def announce(path: str, pid: int, as_json: bool) -> None:
-    """What points a shell at the agent: shell lines as `ssh-agent` prints them, or JSON."""
+def announce(path: str, pid: int, as_json: bool, shell: str = SH) -> None:
+    """What points a shell at the agent: shell lines as `ssh-agent` prints them (sh, csh or fish),
+    or JSON."""
     if as_json:
         out_json({"socket": path, "pid": pid, "socket_env": place.SOCKET_ENV, "pid_env": place.PID_ENV})
         return
-    out(f"{place.SOCKET_ENV}={shlex.quote(path)}; export {place.SOCKET_ENV};")
-    out(f"{place.PID_ENV}={pid}; export {place.PID_ENV};")
+    for line in set_lines(shell, {place.SOCKET_ENV: path, place.PID_ENV: str(pid)}):
+        out(line)
     out(f"echo Agent pid {pid};")
 
 
@@ -127,7 +133,7 @@ def said_event(event: Event) -> None:
     err(event_line(dataclasses.asdict(event)))
 
 
-def stop(as_json: bool = False) -> int:
+def stop(as_json: bool = False, shell: str = SH) -> int:
     """End the running agent: through its socket (it finishes what is in flight), else by its pid
     when that process is this program's agent (the socket gone, or never set)."""
     path = os.environ.get(place.SOCKET_ENV, "")
@@ -143,7 +149,7 @@ def stop(as_json: bool = False) -> int:
             if answer.get("ok") is not True:  # a forwarded socket: an agent is stopped on its own machine
                 err(one_line(answer.get("error") or _("the agent refused to stop"), 1000))
                 return EXIT_ERROR
-            return _stopped(pid_text, as_json)
+            return _stopped(pid_text, as_json, shell)
     if pid is None:
         if unreachable:
             err(unreachable)
@@ -174,15 +180,15 @@ def stop(as_json: bool = False) -> int:
     except OSError as exc:
         err(_("assistant-auth: cannot stop process {pid}: {reason}").format(pid=pid, reason=exc.strerror or exc))
         return EXIT_TRANSIENT
-    return _stopped(pid_text, as_json)
+    return _stopped(pid_text, as_json, shell)
 
 
-def _stopped(pid_text: str, as_json: bool) -> int:
+def _stopped(pid_text: str, as_json: bool, shell: str = SH) -> int:
     if as_json:
         out_json({"stopped": True})
     else:
-        out(f"unset {place.SOCKET_ENV};")
-        out(f"unset {place.PID_ENV};")
+        for line in unset_lines(shell, [place.SOCKET_ENV, place.PID_ENV]):
+            out(line)
         out(f"echo Agent pid {pid_text if pid_text.isdigit() else '?'} killed;")
     return EXIT_OK
 

@@ -228,7 +228,13 @@ def _agent(sub) -> None:
     p.add_argument("--json", action="store_true", help=_("print the socket and pid as JSON"))
     p.add_argument("--foreground", action="store_true", help=_("stay in the foreground (a service unit, a terminal)"))
     p.add_argument("--stop", action="store_true", help=_("stop the running agent"))
-    p.add_argument("--lifetime", type=float, metavar="SECONDS", help=_("stop serving after SECONDS"))
+    p.add_argument(
+        "--lifetime", metavar="TIME", help=_("stop serving after TIME (90, 30m, 1h30m, 2d: as ssh-agent reads it)")
+    )
+    shells = p.add_mutually_exclusive_group()
+    shells.add_argument("-s", dest="shell", action="store_const", const="sh", help=_("print sh lines (bash, zsh)"))
+    shells.add_argument("-c", dest="shell", action="store_const", const="csh", help=_("print csh lines (tcsh)"))
+    shells.add_argument("--fish", dest="shell", action="store_const", const="fish", help=_("print fish lines"))
     p.add_argument(
         "--confirm",
         action="store_true",
@@ -331,6 +337,20 @@ def build() -> argparse.ArgumentParser:
     for declare in DECLARE:
         declare(sub)
     return parser
+
+
+def parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespace:
+    """The namespace of `args`; an argument a command does not take is said with that command's
+    usage (argparse says it with the program's, which names no option of the command)."""
+    ns, extra = parser.parse_known_args(args)
+    if extra:
+        commands = next(
+            (action.choices for action in parser._actions if isinstance(action, argparse._SubParsersAction)), {}
+        )
+        chosen = commands.get(ns.command) if ns.command else None
+        where = chosen if isinstance(chosen, argparse.ArgumentParser) else parser
+        where.error(_("unrecognized arguments: %s") % " ".join(extra))
+    return ns
 
 
 def handler(command: str | None):

@@ -24,6 +24,7 @@ commands:
   config     open the provider config editor (TUI)
   agent      keep the sign-in here and serve access tokens, as ssh-agent does (--stop, --foreground)
   ssh        ssh to a server with the token agent forwarded: no refresh token is stored there
+  relay      on a server: keep the official client's credential file filled from the token agent
   demo       run the wizard against a local test server in a temporary home
   completion print a shell completion script (bash, zsh, fish)
 

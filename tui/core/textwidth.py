@@ -105,19 +105,22 @@ def _join(lines: list[str]) -> str:
     joined = ""
     for line in (line.strip() for line in lines):
         if joined and line:
-            joined += "" if _wide(joined[-1]) and _wide(line[0]) else " "
+            wide_stop = _wide(joined[-1]) and unicodedata.category(joined[-1]).startswith("P")  # "；" needs no space
+            joined += "" if _wide(joined[-1]) and (_wide(line[0]) or wide_stop) else " "
         joined += line
     return joined
 
 
 def _fit_block(block: str, columns: int) -> str:
-    lines = block.split("\n")
+    body = block.rstrip("\n")
+    tail = block[len(body) :]  # the text's last newline is kept, never a line of the paragraph
+    lines = body.split("\n")
     if all(cells(line) <= columns for line in lines):
         return block
     at_margin = all(line and not line[0].isspace() for line in lines)
     if at_margin and not lines[0].lower().startswith(("usage", "用法")):
-        return "\n".join(wrap(_join(lines), columns))
-    return "\n".join(_fit_line(line, columns) for line in _rows(lines))
+        return "\n".join(wrap(_join(lines), columns)) + tail
+    return "\n".join(_fit_line(line, columns) for line in _rows(lines)) + tail
 
 
 def _description_column(line: str) -> int | None:
