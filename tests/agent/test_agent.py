@@ -295,8 +295,9 @@ def test_confirm_without_a_terminal_asks_in_the_wizard_and_refuses_while_none_is
         key = pathlib.Path(running.path).parent / "answer-key"
         assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_text()) == 32
         done = run_on_server(on_server(running.path, tmp_path / "elsewhere"), "token")
-        assert done.returncode == 2 and done.stdout == ""
+        assert done.returncode == 3 and done.stdout == ""  # try again once a wizard is open there
         assert "no wizard is open on its machine" in done.stderr
+        assert "waiting for approval on your own machine" in done.stderr  # said at once, before the refusal
     finally:
         running.stop()
     assert not key.exists() and not key.parent.exists()  # the key goes with the socket

@@ -101,7 +101,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
         await pilot.press("d")
         denied = await second
-        assert denied["ok"] is False and denied["exit"] == 2 and "did not allow" in denied["error"]
+        assert denied["ok"] is False and denied["exit"] == 1 and "denied at your own machine" in denied["error"]
         app.agent.confirm_wait = 0.5
         third = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")

@@ -95,7 +95,7 @@ def test_a_wizard_that_denies_refuses_the_request(confirming, tmp_path):
         done = run_on_server(on_server(confirming.path, tmp_path / "server-home"), "token")
     finally:
         answering.close()
-    assert done.returncode == 2 and "did not allow this request" in done.stderr
+    assert done.returncode == 1 and "denied at your own machine" in done.stderr
 
 
 def test_a_wizard_that_goes_away_denies_its_open_question(confirming, tmp_path):
@@ -110,7 +110,7 @@ def test_a_wizard_that_goes_away_denies_its_open_question(confirming, tmp_path):
 
     threading.Thread(target=leave_at_the_question, daemon=True).start()
     done = run_on_server(on_server(confirming.path, tmp_path / "server-home"), "token")
-    assert asked.is_set() and done.returncode == 2 and "did not allow" in done.stderr
+    assert asked.is_set() and done.returncode == 1 and "did not allow" in done.stderr
 
 
 @pytest.mark.parametrize("key", ["0" * 32, "not-a-key", "a" * 64])
@@ -184,7 +184,7 @@ async def test_an_unanswered_question_is_withdrawn_and_denied(laptop, server):
         assert answering is not None
         first = asyncio.ensure_future(asyncio.to_thread(answering.next))
         denied = await asyncio.to_thread(ask, Request("token"), path)
-        assert denied["ok"] is False and "did not allow" in denied["error"]
+        assert denied["ok"] is False and denied["exit"] == 3 and "no answer at your own machine" in denied["error"]
         question = await first
         assert isinstance(question, Question)
         assert await asyncio.to_thread(answering.next) == Withdrawn(question.number)

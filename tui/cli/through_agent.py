@@ -33,7 +33,7 @@ def selector_request(op: str, values: dict, min_ttl: int | None = None) -> Reque
 def asked(request: Request) -> dict | int:
     """The agent's answer when it is `ok`, else the exit code (its failure said on stderr)."""
     try:
-        answer = ask(request)
+        answer = ask(request, on_asking=_waiting_for_approval)
     except AgentUnavailable as exc:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
@@ -44,6 +44,11 @@ def asked(request: Request) -> dict | int:
         code = answer.get("exit")
         return code if isinstance(code, int) and not isinstance(code, bool) and code in (1, 2, 3) else EXIT_TRANSIENT
     return answer
+
+
+def _waiting_for_approval() -> None:
+    """Said at once when the agent asks its person (--confirm): where to look, and that we wait."""
+    err(said(Phrase(N_("assistant-auth: waiting for approval on your own machine (the token agent asks there)…"))))
 
 
 def token_from_agent(values: dict, min_ttl: int | None) -> tuple[dict | None, str | int]:

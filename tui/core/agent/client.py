@@ -13,12 +13,13 @@ import json
 import os
 import time
 
-from tui.core.agent.protocol import ANSWER_LINE, SOCKET_ENV, VERSION, WORKING, Request
+from tui.core.agent.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
 from tui.core.phrase import N_, Phrase
 from tui.core.untrusted import clean
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on `token`'s path through the agent
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import Any
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach the socket
@@ -36,14 +37,21 @@ def socket_path() -> str | None:
 
 
 def ask(
-    request: Request, path: str | None = None, timeout: float = ANSWER_TIMEOUT, stall: float = STALL
+    request: Request,
+    path: str | None = None,
+    timeout: float = ANSWER_TIMEOUT,
+    stall: float = STALL,
+    on_asking: Callable[[], object] | None = None,
 ) -> dict[str, object]:
     """The agent's answer to `request` (a dict with `ok`); AgentUnavailable when there is none:
-    no socket, no line for `stall` seconds (a stopped agent), or no answer within `timeout`."""
+    no socket, no line for `stall` seconds (a stopped agent), or no answer within `timeout`.
+    `on_asking` is called once, at once, when the agent asks its person first (--confirm)."""
     where = path or socket_path() or ""
+    if on_asking is not None:
+        request.notify = True
     conn = _connect(where)
     try:
-        return _exchange(conn, where, request, timeout, stall)
+        return _exchange(conn, where, request, timeout, stall, on_asking)
     finally:
         conn.close()
 
@@ -103,12 +111,19 @@ def _connect(where: str) -> _socket.socket:
     return conn
 
 
-def _exchange(conn: _socket.socket, where: str, request: Request, timeout: float, stall: float) -> dict[str, object]:
+def _exchange(
+    conn: _socket.socket,
+    where: str,
+    request: Request,
+    timeout: float,
+    stall: float,
+    on_asking: Callable[[], object] | None = None,
+) -> dict[str, object]:
     deadline = time.monotonic() + timeout  # for the whole answer, whatever arrives meanwhile
     try:
         conn.settimeout(min(stall, timeout))
         conn.sendall(request.to_line())
-        line = _answer_line(conn, deadline, stall)
+        line = _answer_line(conn, deadline, stall, on_asking)
     except TimeoutError:
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
@@ -136,13 +151,21 @@ def printable(value: Any, key: str = "") -> Any:
     return value
 
 
-def _answer_line(conn: _socket.socket, deadline: float, stall: float) -> bytes:
-    """The first line that is not a `working` line (sent while the agent works). Each line must
-    arrive whole within `stall` seconds of the one before, and the answer by `deadline`: a peer
-    that trickles bytes without a newline is cut off at those bounds, not at each byte."""
+def _answer_line(
+    conn: _socket.socket, deadline: float, stall: float, on_asking: Callable[[], object] | None = None
+) -> bytes:
+    """The first line that is not a `working` line (sent while the agent works; the ASKING one
+    calls `on_asking`). Each line must arrive whole within `stall` seconds of the one before, and
+    the answer by `deadline`: a peer that trickles bytes without a newline is cut off at those
+    bounds, not at each byte."""
     pending = b""
     while True:
         line, pending = read_line(conn, pending, min(time.monotonic() + stall, deadline))
+        if line == ASKING.rstrip(b"\n"):
+            if on_asking is not None:
+                on_asking()
+                on_asking = None
+            continue
         if line != WORKING.rstrip(b"\n"):
             return line
 

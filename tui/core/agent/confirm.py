@@ -18,8 +18,10 @@ from tui.core.agent.protocol import Request, parse_answer, question, withdrawn
 
 ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
 NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
+UNANSWERED = "unanswered"  # nobody answered within the wait: denied, try again
 CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny
-DENIED = "the person at the agent's machine did not allow this request"
+DENIED = "denied at your own machine: the person at the token agent did not allow this request"
+NO_ANSWER = "no answer at your own machine within the wait (--confirm): try again, and answer there"
 NOBODY_THERE = (
     "the agent asks before serving a new connection (--confirm), and no wizard is open on its machine to ask "
     "in: open assistant-auth there, then try again"
@@ -78,7 +80,7 @@ class Confirm:
         try:
             decision = await asyncio.wait_for(ask(connection, request), self.wait)
         except asyncio.TimeoutError:
-            decision = DENY
+            decision = UNANSWERED
         if decision == ALLOW_CONNECTION:
             connection.allowed = True
         return decision

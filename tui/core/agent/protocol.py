@@ -27,7 +27,9 @@ carries questions from the agent and answers back, until either side closes it:
     {"v": 1, "withdrawn": 7}                                        (the wait ran out: denied)
 
 While an answer takes (a refresh, a person asked with `--confirm`), the agent sends
-`{"v": 1, "working": true}` every 2 seconds, so a client tells a working agent from a stopped one.
+`{"v": 1, "working": true}` every 2 seconds, so a client tells a working agent from a stopped one;
+a request with `"notify": true` also gets `{"v": 1, "working": true, "asking": true}` at once when
+the person is asked.
 The answer says `ok`; a token answer carries the access token and what `token --json` shows of it,
 never a refresh token (`answer_fields` is the one list of what may be sent); a failure carries the
 message and the exit code the asking command ends with (1 sign in again, 2 the request cannot be
@@ -66,15 +68,21 @@ class Request:
     for. A plain class, not a dataclass: `token` through the agent stays as light as from the
     file (dataclasses costs 30 ms to import)."""
 
-    __slots__ = ("op", "selector", "min_ttl", "key")
+    __slots__ = ("op", "selector", "min_ttl", "key", "notify")
 
     def __init__(
-        self, op: str, selector: tuple[tuple[str, str], ...] = (), min_ttl: int | None = None, key: str | None = None
+        self,
+        op: str,
+        selector: tuple[tuple[str, str], ...] = (),
+        min_ttl: int | None = None,
+        key: str | None = None,
+        notify: bool = False,
     ) -> None:
         self.op = op
         self.selector = selector
         self.min_ttl = min_ttl
         self.key = key  # `answerer`; on any other request, the proof of a wizard on the agent's machine
+        self.notify = notify  # the client wants the ASKING line when the person is asked (--confirm)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Request) and (self.op, self.selector, self.min_ttl) == (
@@ -105,6 +113,8 @@ class Request:
             data["min_ttl"] = self.min_ttl
         if self.key is not None:
             data["key"] = self.key
+        if self.notify:
+            data["notify"] = True
         return encode(data)
 
 
@@ -141,7 +151,7 @@ def parse_request(line: bytes) -> Request:
         raise BadRequest("answerer needs its key")
     if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 64):
         raise BadRequest("a key is a short string")
-    return Request(str(op), selector, min_ttl, key)
+    return Request(str(op), selector, min_ttl, key, data.get("notify") is True)
 
 
 def question(number: int, connection: int, origin: str, op: str, asked_for: str) -> bytes:
@@ -180,6 +190,9 @@ def answer_line(number: int, decision: str) -> bytes:
 
 
 WORKING = encode({"v": VERSION, "working": True})  # sent every 2 s while an answer takes: keep waiting
+# sent at once, to a request that asked with `notify`, when the person at the agent's machine is asked
+# (--confirm): the client says it waits for approval there. A client that did not ask never gets it.
+ASKING = encode({"v": VERSION, "working": True, "asking": True})
 
 
 def token_answer(fields: dict[str, object]) -> bytes:

@@ -33,8 +33,10 @@ from tui.core.agent.confirm import (
     ALLOW_CONNECTION,
     ALLOW_ONCE,
     DENIED,
+    NO_ANSWER,
     NOBODY,
     NOBODY_THERE,
+    UNANSWERED,
     Answerer,
     Ask,
     Confirm,
@@ -42,7 +44,9 @@ from tui.core.agent.confirm import (
 )
 from tui.core.agent.policy import FORWARDED, NOT_FROM_A_SERVER, Access, access, local_roots, without_local_paths
 from tui.core.agent.protocol import (
+    ASKING,
     EXIT_AGAIN,
+    EXIT_SIGN_IN,
     REQUEST_LINE,
     WORKING,
     BadRequest,
@@ -229,6 +233,9 @@ class Agent:
             if request.op == "answerer":  # the connection now carries questions and answers
                 await self._answering(number, origin, request, reader, writer)
                 return
+            asking = access(request.op, origin, confirm=self.confirm.active, allowed=connection.allowed)
+            if request.notify and asking is Access.ASK:  # said at once: the client tells its person where to look
+                await self._send(writer, ASKING)
             data, slot, outcome = await self._while_working(writer, self._answer(request, connection))
             if origin == FORWARDED:
                 data = without_local_paths(data, self._local_roots())
@@ -274,9 +281,11 @@ class Agent:
         if verdict is Access.ASK:
             decision = await self.confirm.decision(connection, request)
             if decision == NOBODY:
-                return failure(NOBODY_THERE, 2), "", "denied: nobody to ask"
+                return failure(NOBODY_THERE, EXIT_AGAIN), "", "denied: nobody to ask"
+            if decision == UNANSWERED:
+                return failure(NO_ANSWER, EXIT_AGAIN), "", "denied: no answer"
             if decision not in (ALLOW_ONCE, ALLOW_CONNECTION):
-                return failure(DENIED, 2), "", "denied"
+                return failure(DENIED, EXIT_SIGN_IN), "", "denied"
         if request.op == "token":
             return await self.tokens.token(request)
         if request.op == "ping":

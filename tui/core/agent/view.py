@@ -26,6 +26,8 @@ WORDS = {  # the agent's events and outcomes, said in the reader's language (the
     "busy": N_("busy"),
     "bad request": N_("bad request"),
     "denied": N_("denied"),
+    "denied: no answer": N_("denied: no answer"),
+    "denied: nobody to ask": N_("denied: nobody to ask"),
 }
 
 
