@@ -13,7 +13,7 @@ from tests.agent.openssh import needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
-from tui.cli.ssh import Usage, split
+from tui.core.agent.sshline import Usage, split
 
 
 @pytest.mark.parametrize(

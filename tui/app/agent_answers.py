@@ -37,7 +37,9 @@ class AgentAnswers:
                 self.app.call_from_thread(self.withdraw, message.number)
 
     def ask(self, question: Question) -> None:
-        dialog = AskScreen(question.connection, question.origin, question.asked_for, CONFIRM_WAIT, question.op)
+        dialog = AskScreen(
+            question.connection, question.origin, question.asked_for, CONFIRM_WAIT, question.op, question.host
+        )
         self.open[question.number] = dialog
 
         def answered(value: str | None) -> None:

@@ -25,65 +25,13 @@ from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent
+from tui.core.agent.sshline import Usage, split
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
 from tui.core.untrusted import one_line
 
-WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argument (ssh(1))
 SSH_FAILED = 255
-
-
-OURS = ("--relay",)  # our flags: ssh has no long options, so any `--word` among the options is ours
-
-
-class Usage(ValueError):
-    """A command line ssh would not read (said with the usage line)."""
-
-
-def split(args: list[str]) -> tuple[set[str], list[str], str | None, list[str]]:
-    """(our flags, ssh's options, the host, the remote command), as OpenSSH reads its command line:
-    options, the host, more options after it, then `--` or the first other word starts the command.
-    `--relay` may stand anywhere among the options. Usage for an unknown `--word`."""
-    ours: set[str] = set()
-    options: list[str] = []
-    host: str | None = None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":  # the end of the options: the host (when not yet given), then the command
-            i += 1
-            if host is None and i < len(args):
-                host, i = args[i], i + 1
-            break
-        if not arg.startswith("-") or arg == "-":
-            if host is not None:
-                break  # the command's first word
-            host = arg
-            i += 1
-            continue
-        if arg.startswith("--"):
-            if arg not in OURS:
-                raise Usage(arg)
-            ours.add(arg)
-            i += 1
-            continue
-        i = _option(args, i, options)
-    return ours, options, host, args[i:]
-
-
-def _option(args: list[str], i: int, options: list[str]) -> int:
-    """Take the ssh option at `i` (with its value, `-p 22` or `-p22`) into `options`; the next index."""
-    arg = args[i]
-    options.append(arg)
-    letters = arg[1:]
-    for position, letter in enumerate(letters):
-        if letter in WITH_VALUE:
-            if position == len(letters) - 1 and i + 1 < len(args):  # `-p 22`: the value is the next word
-                i += 1
-                options.append(args[i])
-            break  # `-p22`: the rest of the word is the value
-    return i + 1
 
 
 def remote_command(remote: str, command: list[str], relay: bool = False) -> str:

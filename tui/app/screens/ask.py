@@ -51,6 +51,14 @@ def asked_line(number: int, where: str, asked_for: str, op: str = "token") -> st
     return _(template).format(number=number, where=where, value=one_line(value, 120))
 
 
+def where_from(origin: str, host: str) -> str:
+    """Where a request comes from, as the question says it: this machine, or a server through
+    ssh (named when the ssh command line names it)."""
+    if origin != "forwarded":
+        return _("from this machine")
+    return _("from {host}, through ssh").format(host=host) if host else _("forwarded through ssh")
+
+
 class AskScreen(ModalScreen[str]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
     BINDINGS = [
@@ -59,16 +67,19 @@ class AskScreen(ModalScreen[str]):
         Binding("d,escape", "answer('deny')", N_("Deny")),
     ]
 
-    def __init__(self, number: int, origin: str, asked_for: str, wait: float, op: str = "token") -> None:
+    def __init__(
+        self, number: int, origin: str, asked_for: str, wait: float, op: str = "token", host: str = ""
+    ) -> None:
         super().__init__()
         self.number, self.origin, self.asked_for = number, origin, one_line(asked_for, 300)
+        self.host = one_line(host, 80)
         self.op = op if op in TITLES else "token"
         self.deadline = time.monotonic() + wait
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield OneLine(_(TITLES[self.op]), id="confirm-title")
-            where = _("forwarded through ssh") if self.origin == "forwarded" else _("from this machine")
+            where = where_from(self.origin, self.host)
             yield PlainStatic(asked_line(self.number, where, self.asked_for, self.op))
             yield PlainStatic("", id="ask-left")
             with Horizontal(id="confirm-buttons"):

@@ -29,6 +29,7 @@ class Question:
     origin: str  # "local" or "forwarded"
     asked_for: str  # the selector as the request gave it ("" for the default slot): shown as plain text
     op: str = "token"  # what is asked: a token, the slots (status), the agent's events
+    host: str = ""  # forwarded: the host the ssh connection reaches, as its command line names it (plain text)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def _message(line: bytes) -> Question | Withdrawn | None:
     origin = "forwarded" if data.get("origin") == "forwarded" else "local"
     asked_for = data.get("asked_for")
     op = data.get("op") if data.get("op") in ASKABLE else "token"
-    return Question(number, connection, origin, asked_for if isinstance(asked_for, str) else "", str(op))
+    host = data.get("host") if isinstance(data.get("host"), str) else ""
+    return Question(number, connection, origin, asked_for if isinstance(asked_for, str) else "", str(op), str(host))
 
 
 def _whole(value: object) -> int | None:

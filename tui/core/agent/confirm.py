@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -36,6 +37,8 @@ class Connection:
     requests: int = 0
     allowed: bool = False  # with --confirm: the person allowed this connection's requests
     proven: bool = False  # it showed the answer key: a wizard on the agent's own machine
+    ssh: tuple[int, int] | None = None  # forwarded: the SSH connection it came through (ssh's pid, start time)
+    host: str = ""  # forwarded: the host that ssh reaches
 
 
 Ask = Callable[[Connection, Request], Awaitable[str]]
@@ -59,6 +62,7 @@ class Confirm:
         self.answerers: list[Answerer] = []
         self.questions = 0
         self.wait = CONFIRM_WAIT
+        self.allowed_ssh: set[tuple[int, int]] = set()  # SSH connections the person allowed, every request through them
 
     @property
     def active(self) -> bool:
@@ -72,6 +76,8 @@ class Confirm:
         """The person's answer (allow once, allow this connection, deny), in the foreground view or
         else in a wizard on this machine (NOBODY when none is open); no answer within `wait`
         seconds is deny. Without --confirm, or for an allowed connection: allowed."""
+        if connection.ssh is not None and connection.ssh in self.allowed_ssh:
+            connection.allowed = True  # another socket connection through an SSH connection already allowed
         if connection.allowed:
             return ALLOW_CONNECTION
         ask = self.ask or (self._ask_a_wizard if self.answer_key is not None else None)
@@ -83,7 +89,15 @@ class Confirm:
             decision = UNANSWERED
         if decision == ALLOW_CONNECTION:
             connection.allowed = True
+            if connection.ssh is not None:  # "this connection" is the SSH connection: until it closes
+                self._remember(connection.ssh)
         return decision
+
+    def _remember(self, ssh: tuple[int, int]) -> None:
+        """An SSH connection allowed; those whose ssh process has ended are forgotten (a reused
+        pid has another start time: it never inherits an allowance)."""
+        self.allowed_ssh = {known for known in self.allowed_ssh if os.path.exists(f"/proc/{known[0]}")}
+        self.allowed_ssh.add(ssh)
 
     async def _ask_a_wizard(self, connection: Connection, request: Request) -> str:
         """The question to the wizard that offered last; withdrawn (denied) when the wait runs out."""
@@ -95,7 +109,9 @@ class Confirm:
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         wizard.pending[number] = answered
         try:
-            asked = question(number, connection.number, connection.origin, request.op, request.asked_for())
+            asked = question(
+                number, connection.number, connection.origin, request.op, request.asked_for(), connection.host
+            )
             await self.send(wizard.writer, asked)
             return await answered
         except (OSError, ConnectionError, asyncio.TimeoutError):

@@ -154,7 +154,7 @@ def parse_request(line: bytes) -> Request:
     return Request(str(op), selector, min_ttl, key, data.get("notify") is True)
 
 
-def question(number: int, connection: int, origin: str, op: str, asked_for: str) -> bytes:
+def question(number: int, connection: int, origin: str, op: str, asked_for: str, host: str = "") -> bytes:
     return encode(
         {
             "v": VERSION,
@@ -163,6 +163,7 @@ def question(number: int, connection: int, origin: str, op: str, asked_for: str)
             "origin": origin,
             "op": op,
             "asked_for": asked_for,
+            "host": host,
         }
     )
 

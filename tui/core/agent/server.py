@@ -22,7 +22,6 @@ import dataclasses
 import os
 import resource
 import socket
-import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -42,6 +41,7 @@ from tui.core.agent.confirm import (
     Confirm,
     Connection,
 )
+from tui.core.agent.peer import peer_of
 from tui.core.agent.policy import FORWARDED, NOT_FROM_A_SERVER, Access, access, local_roots, without_local_paths
 from tui.core.agent.protocol import (
     ASKING,
@@ -91,30 +91,6 @@ class Event:
     op: str = ""
     slot: str = ""
     outcome: str = ""
-
-
-def peer(sock: socket.socket | None) -> tuple[int | None, int | None]:
-    """(pid, uid) of the process at the other end, where the system says (Linux's SO_PEERCRED)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if sock is None or option is None:
-        return None, None
-    try:
-        pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
-    except OSError:
-        return None, None
-    return pid, uid
-
-
-def origin_of(pid: int | None) -> str:
-    """ "forwarded" when the peer is an `ssh` client (a server's request through `ssh -R`)."""
-    if pid is None:
-        return "local"
-    try:
-        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
-            name = handle.read().strip()
-    except OSError:
-        return "local"
-    return "forwarded" if name == "ssh" else "local"
 
 
 class Agent:
@@ -187,8 +163,8 @@ class Agent:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.counter += 1
         number = self.counter
-        pid, uid = peer(writer.get_extra_info("socket"))
-        origin = origin_of(pid)
+        who = peer_of(writer.get_extra_info("socket"))
+        uid, origin = who.uid, who.origin
         try:
             if uid is not None and uid not in (os.geteuid(), 0):
                 self._tell(Event(time.time(), number, "refused", origin, outcome=f"uid {uid}"))
@@ -197,7 +173,7 @@ class Agent:
                 await self._send(writer, failure("the agent is busy: too many connections", EXIT_AGAIN))
                 self._tell(Event(time.time(), number, "refused", origin, outcome="busy"))
                 return
-            self.connections[number] = Connection(number, origin)
+            self.connections[number] = Connection(number, origin, ssh=who.ssh, host=who.host)
             self._tell(Event(time.time(), number, "connected", origin))
             await self._requests(number, origin, reader, writer)
         except (OSError, asyncio.TimeoutError, ConnectionError):
