@@ -7,6 +7,7 @@ from __future__ import annotations
 import getpass
 import os
 import pathlib
+import secrets
 import shlex
 import shutil
 import socket
@@ -17,7 +18,7 @@ import pytest
 
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import default_signals, terminate
-from tests.waiting import PATIENCE
+from tests.waiting import PATIENCE, until
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 needs_openssh = pytest.mark.skipif(
@@ -115,3 +116,18 @@ def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **
     """Plain `ssh -R REMOTE:AGENT` running `command` on the server."""
     argv = ["ssh", *sshd.options(), "-o", "ExitOnForwardFailure=yes", "-R", f"{remote_path}:{agent_path}"]
     return subprocess.Popen([*argv, sshd.host, command], stdin=subprocess.DEVNULL, **popen)
+
+
+class Forwarded:
+    """`ssh -R` to the test's sshd, held open while the test asks through the server's end."""
+
+    def __init__(self, sshd: SshServer, agent_path: str) -> None:
+        self.path = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
+        self.connection = forward(sshd, self.path, agent_path, "sleep 600", preexec_fn=default_signals)
+        until(lambda: os.path.exists(self.path) or self.connection.poll() is not None)
+        assert os.path.exists(self.path), "the forwarding never came up"
+
+    def close(self) -> None:
+        terminate(self.connection)
+        if os.path.lexists(self.path):
+            os.unlink(self.path)

@@ -13,29 +13,14 @@ import threading
 
 from tests.agent.conftest import RunningAgent
 from tests.agent.fake_agent import FakeAgent
-from tests.agent.openssh import SshServer, forward, needs_openssh, remote
+from tests.agent.openssh import Forwarded, SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
-from tests.conftest import default_signals, terminate, write_creds
-from tests.waiting import PATIENCE, until
+from tests.conftest import write_creds
+from tests.waiting import PATIENCE
 from tui.core.agent.client import ask
 from tui.core.agent.protocol import Request
 
 pytestmark = needs_openssh
-
-
-class Forwarded:
-    """`ssh -R` to the test's sshd, held open while the test asks through the server's end."""
-
-    def __init__(self, sshd: SshServer, agent_path: str) -> None:
-        self.path = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
-        self.connection = forward(sshd, self.path, agent_path, "sleep 600", preexec_fn=default_signals)
-        until(lambda: os.path.exists(self.path) or self.connection.poll() is not None)
-        assert os.path.exists(self.path), "the forwarding never came up"
-
-    def close(self) -> None:
-        terminate(self.connection)
-        if os.path.lexists(self.path):
-            os.unlink(self.path)
 
 
 def test_a_forwarded_connection_cannot_stop_the_agent(laptop, server, sshd):

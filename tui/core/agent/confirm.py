@@ -72,13 +72,18 @@ class Confirm:
     def is_answer_key(self, key: str) -> bool:
         return self.answer_key is not None and secrets.compare_digest(key, self.answer_key)
 
+    def recognise(self, connection: Connection) -> bool:
+        """The connection is allowed: by the person's answer to it, or because it came through an
+        SSH connection the person allowed (another socket connection through the same forward)."""
+        if connection.ssh is not None and connection.ssh in self.allowed_ssh:
+            connection.allowed = True
+        return connection.allowed
+
     async def decision(self, connection: Connection, request: Request) -> str:
         """The person's answer (allow once, allow this connection, deny), in the foreground view or
         else in a wizard on this machine (NOBODY when none is open); no answer within `wait`
         seconds is deny. Without --confirm, or for an allowed connection: allowed."""
-        if connection.ssh is not None and connection.ssh in self.allowed_ssh:
-            connection.allowed = True  # another socket connection through an SSH connection already allowed
-        if connection.allowed:
+        if self.recognise(connection):
             return ALLOW_CONNECTION
         ask = self.ask or (self._ask_a_wizard if self.answer_key is not None else None)
         if ask is None:

@@ -209,7 +209,8 @@ class Agent:
             if request.op == "answerer":  # the connection now carries questions and answers
                 await self._answering(number, origin, request, reader, writer)
                 return
-            asking = access(request.op, origin, confirm=self.confirm.active, allowed=connection.allowed)
+            allowed = self.confirm.recognise(connection)
+            asking = access(request.op, origin, confirm=self.confirm.active, allowed=allowed)
             if request.notify and asking is Access.ASK:  # said at once: the client tells its person where to look
                 await self._send(writer, ASKING)
             data, slot, outcome = await self._while_working(writer, self._answer(request, connection))
