@@ -42,6 +42,13 @@ def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Pat
 
 
 @pytest.fixture(autouse=True)
+def no_shared_agent_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test's agent binds the person's stable socket (`$XDG_RUNTIME_DIR/assistant-auth/`):
+    agents of parallel tests would find each other running. Tests of that place set it themselves."""
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def secrets_of_this_test_only():
     """Each test starts with no registered secret and leaves none behind. The registry is the
     process's (a token handled once is redacted everywhere after), so a worker's earlier test could

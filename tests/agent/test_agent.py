@@ -292,7 +292,7 @@ def test_confirm_without_a_terminal_asks_in_the_wizard_and_refuses_while_none_is
     write_creds(laptop, valid(server))
     running = RunningAgent(os.environ.copy(), "--confirm")
     try:
-        key = pathlib.Path(running.path).parent / "answer-key"
+        key = pathlib.Path(running.path + ".key")
         assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_text()) == 32
         done = run_on_server(on_server(running.path, tmp_path / "elsewhere"), "token")
         assert done.returncode == 3 and done.stdout == ""  # try again once a wizard is open there

@@ -135,7 +135,7 @@ def test_no_key_to_read_no_offer(laptop, server, tmp_path):
     plain = RunningAgent(os.environ.copy())
     try:
         assert offer(plain.path) is None
-        key = os.path.join(os.path.dirname(plain.path), place.ANSWER_KEY)
+        key = plain.path + place.ANSWER_KEY
         os.symlink(str(tmp_path / "elsewhere"), key)
         (tmp_path / "elsewhere").write_text("a" * 32)
         assert place.read_answer_key(plain.path) is None

@@ -43,10 +43,12 @@ def run(ns) -> int:
         return EXIT_ERROR
     in_the_view = ns.foreground and in_a_terminal and not ns.json
     try:
-        listener, path = place.listen()
+        listener, path = place.listen(at=getattr(ns, "socket", None))
     except place.NoPlace as exc:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_ERROR
+    except place.AlreadyRunning as running:
+        return already_running(running.path, ns.json, shell)
     key = None
     if ns.confirm and not in_the_view:  # asked in a wizard on this machine: the key proves it is here
         try:
@@ -86,6 +88,27 @@ def run(ns) -> int:
         return code  # pragma: no cover - never reached
     listener.close()
     announce(path, pid, ns.json, shell)
+    return EXIT_OK
+
+
+def already_running(path: str, as_json: bool, shell: str) -> int:
+    """An agent answers at the path already (the stable one, or `-a PATH`): its lines, as the
+    first start printed them, and exit 0 (gpg-agent's way); exit 3 when it does not answer."""
+    try:
+        alive = ask(Request("ping"), path, timeout=10)
+    except AgentUnavailable as exc:
+        err(one_line(said(exc.args[0]), 2000))
+        return EXIT_TRANSIENT
+    pid = alive.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool):
+        err(
+            _("assistant-auth agent: something answers at {socket}, but not as this program's agent").format(
+                socket=path
+            )
+        )
+        return EXIT_TRANSIENT
+    err(_("assistant-auth agent: already running at {socket} (pid {pid})").format(socket=one_line(path, 500), pid=pid))
+    announce(path, pid, as_json, shell)
     return EXIT_OK
 
 

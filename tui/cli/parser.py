@@ -226,6 +226,12 @@ def _agent(sub) -> None:
         ),
     )
     p.add_argument("--json", action="store_true", help=_("print the socket and pid as JSON"))
+    p.add_argument(
+        "-a",
+        "--socket",
+        metavar="PATH",
+        help=_("listen at PATH (default: $XDG_RUNTIME_DIR/assistant-auth/agent.sock, else a new private directory)"),
+    )
     p.add_argument("--foreground", action="store_true", help=_("stay in the foreground (a service unit, a terminal)"))
     p.add_argument("--stop", action="store_true", help=_("stop the running agent"))
     p.add_argument(

@@ -1,10 +1,20 @@
-"""Where an agent's socket lives: a new private directory (0700) made for it, like ssh-agent's
-`$TMPDIR/ssh-XXXXXXXXXX/agent.<pid>`, holding the socket (0600). The directory is the agent's
-alone: it is removed with the socket when the agent stops."""
+"""Where an agent's socket lives (0600 from the moment it exists):
+
+- where the person says (`agent -a PATH`, as ssh-agent's `-a`);
+- else at one stable path, `$XDG_RUNTIME_DIR/assistant-auth/agent.sock`, when that runtime
+  directory is a private one of ours: every login shell, the user service and `~/.ssh/config`
+  find the same agent, and a second `agent` finds it running (gpg-agent's way);
+- else in a new private directory (0700) made for it, like ssh-agent's
+  `$TMPDIR/ssh-XXXXXXXXXX/agent.<pid>`, removed with the socket when the agent stops.
+
+A path others find by name is bound under a lock beside it (`<path>.lock`): a dead socket of ours
+there is replaced, a live one is AlreadyRunning, anything else is refused. The agent removes only
+the socket it bound itself (the same inode), never one bound there since."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 import socket
@@ -15,7 +25,18 @@ import tempfile
 from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
 from tui.core.phrase import N_, Phrase
 
-__all__ = ["PID_ENV", "SOCKET_ENV", "NoPlace", "fits", "listen", "read_answer_key", "remove", "write_answer_key"]
+__all__ = [
+    "PID_ENV",
+    "SOCKET_ENV",
+    "AlreadyRunning",
+    "NoPlace",
+    "fits",
+    "listen",
+    "read_answer_key",
+    "remove",
+    "stable_path",
+    "write_answer_key",
+]
 
 
 SUN_PATH = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108  # bytes, the final NUL included
@@ -74,36 +95,146 @@ def _directory(bases: list[str]) -> str:
     raise NoPlace(Phrase(NO_PLACE, tried="; ".join(tried), limit=SUN_PATH))
 
 
-def listen(directory: str | None = None) -> tuple[socket.socket, str]:
-    """A listening Unix socket in a new private directory: (the socket, its path). Bound before
-    the agent forks, so the path printed is one that answers. NoPlace when no base fits."""
+def listen(directory: str | None = None, at: str | None = None) -> tuple[socket.socket, str]:
+    """A listening Unix socket: (the socket, its path). At `at` when given (`agent -a PATH`); else
+    at the stable path (`stable_path`: a private `$XDG_RUNTIME_DIR`), so login shells, a user
+    service and `~/.ssh/config` agree; else in a new private directory under the first base that
+    fits. Bound before the agent forks, so the path printed is one that answers. NoPlace when no
+    place can hold it; AlreadyRunning when an agent answers at the stable or given path."""
+    if at is not None:
+        return _listen_at(os.path.abspath(at), make_parent=False), os.path.abspath(at)
+    stable = stable_path() if directory is None else None
+    if stable is not None:
+        return _listen_at(stable, make_parent=True), stable
     where = _directory([directory] if directory else _bases())
     path = os.path.join(where, _socket_name())
+    return _bound(path), path
+
+
+def _bound(path: str) -> socket.socket:
+    """A socket listening at `path`, 0600 from the moment it exists."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        old = os.umask(0o177)  # the socket is 0600 from the moment it exists
+        old = os.umask(0o177)
         try:
             listener.bind(path)
         finally:
             os.umask(old)
         os.chmod(path, 0o600)
+        _ours[path] = os.lstat(path).st_ino
         listener.listen(128)
     except BaseException:
         listener.close()
         remove(path)
         raise
-    return listener, path
+    return listener
 
 
 def remove(path: str) -> None:
-    """The socket, the answer key and their directory go (only the directory this agent made:
-    never another's)."""
+    """The socket this process bound at `path` (never one another agent bound there since), its
+    answer key, and its directory when this agent made it (a new private one: never another's)."""
     with contextlib.suppress(OSError):
-        os.unlink(path)
+        if _ours.pop(path, None) == os.lstat(path).st_ino:
+            os.unlink(path)
     with contextlib.suppress(OSError):
-        os.unlink(os.path.join(os.path.dirname(path), ANSWER_KEY))
-    with contextlib.suppress(OSError):
-        os.rmdir(os.path.dirname(path))
+        os.unlink(_key_path(path))
+    where = os.path.dirname(path)
+    name = os.path.basename(where)
+    if name.startswith(PREFIX) and len(name) == len(PREFIX) + 8:  # made by mkdtemp for this agent
+        with contextlib.suppress(OSError):
+            os.rmdir(where)
+
+
+# -- a stable place: one agent per user, found by every shell ----------------------------------------
+
+STABLE_DIR, STABLE_NAME = "assistant-auth", "agent.sock"
+_ours: dict[str, int] = {}  # path -> the inode of the socket this process bound there
+
+
+class AlreadyRunning(Exception):
+    """An agent already answers at the path (`.path`): a second one is not started."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+def stable_path() -> str | None:
+    """`$XDG_RUNTIME_DIR/assistant-auth/agent.sock` when that directory is a private one of ours
+    (a login session's, a user service's) and the path fits; else None (a new directory each time)."""
+    runtime = _private_runtime()
+    if runtime is None:
+        return None
+    path = os.path.join(runtime, STABLE_DIR, STABLE_NAME)
+    return path if fits(path) else None
+
+
+def _private_runtime() -> str | None:
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not runtime or not os.path.isabs(runtime):
+        return None
+    try:
+        info = os.stat(runtime)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
+    return runtime if private else None
+
+
+def _listen_at(path: str, make_parent: bool) -> socket.socket:
+    """Bind at a path that others find by name: its directory private (made when `make_parent`),
+    a dead socket of ours there replaced, a live one AlreadyRunning, anything else refused. Under
+    a lock beside it, so two agents starting at once never remove each other's socket."""
+    if not fits(path):
+        raise NoPlace(Phrase(TOO_LONG, path=path, length=len(os.fsencode(path)), limit=SUN_PATH))
+    parent = os.path.dirname(path)
+    if make_parent:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(parent, 0o700)
+    try:
+        info = os.lstat(parent)
+    except OSError as exc:
+        raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=exc.strerror or str(exc))) from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=Phrase(N_("its directory is not a private one of yours"))))
+    try:
+        lock = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=exc.strerror or str(exc))) from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _clear(path)
+        return _bound(path)
+    finally:
+        os.close(lock)
+
+
+def _clear(path: str) -> None:
+    """Nothing at `path`, a dead socket of ours there removed; AlreadyRunning when one answers."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.geteuid():
+        raise NoPlace(
+            Phrase(CANNOT_BIND, path=path, reason=Phrase(N_("something else is there, not an agent's socket")))
+        )
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(2)
+        probe.connect(path)
+    except (ConnectionRefusedError, FileNotFoundError):
+        os.unlink(path)  # a socket nobody listens on: an agent that was killed
+        return
+    except OSError:
+        pass  # it exists and did not refuse: taken as live
+    finally:
+        probe.close()
+    raise AlreadyRunning(path)
+
+
+TOO_LONG = N_("assistant-auth: the socket path {path} is {length} bytes: a socket's path must be shorter than {limit}")
+CANNOT_BIND = N_("assistant-auth: the agent cannot listen at {path}: {reason}")
 
 
 # -- who may answer `--confirm`'s questions ---------------------------------------------------------
@@ -113,14 +244,20 @@ def remove(path: str) -> None:
 # server, reaching the agent through the forwarded socket, cannot read that file; whatever
 # forwards the socket (ssh, socat, …) is never the peer that matters.
 
-ANSWER_KEY = "answer-key"
+ANSWER_KEY = ".key"  # the key's file is the socket's path with this added: `agent.sock.key`
+
+
+def _key_path(path: str) -> str:
+    return path + ANSWER_KEY
+
+
 KEY_BYTES = 32  # hex characters: 128 bits
 
 
 def write_answer_key(path: str) -> str:
     """A new random key beside the agent's socket `path` (0600, created, never through a link)."""
     key = secrets.token_hex(KEY_BYTES // 2)
-    where = os.path.join(os.path.dirname(path), ANSWER_KEY)
+    where = _key_path(path)
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, key.encode("ascii"))
@@ -132,7 +269,7 @@ def write_answer_key(path: str) -> str:
 def read_answer_key(path: str) -> str | None:
     """The answer key of the agent at socket `path`, or None: no key (the agent does not ask),
     not a private regular file of ours, or not readable here (another machine's agent)."""
-    where = os.path.join(os.path.dirname(path), ANSWER_KEY)
+    where = _key_path(path)
     try:
         fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
