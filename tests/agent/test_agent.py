@@ -87,8 +87,9 @@ def test_errors_come_back_with_their_exit_codes(laptop, server, agent, server_ho
 
 
 def test_a_stopped_or_killed_agent_is_said_never_a_fallback(laptop, server, server_home):
+    """Where this machine has no sign-in of its own (a server the agent serves), nothing takes the
+    agent's place: exit 3 and the line."""
     write_creds(laptop, valid(server))
-    write_creds(server_home, valid(server))  # a sign-in on the server itself: never used through the agent
     running = RunningAgent(os.environ.copy())
     env = on_server(running.path, server_home)
     assert run_on_server(env, "token").returncode == 0
@@ -101,6 +102,26 @@ def test_a_stopped_or_killed_agent_is_said_never_a_fallback(laptop, server, serv
     assert time.monotonic() - started < 30
     status = run_on_server(env, "status")
     assert status.returncode == 3 and "is not answering" in status.stderr
+    relayed = {"access_token": "relayed", "refresh_token": "", "expires_in": 0, "expires_at": 4102444800}
+    write_creds(server_home, relayed)  # the relay's access-only file: no sign-in of this machine either
+    assert run_on_server(env, "token").returncode == 3
+
+
+def test_a_stale_variable_where_this_machine_has_its_own_sign_in_uses_it_and_says_so(laptop, server, server_home):
+    """The laptop with its own good sign-in and a variable naming an agent that is gone: one line,
+    then this machine's token (never exit 3 for a sign-in that is right here)."""
+    running = RunningAgent(os.environ.copy())
+    os.kill(running.process.pid, signal.SIGKILL)
+    running.process.wait()
+    write_creds(server_home, valid(server))  # this machine's own sign-in
+    env = on_server(running.path, server_home)
+    done = run_on_server(env, "token")
+    assert done.returncode == 0 and done.stdout.strip() == server.issued[-1][0]
+    said = [line for line in done.stderr.splitlines() if line]
+    assert len(said) == 1 and "does not answer; this machine's own sign-in is used instead" in said[0]
+    assert "assistant-auth ssh" not in done.stderr  # never "reconnect with ssh" on the agent's own machine
+    status = run_on_server(env, "status")
+    assert status.returncode == 0 and "own sign-in is used instead" in status.stderr and "cn: valid" in status.stdout
 
 
 def test_an_agent_killed_mid_request_ends_the_client_with_exit_3(laptop, server, server_home):
@@ -368,7 +389,6 @@ def test_a_slow_answer_is_waited_for_while_the_agent_says_it_works(laptop, serve
 def test_a_socket_variable_naming_the_wrong_kind_of_file_is_said(laptop, server, server_home, tmp_path):
     """ASSISTANT_AUTH_SOCK naming a regular file, a directory, a FIFO or nothing: exit 3 with
     the line, at once, and nothing is read from or written to this machine's files."""
-    write_creds(server_home, valid(server))  # a sign-in here too: never used through the variable
     regular, directory, fifo = tmp_path / "file", tmp_path / "dir", tmp_path / "fifo"
     regular.write_text("x")
     directory.mkdir()
@@ -378,3 +398,16 @@ def test_a_socket_variable_naming_the_wrong_kind_of_file_is_said(laptop, server,
         done = run_on_server(on_server(str(target), server_home), "token")
         assert done.returncode == 3 and done.stdout == "" and "is not answering" in done.stderr, target
         assert time.monotonic() - started < 30
+
+
+def test_status_on_the_agents_own_machine_shows_its_files_and_the_agent(laptop, server, agent):
+    """Right after signing in on the laptop, with its agent running: the local truth (the file, the
+    state, who) and one line that the agent serves it, never "no refresh token is stored here"."""
+    write_creds(laptop, valid(server))
+    env = {**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
+    status = run_on_server(env, "status")
+    assert status.returncode == 0, status.stderr
+    assert "cn: valid" in status.stdout and "no refresh token is stored" not in status.stdout
+    assert f"The token agent (pid {agent.pid}) at {agent.path} serves this machine's sign-in" in status.stdout
+    as_json = json.loads(run_on_server(env, "status", "--json").stdout)
+    assert as_json["agent"] == {"socket": agent.path, "pid": agent.pid} and as_json["usable"] is True

@@ -9,7 +9,7 @@ import time
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
-from tui.cli.status_agent import status_from_agent
+from tui.cli.status_agent import SERVER, status_from_agent, where_served
 from tui.core.agent.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
@@ -26,8 +26,14 @@ SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or
 
 
 def run(ns) -> int:
-    if os.environ.get(SOCKET_ENV):  # tokens come from the agent on the person's own machine
-        return status_from_agent(ns)
+    served: dict = {}
+    if os.environ.get(SOCKET_ENV):  # an agent serves tokens: on a server, its slots; here, this machine's truth
+        where = where_served(ns)
+        if where == SERVER:
+            return status_from_agent(ns)
+        if isinstance(where, int):
+            return where
+        served = where if isinstance(where, dict) else {}
     narrowed = any(v is not None for v in selector_values(ns).values())
     chosen = selected_slot(ns) if narrowed else None
     if narrowed and chosen is None:
@@ -39,7 +45,7 @@ def run(ns) -> int:
         slots.insert(0, view.slot(selected))
     usable = view.slot(selected).usable
     if ns.json:
-        out_json(_as_json(view, slots, selected, usable))
+        out_json({**_as_json(view, slots, selected, usable), **({"agent": served} if served else {})})
         return EXIT_OK if usable else EXIT_FAIL
     for s in slots:
         for line in _slot_lines(view, s, selected):
@@ -51,6 +57,12 @@ def run(ns) -> int:
     )
     for line in _next_steps(view, selected) + _notes(view):
         out(line)
+    if served:
+        out(
+            _("The token agent (pid {pid}) at {socket} serves this machine's sign-in to programs that ask it.").format(
+                pid=served.get("pid") or "?", socket=one_line(served.get("socket"), 300)
+            )
+        )
     if view.away and sys.stdin.isatty() and sys.stdout.isatty():
         for record in view.away:  # said on a terminal: seen
             ondisk.seen(record.region)

@@ -7,8 +7,9 @@ agent is measured against `token` from the file (`make bench`, figure 6)."""
 from __future__ import annotations
 
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import SELECTORS, Request
+from tui.core.agent.client import AgentUnavailable, ask, socket_path
+from tui.core.agent.presence import signed_in_here
+from tui.core.agent.protocol import SELECTORS, SOCKET_ENV, Request
 from tui.core.credentials.slot import usable_token
 from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
@@ -30,11 +31,20 @@ def selector_request(op: str, values: dict, min_ttl: int | None = None) -> Reque
     return Request(op, tuple(chosen.items()), min_ttl)
 
 
-def asked(request: Request) -> dict | int:
-    """The agent's answer when it is `ok`, else the exit code (its failure said on stderr)."""
+class UseLocal(Exception):
+    """No agent answers, and this machine has a sign-in of its own for the slot: use it (said)."""
+
+
+def asked(request: Request, local: dict | None = None) -> dict | int:
+    """The agent's answer when it is `ok`, else the exit code (its failure said on stderr).
+    `local`: the selector values, when this machine's own sign-in may serve if no agent answers
+    (UseLocal, after one line saying so)."""
     try:
         answer = ask(request, on_asking=_waiting_for_approval)
     except AgentUnavailable as exc:
+        if local is not None and signed_in_here(local):
+            err(one_line(said(Phrase(STALE_HERE, socket=socket_path() or "", variable=SOCKET_ENV)), 2000))
+            raise UseLocal from None
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
     if not answer["ok"]:
@@ -44,6 +54,12 @@ def asked(request: Request) -> dict | int:
         code = answer.get("exit")
         return code if isinstance(code, int) and not isinstance(code, bool) and code in (1, 2, 3) else EXIT_TRANSIENT
     return answer
+
+
+STALE_HERE = N_(
+    "assistant-auth: the token agent at {socket} ({variable}) does not answer; this machine's own sign-in is "
+    'used instead. Restart the agent (eval "$(assistant-auth agent)") or unset {variable}.'
+)
 
 
 def _waiting_for_approval() -> None:
@@ -56,7 +72,7 @@ def token_from_agent(values: dict, min_ttl: int | None) -> tuple[dict | None, st
     request = selector_request("token", values, min_ttl)
     if request is None:
         return None, EXIT_ERROR
-    answer = asked(request)
+    answer = asked(request, local=values)
     if isinstance(answer, int):
         return None, answer
     token = answer.get("access_token")

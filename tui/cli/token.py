@@ -30,9 +30,12 @@ def obtain(values: dict, min_ttl: int | None):
     set, the token agent answers instead ((its answer, the token)), never this machine's files."""
 
     if os.environ.get("ASSISTANT_AUTH_SOCK"):
-        from tui.cli.through_agent import token_from_agent  # lazy: off token's path
+        from tui.cli.through_agent import UseLocal, token_from_agent  # lazy: off token's path
 
-        return token_from_agent(values, min_ttl)
+        try:
+            return token_from_agent(values, min_ttl)
+        except UseLocal:
+            pass  # said: no agent answers there, and this machine's own sign-in serves
     from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync  # lazy: off token's path
     from tui.core.errors import AuthError  # lazy: off token's path
     from tui.core.slots.choice import select  # lazy: off token's path

@@ -9,7 +9,10 @@ import os
 
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import SOCKET_ENV, Request
+from tui.core.credentials.slot import try_load
+from tui.core.errors import AuthError
 from tui.core.i18n import _
+from tui.core.slots.choice import select, storage_name_of
 
 
 def agent_socket() -> str | None:
@@ -31,3 +34,15 @@ def agent_line(path: str) -> str:
     return _("A token agent (pid {pid}) serves this machine's sign-in: a opens its view.").format(
         pid=pid if isinstance(pid, int) else "?"
     )
+
+
+def signed_in_here(values: dict[str, str | None]) -> bool:
+    """This machine holds a sign-in of its own for the slot `values` select (a refresh token in
+    its file): the agent's own machine, or a server someone signed in on. A server that the agent
+    or the relay serves holds none, so it never falls back to a file there."""
+    try:
+        creds = try_load(storage_name_of(select(**values)))
+    except AuthError:
+        return False
+    refresh = (creds or {}).get("refresh_token")
+    return isinstance(refresh, str) and bool(refresh)

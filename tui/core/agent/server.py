@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from tui.core import paths
 from tui.core.agent import place
 from tui.core.agent.confirm import (
     ALLOW_CONNECTION,
@@ -267,8 +268,8 @@ class Agent:
             return await self.tokens.token(request)
         if request.op == "ping":
             alive: dict[str, object] = {"alive": True, "asked_from": origin}
-            if origin != FORWARDED:  # the agent's machine may know which process serves it
-                alive["pid"] = os.getpid()
+            if origin != FORWARDED:  # the agent's machine may know which process serves it, from which files
+                alive.update(pid=os.getpid(), home=paths.config_dir_str())
             return answer(alive), "", "served"
         if request.op == "status":
             data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}
