@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import signal
 import sys
@@ -17,6 +18,8 @@ from tui.cli.output import (
     err,
     out_json,
 )
+from tui.core.agent.presence import agent_elsewhere
+from tui.core.agent.protocol import SOCKET_ENV
 from tui.core.i18n import _, ngettext, translated
 from tui.core.keys import region_storage_name
 from tui.core.overview import away_lines
@@ -37,6 +40,8 @@ ADDRESS_WIDTH = 4000  # an address is never cut: a person types it
 
 def run(ns) -> int:
     given: Region | None = ns.region  # parsed by the option itself
+    if not ns.force and not _may_sign_in_here():
+        return EXIT_ERROR
     if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
         return run_app(region=given, no_browser=ns.no_browser)
     say_while_away()
@@ -72,6 +77,27 @@ def say_while_away() -> None:
     if sys.stdin.isatty() and sys.stderr.isatty():
         for record in follow.away():
             follow.mark_seen(record.region)
+
+
+def _may_sign_in_here() -> bool:
+    """On a machine whose tokens come from the token agent on the person's own machine, a sign-in
+    here stores the refresh token the agent keeps away: said in one line, and asked (or --force)."""
+    path = os.environ.get(SOCKET_ENV)
+    if not path or not agent_elsewhere(path):
+        return True
+    err(
+        _(
+            "assistant-auth: this machine gets its tokens from the token agent on your own machine ({variable}); "
+            "signing in here stores a refresh token on this machine."
+        ).format(variable=SOCKET_ENV)
+    )
+    if sys.stdin.isatty():
+        if ask(_("Sign in on this machine anyway?")):
+            return True
+        err(_("Cancelled: nothing was stored on this machine."))
+        return False
+    err(_("assistant-auth: pass --force to sign in on this machine anyway."))
+    return False
 
 
 def _may_replace(region: Region) -> bool:

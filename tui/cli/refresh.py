@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
+from tui.cli.options import selector_values
 from tui.cli.output import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
     EXIT_TRANSIENT,
+    err,
     fail,
     out,
     out_json,
 )
 from tui.cli.selection import selection, selector_usable
+from tui.core.agent.presence import agent_elsewhere, relayed_here, signed_in_here
+from tui.core.agent.protocol import SOCKET_ENV
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
@@ -23,6 +29,10 @@ from tui.core.untrusted import one_line
 
 def run(ns) -> int:
     if not selector_usable(ns):
+        return EXIT_ERROR
+    elsewhere = refreshed_elsewhere(ns)
+    if elsewhere:
+        err(elsewhere)
         return EXIT_ERROR
     chosen = None
     try:
@@ -52,3 +62,24 @@ def run(ns) -> int:
         )
         out(signed_in_as(status))
     return EXIT_OK
+
+
+def refreshed_elsewhere(ns) -> str:
+    """What `refresh` says where the tokens are refreshed on the person's own machine (a server the
+    agent serves, or whose file the relay fills): "" where this machine refreshes its own."""
+    values = selector_values(ns)
+    if os.environ.get(SOCKET_ENV) and not signed_in_here(values) and agent_elsewhere(os.environ[SOCKET_ENV]):
+        return _(
+            "assistant-auth: tokens here come from the token agent on your own machine, which refreshes them "
+            "there: `assistant-auth token` here gets a fresh one; to refresh now, run `assistant-auth refresh` there."
+        )
+    try:
+        relayed = relayed_here(storage_name_of(selection(ns)))
+    except AuthError:
+        return ""
+    if relayed:
+        return _(
+            "assistant-auth: this machine's credential file is filled by the relay from the token agent on your "
+            "own machine: it holds no refresh token, and the refresh happens there (`assistant-auth refresh` there)."
+        )
+    return ""

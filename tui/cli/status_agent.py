@@ -3,18 +3,15 @@ machine sees them, and that no refresh token is stored on this one."""
 
 from __future__ import annotations
 
-import os
-
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
 from tui.cli.through_agent import STALE_HERE, asked, selector_request
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.place import read_answer_key
-from tui.core.agent.presence import signed_in_here
+from tui.core.agent.presence import same_files, signed_in_here
 from tui.core.agent.protocol import SOCKET_ENV, Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
-from tui.core.paths import config_dir_str
 from tui.core.phrase import Phrase, said
 from tui.core.slots.state import LABELS
 from tui.core.untrusted import one_line
@@ -37,17 +34,9 @@ def where_served(ns) -> str | dict | int:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
     home = alive.get("home")
-    if alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not _same_files(home):
+    if alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home):
         return SERVER  # a server through ssh, or a container or home the agent's files are not
     return {"socket": where, "pid": alive.get("pid") if isinstance(alive.get("pid"), int) else None}
-
-
-def _same_files(home: str) -> bool:
-    """The agent serves the sign-in of this very config dir (the agent's own machine and home)."""
-    try:
-        return os.path.samefile(home, config_dir_str())
-    except OSError:
-        return os.path.realpath(home) == os.path.realpath(config_dir_str())
 
 
 def status_from_agent(ns) -> int:

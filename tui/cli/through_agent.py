@@ -7,6 +7,7 @@ agent is measured against `token` from the file (`make bench`, figure 6)."""
 from __future__ import annotations
 
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err
+from tui.core.agent.causes import server_words
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.presence import signed_in_here
 from tui.core.agent.protocol import SELECTORS, SOCKET_ENV, Request
@@ -48,6 +49,12 @@ def asked(request: Request, local: dict | None = None) -> dict | int:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
     if not answer["ok"]:
+        worded = server_words(
+            answer.get("cause"), dict(request.selector).get("slot") or dict(request.selector).get("provider")
+        )
+        if worded is not None:  # a server's reader: about the person's own machine, in its words
+            err(one_line(said(Phrase(N_("assistant-auth: {problem}"), problem=worded[0])), 1000))
+            return worded[1]
         err(one_line(answer.get("error") or said(Phrase(N_("the agent refused the request"))), 1000))
         if answer.get("hint"):
             err(one_line(answer["hint"], 1000))

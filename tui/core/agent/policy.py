@@ -91,3 +91,12 @@ def _walk(value: object, roots: list[tuple[str, str]], key: str = "") -> object:
     if isinstance(value, dict):
         return {str(name): _walk(item, roots, str(name)) for name, item in value.items()}
     return value
+
+
+def without_cause(line: bytes) -> bytes:
+    """A refusal for this machine: its own message as it is (the cause is for a server's words)."""
+    if b'"cause"' not in line:
+        return line
+    data = json.loads(line)
+    data.pop("cause", None)
+    return (json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")

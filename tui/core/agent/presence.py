@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from tui.core import paths
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import SOCKET_ENV, Request
 from tui.core.credentials.slot import try_load
@@ -46,3 +47,36 @@ def signed_in_here(values: dict[str, str | None]) -> bool:
         return False
     refresh = (creds or {}).get("refresh_token")
     return isinstance(refresh, str) and bool(refresh)
+
+
+def same_files(home: str) -> bool:
+    """`home` (an agent's config dir, from its `ping`) is this process's config dir."""
+    try:
+        return os.path.samefile(home, paths.config_dir_str())
+    except OSError:
+        return os.path.realpath(home) == os.path.realpath(paths.config_dir_str())
+
+
+def agent_elsewhere(path: str) -> bool:
+    """Blocking: the agent at `path` serves another machine's (or another home's) sign-in, or does
+    not answer: this machine is then one that gets its tokens from elsewhere (a server)."""
+    try:
+        alive = ask(Request("ping"), path, timeout=10)
+    except AgentUnavailable:
+        return True
+    home = alive.get("home")
+    return alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home)
+
+
+def relayed_here(storage_name: str) -> bool:
+    """The slot's file is the relay's (an access token from the agent, no refresh token, a real
+    expiry): what the official client on a server reads, renewed from the person's own machine."""
+    creds = try_load(storage_name) or {}
+    expires_at = creds.get("expires_at")
+    return (
+        creds.get("refresh_token") == ""
+        and creds.get("expires_in") == 0
+        and isinstance(expires_at, (int, float))
+        and not isinstance(expires_at, bool)
+        and expires_at > 0
+    )

@@ -201,11 +201,16 @@ def token_answer(fields: dict[str, object]) -> bytes:
     return encode({"v": VERSION, "ok": True, **{name: fields.get(name) for name in TOKEN_FIELDS}})
 
 
-def failure(error: str, exit_code: int, hint: str = "", retry_after: int | None = None) -> bytes:
-    """A refusal; `retry_after`: seconds after which the same request can be met."""
+def failure(
+    error: str, exit_code: int, hint: str = "", retry_after: int | None = None, cause: str | None = None
+) -> bytes:
+    """A refusal; `retry_after`: seconds after which the same request can be met; `cause`: why,
+    for a reader on a server to be told in its own words (`tui.core.agent.causes`)."""
     data: dict[str, object] = {"v": VERSION, "ok": False, "error": error, "hint": hint, "exit": exit_code}
     if retry_after is not None:
         data["retry_after"] = retry_after
+    if cause is not None:
+        data["cause"] = cause
     return encode(data)
 
 

@@ -43,7 +43,15 @@ from tui.core.agent.confirm import (
     Connection,
 )
 from tui.core.agent.peer import peer_of
-from tui.core.agent.policy import FORWARDED, NOT_FROM_A_SERVER, Access, access, local_roots, without_local_paths
+from tui.core.agent.policy import (
+    FORWARDED,
+    NOT_FROM_A_SERVER,
+    Access,
+    access,
+    local_roots,
+    without_cause,
+    without_local_paths,
+)
 from tui.core.agent.protocol import (
     ASKING,
     EXIT_AGAIN,
@@ -217,6 +225,8 @@ class Agent:
             data, slot, outcome = await self._while_working(writer, self._answer(request, connection))
             if origin == FORWARDED:
                 data = without_local_paths(data, self._local_roots())
+            else:
+                data = without_cause(data)
             await self._send(writer, data)
             self._tell(Event(time.time(), number, "request", origin, request.op, slot, outcome))
             if request.op == "stop" and outcome == "stopping":

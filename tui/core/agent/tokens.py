@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from tui.core.agent.causes import SERVER_WORDS, cause_of
 from tui.core.agent.protocol import EXIT_AGAIN, EXIT_SIGN_IN, EXIT_UNMET, Request, failure, token_answer
 from tui.core.credentials.refresh import LifetimeTooShort, get_access_token, required_ttl
 from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
@@ -66,8 +67,11 @@ class Tokens:
             self._note_refresh(slot, held)  # a refresh whose token was still too short (LifetimeTooShort) counts
             explained = explain_for(exc, chosen)
             code = EXIT_UNMET if isinstance(exc, LifetimeTooShort) else EXIT_AGAIN if exc.transient else EXIT_SIGN_IN
+            cause = cause_of(exc, request.selector)
+            if cause is not None:
+                code = SERVER_WORDS[cause][1]
             slot = _slot_or_blank(chosen)
-            return failure(explained.message, code, explained.hint), slot, OUTCOMES[code]
+            return failure(explained.message, code, explained.hint, cause=cause), slot, OUTCOMES[code]
         self._note_refresh(slot, held)
         return token_answer(_fields(slot, token)), slot, "served"
 
