@@ -1,7 +1,9 @@
-"""The build's one addition to pyproject.toml: the message catalogs, compiled.
+"""The build's two additions to pyproject.toml: the message catalogs, compiled, and the reference
+pages.
 
 `tui/locale/<lang>/LC_MESSAGES/*.po` (the sources, in the repository) become `.mo` files in the
 built package, so a wheel (and `pipx install .`) ships them; `tui.core.msgfmt` does the compiling.
+`docs/*.md` become `tui/help/*.md`, which `assistant-auth help TOPIC` reads (`tui.core.helpdocs`).
 """
 
 import pathlib
@@ -23,6 +25,10 @@ class BuildWithCatalogs(build_py):
             target = pathlib.Path(self.build_lib) / source.relative_to(ROOT).with_suffix(".mo")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(compile_po(source.read_text(encoding="utf-8")))
+        for page in sorted((ROOT / "docs").glob("*.md")):
+            target = pathlib.Path(self.build_lib) / "tui" / "help" / page.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(page.read_bytes())
 
 
 setup(cmdclass={"build_py": BuildWithCatalogs})

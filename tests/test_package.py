@@ -73,3 +73,7 @@ def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
         cwd=tmp_path,
     )
     assert chinese.stdout.strip() == "未登录", chinese
+    # the reference pages, shipped: `help agent` reads the wheel's copy, with no checkout near
+    assert {"tui/help/agent.md", "tui/help/commands.md"} <= names
+    helped = subprocess.run([str(script), "help", "agent"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert helped.returncode == 0 and helped.stdout.startswith("# The token agent"), helped.stderr

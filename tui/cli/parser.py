@@ -37,6 +37,7 @@ COMMANDS = {
     "agent": ("agent", "run"),
     "ssh": ("ssh", "run"),
     "relay": ("relay", "run"),
+    "help": ("help", "run"),
 }
 STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
 
@@ -264,6 +265,15 @@ def _ssh(sub) -> None:
     p.add_argument("arguments", nargs=argparse.REMAINDER, metavar="[SSH OPTIONS] HOST [COMMAND...]")
 
 
+def _help(sub) -> None:
+    p = sub.add_parser(
+        "help",
+        help=_("read a reference page in the terminal (agent, commands, doctor, ...)"),
+        description=_("The reference pages, shipped with the program: without a TOPIC, the list of them."),
+    )
+    p.add_argument("topic", nargs="?", metavar="TOPIC", help=_("a page: agent, commands, doctor, ..."))
+
+
 def _relay(sub) -> None:
     p = sub.add_parser(
         "relay",
@@ -306,6 +316,7 @@ DECLARE = (
     _agent,
     _ssh,
     _relay,
+    _help,
     _demo,
     _completion,
 )

@@ -27,7 +27,7 @@ def run(ns) -> int:
         err(
             _(
                 "assistant-auth relay: {variable} is not set: the relay serves the token agent's tokens on a server "
-                "reached with `assistant-auth ssh --relay` (or `ssh -R`, docs/agent.md)"
+                "reached with `assistant-auth ssh --relay` (or `ssh -R`: `assistant-auth help agent`)"
             ).format(variable=SOCKET_ENV)
         )
         return EXIT_ERROR

@@ -103,8 +103,8 @@ def run_fast(args: list[str]) -> int:
         err(
             _(
                 "assistant-auth ssh: ssh ended with an error (above). If it says the remote forwarding failed, "
-                "the server does not allow forwarding a socket (AllowStreamLocalForwarding): docs/agent.md says "
-                "what to do."
+                "the server does not allow forwarding a socket (AllowStreamLocalForwarding): `assistant-auth help "
+                "agent` says what to do."
             )
         )
     return 128 - code if code < 0 else code

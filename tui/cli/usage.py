@@ -27,6 +27,7 @@ commands:
   relay      on a server: keep the official client's credential file filled from the token agent
   demo       run the wizard against a local test server in a temporary home
   completion print a shell completion script (bash, zsh, fish)
+  help       read a reference page in the terminal: assistant-auth help agent
 
 options:
   -v, --verbose   log HTTP requests and responses to stderr, tokens and codes redacted
@@ -91,6 +92,6 @@ shell points at (ASSISTANT_AUTH_SOCK), else starts one for this connection. Ever
 ssh's; the exit code is ssh's.
 
   --relay   also run `assistant-auth relay` on the server while connected: the official client
-            there works unchanged, from access tokens only (docs/agent.md)
+            there works unchanged, from access tokens only (assistant-auth help agent)
 """
 )
