@@ -16,6 +16,8 @@ from tui import __version__
 from tui.cli.argparse_words import CellFormatter, speak
 from tui.cli.options import add_region, add_selector, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
+from tui.core.agent.ssh_hosts import hosts as ssh_hosts
+from tui.core.agent.sshline import OURS, Usage, split
 from tui.core.i18n import _
 
 SHELLS = ("bash", "zsh", "fish")
@@ -252,6 +254,20 @@ def _agent(sub) -> None:
     )
 
 
+def complete_ssh(prefix: str, parsed_args=None, **_) -> list[str]:
+    """`assistant-auth ssh <TAB>`: our `--relay` for an option, else the hosts of ~/.ssh/config and
+    known_hosts (as bash-completion offers them for ssh); nothing once the host is given."""
+    given = list(getattr(parsed_args, "arguments", None) or [])
+    try:
+        if split(given)[2] is not None:
+            return []  # the host is there: what follows is ssh's options or the remote command
+    except Usage:
+        return []
+    if prefix.startswith("-"):
+        return [flag for flag in OURS if flag.startswith(prefix)]
+    return [host for host in ssh_hosts() if host.startswith(prefix)]
+
+
 def _ssh(sub) -> None:
     p = sub.add_parser(
         "ssh",
@@ -262,7 +278,10 @@ def _ssh(sub) -> None:
             "this machine. Starts an agent for the connection when none runs."
         ),
     )
-    p.add_argument("arguments", nargs=argparse.REMAINDER, metavar="[SSH OPTIONS] HOST [COMMAND...]")
+    p.add_argument("--relay", action="store_true", help=_("also run the relay on the server while connected"))
+    p.add_argument(
+        "arguments", nargs=argparse.REMAINDER, metavar="[SSH OPTIONS] HOST [COMMAND...]"
+    ).completer = complete_ssh
 
 
 def _help(sub) -> None:

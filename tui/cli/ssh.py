@@ -59,7 +59,7 @@ def ssh_argv(
 
 
 def run(ns) -> int:
-    return run_fast(list(ns.arguments))
+    return run_fast((["--relay"] if getattr(ns, "relay", False) else []) + list(ns.arguments))
 
 
 def run_fast(args: list[str]) -> int:
