@@ -168,7 +168,7 @@ def test_a_server_that_refuses_socket_forwarding_is_explained(laptop, server, tm
         refusing.stop()
     assert done.returncode == 255
     assert "remote port forwarding failed" in done.stderr.lower() or "forwarding" in done.stderr.lower()
-    assert "AllowStreamLocalForwarding" in done.stderr and "docs/agent.md" in done.stderr
+    assert "AllowStreamLocalForwarding" in done.stderr and "assistant-auth help agent" in done.stderr
 
 
 def relay_processes(server_home: pathlib.Path) -> list[int]:
