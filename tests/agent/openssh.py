@@ -42,6 +42,7 @@ class SshServer:
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(where / name)], check=True)
         (where / "authorized_keys").write_text((where / "user_key.pub").read_text())
         os.chmod(where / "authorized_keys", 0o600)
+        self.home = where / "server-assistant-home"  # what the server's shell takes as ASSISTANT_CODE_HOME
         self.port = free_port()
         self.key = where / "user_key"
         config = where / "sshd_config"
@@ -61,6 +62,7 @@ class SshServer:
                     "PermitRootLogin yes",
                     f"AllowStreamLocalForwarding {'yes' if forwarding else 'no'}",
                     "LogLevel ERROR",
+                    "AcceptEnv ASSISTANT_CODE_HOME",  # the server side's home: the test's, never root's
                     *extra,
                     "",
                 ]
@@ -85,6 +87,8 @@ class SshServer:
         return [
             "-F",
             "/dev/null",
+            "-o",
+            f"SetEnv=ASSISTANT_CODE_HOME={self.home}",
             "-i",
             str(self.key),
             "-p",

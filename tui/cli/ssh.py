@@ -23,9 +23,10 @@ from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.forwarded import registration
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent
-from tui.core.agent.sshline import Usage, split
+from tui.core.agent.sshline import Usage, split, without_flag
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
@@ -34,18 +35,24 @@ from tui.core.untrusted import one_line
 SSH_FAILED = 255
 
 
-def remote_command(remote: str, command: list[str], relay: bool = False) -> str:
-    """What the server's shell runs: the variable set and exported, the socket's path removed when
-    the shell or command ends (however it ends), then the command (as ssh joins it) or a login shell.
-    With `relay`, `assistant-auth relay --quiet` runs beside it and is stopped when it ends."""
+def remote_command(remote: str, command: list[str], relay: bool = False, wait: bool = False) -> str:
+    """What the server's shell runs: the variable set and exported, the connection registered at the
+    server's stable place (`tui.core.agent.forwarded`), the socket's path and its registration
+    removed when the shell or command ends (however it ends), then the command (as ssh joins it), a
+    login shell, or (`wait`, for `-N`) nothing until the connection ends. With `relay`,
+    `assistant-auth relay --quiet` runs beside it and is stopped when it ends."""
     quoted = shlex.quote(remote)
+    start, end = registration(remote, remote.rsplit("-", 1)[-1].removesuffix(".sock"))
     head = (
-        f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; relay_pid=; "
-        f"trap '${{relay_pid:+kill $relay_pid}} 2>/dev/null; rm -f {quoted}' EXIT; "
-        "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
+        f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; relay_pid=; {start}"
+        f"aa_end() {{ ${{relay_pid:+kill $relay_pid}} 2>/dev/null; rm -f {quoted}; {end}; }}; "
+        "trap aa_end EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
     )
     if relay:
         head += "assistant-auth relay --quiet </dev/null & relay_pid=$!; "
+    if wait:  # -N: no command, only the forwarding, registered while the connection lasts (without a
+        # terminal sshd sends no hangup when it ends: the session's sshd going away is the sign)
+        return head + 'while kill -0 "$PPID" 2>/dev/null; do sleep 1; done'
     return head + (" ".join(command) if command else '"${SHELL:-/bin/sh}" -l')
 
 
@@ -53,9 +60,10 @@ def ssh_argv(
     options: list[str], host: str, command: list[str], local: str, remote: str, tty: bool, relay: bool = False
 ) -> list[str]:
     argv = ["ssh", "-o", "ExitOnForwardFailure=yes", "-R", f"{remote}:{local}"]
-    if tty and not command:
+    options, forward_only = without_flag(options, "N")  # -N: registered on the server while it lasts
+    if tty and not command and not forward_only:
         argv.append("-t")  # a remote command gets no terminal by itself: the login shell needs one
-    return argv + options + [host, remote_command(remote, command, relay)]
+    return argv + options + [host, remote_command(remote, command, relay, wait=forward_only)]
 
 
 def run(ns) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
-from tui.cli.through_agent import STALE_HERE, asked, selector_request
+from tui.cli.through_agent import STALE_HERE, asked, fall_over, selector_request
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.place import read_answer_key
 from tui.core.agent.presence import same_files, signed_in_here
@@ -28,6 +28,8 @@ def where_served(ns) -> str | dict | int:
     try:
         alive = ask(Request("ping"), where, timeout=10)
     except AgentUnavailable as exc:
+        if fall_over(where) is not None:  # another live forwarded connection: this is a server
+            return SERVER
         if signed_in_here(selector_values(ns)):
             err(one_line(said(Phrase(STALE_HERE, socket=where, variable=SOCKET_ENV)), 2000))
             return {}

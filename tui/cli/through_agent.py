@@ -6,7 +6,10 @@ agent is measured against `token` from the file (`make bench`, figure 6)."""
 
 from __future__ import annotations
 
+import os
+
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err
+from tui.core.agent import forwarded
 from tui.core.agent.causes import server_words
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.presence import signed_in_here
@@ -43,10 +46,14 @@ def asked(request: Request, local: dict | None = None) -> dict | int:
     try:
         answer = ask(request, on_asking=_waiting_for_approval)
     except AgentUnavailable as exc:
+        if fall_over(socket_path() or "") is not None:  # another live forwarded connection: through it
+            return asked(request)
         if local is not None and signed_in_here(local):
             err(one_line(said(Phrase(STALE_HERE, socket=socket_path() or "", variable=SOCKET_ENV)), 2000))
             raise UseLocal from None
         err(one_line(said(exc.args[0]), 2000))
+        if os.path.isdir(forwarded.directory()):  # a server where connections register: none is live
+            err(one_line(said(Phrase(NONE_LIVE, stable=forwarded.stable_path())), 2000))
         return EXIT_TRANSIENT
     if not answer["ok"]:
         worded = server_words(
@@ -61,6 +68,28 @@ def asked(request: Request, local: dict | None = None) -> dict | int:
         code = answer.get("exit")
         return code if isinstance(code, int) and not isinstance(code, bool) and code in (1, 2, 3) else EXIT_TRANSIENT
     return answer
+
+
+FELL_OVER = N_(
+    "assistant-auth: the connection at {old} has ended; tokens come through the newest live one, {new} "
+    "(set {variable} to {stable} to follow the newest connection)."
+)
+NONE_LIVE = N_(
+    "assistant-auth: no other forwarded connection answers either ({stable}): reconnect with `assistant-auth ssh`."
+)
+
+
+def fall_over(where: str) -> str | None:
+    """The newest live forwarded connection when the one at `where` has ended (said in one line,
+    and used for the rest of this command); None when there is none."""
+    new = forwarded.newest_live(where)
+    if new is None:
+        return None
+    err(
+        one_line(said(Phrase(FELL_OVER, old=where, new=new, variable=SOCKET_ENV, stable=forwarded.stable_path())), 2000)
+    )
+    os.environ[SOCKET_ENV] = new
+    return new
 
 
 STALE_HERE = N_(

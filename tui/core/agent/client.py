@@ -101,7 +101,10 @@ def _connect(where: str) -> _socket.socket:
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
         conn.settimeout(CONNECT_TIMEOUT)
-        conn.connect(where)
+        if len(os.fsencode(where)) >= SUN_PATH and os.path.isdir("/proc/self/fd"):
+            _connect_long(conn, where)
+        else:
+            conn.connect(where)
     except TimeoutError:
         conn.close()
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
@@ -109,6 +112,19 @@ def _connect(where: str) -> _socket.socket:
         conn.close()
         raise _unavailable(where, exc.strerror or str(exc)) from None
     return conn
+
+
+SUN_PATH = 108  # bytes a Unix socket's path may take on Linux, the final NUL included
+
+
+def _connect_long(conn: _socket.socket, where: str) -> None:
+    """Connect to a socket whose path is longer than a socket address holds (a deep home's
+    `forwarded/latest.sock`): through its directory, opened, as `/proc/self/fd/N/NAME`."""
+    directory = os.open(os.path.dirname(where) or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        conn.connect(f"/proc/self/fd/{directory}/{os.path.basename(where)}")
+    finally:
+        os.close(directory)
 
 
 def _exchange(

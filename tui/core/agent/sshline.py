@@ -58,3 +58,26 @@ def _option(args: list[str], i: int, options: list[str]) -> int:
                 options.append(args[i])
             break  # `-p22`: the rest of the word is the value
     return i + 1
+
+
+def without_flag(options: list[str], flag: str) -> tuple[list[str], bool]:
+    """`options` without the boolean flag `flag` (`-N`, also inside `-fN`), and whether it was there."""
+    kept: list[str] = []
+    found = False
+    i = 0
+    while i < len(options):
+        word = options[i]
+        letters = word[1:]
+        cut = next((n for n, letter in enumerate(letters) if letter in WITH_VALUE), len(letters))
+        value_next = cut == len(letters) - 1 and letters[cut:] in WITH_VALUE and i + 1 < len(options)
+        flags = letters[:cut]
+        if flag in flags:
+            found = True
+            word = "-" + flags.replace(flag, "") + letters[cut:]
+        if word != "-":
+            kept.append(word)
+        if value_next:
+            i += 1
+            kept.append(options[i])
+        i += 1
+    return kept, found

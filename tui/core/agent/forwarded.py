@@ -1,0 +1,101 @@
+"""On a server: a stable per-user place that leads to the newest live forwarded connection, as
+tmux users keep `~/.ssh/ssh_auth_sock` for ssh-agent. `assistant-auth ssh` registers each
+connection's forwarded socket here (a link `<id>.sock`, and `latest.sock` to the newest) and
+removes it when the connection ends (`registration`, the shell the server runs). A shell whose
+`ASSISTANT_AUTH_SOCK` names a connection that has ended (yesterday's tmux session) gets its
+tokens through the newest live one (`newest_live`), said in one line.
+
+    ~/.assistant-code/forwarded/latest.sock     the newest connection (set ASSISTANT_AUTH_SOCK here in tmux)
+    ~/.assistant-code/forwarded/<id>.sock       each live connection
+
+Only links of ours in a private directory of ours, leading to sockets of ours, are followed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+
+from tui.core import paths
+from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.protocol import Request
+
+DIRECTORY, LATEST = "forwarded", "latest.sock"
+LOOK = 3.0  # seconds for each connection's answer while looking for a live one
+
+
+def directory() -> str:
+    return os.path.join(paths.config_dir_str(), DIRECTORY)
+
+
+def stable_path() -> str:
+    """The path a tmux configuration or `~/.profile` on the server sets ASSISTANT_AUTH_SOCK to."""
+    return os.path.join(directory(), LATEST)
+
+
+def candidates(exclude: str) -> list[str]:
+    """The sockets the registered links lead to, newest link first, without `exclude` (the one
+    that did not answer) or anything not ours."""
+    where = directory()
+    try:
+        info = os.lstat(where)
+        entries = list(os.scandir(where))
+    except OSError:
+        return []
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        return []
+    dead = {exclude, os.path.realpath(exclude)}
+    found: list[tuple[float, str]] = []
+    for entry in entries:
+        if not entry.name.endswith(".sock"):
+            continue
+        try:
+            link = os.lstat(entry.path)
+            target = os.readlink(entry.path)
+            sock = os.lstat(target)
+        except OSError:
+            continue
+        if not stat.S_ISLNK(link.st_mode) or link.st_uid != os.geteuid():
+            continue
+        if not stat.S_ISSOCK(sock.st_mode) or sock.st_uid != os.geteuid() or target in dead or entry.path in dead:
+            continue
+        found.append((link.st_mtime, target))
+    ordered: list[str] = []
+    for _mtime, target in sorted(found, reverse=True):
+        if target not in ordered:
+            ordered.append(target)
+    return ordered
+
+
+def newest_live(exclude: str) -> str | None:
+    """The newest registered connection whose agent answers, other than `exclude`; None when none."""
+    for target in candidates(exclude):
+        try:
+            if ask(Request("ping"), target, timeout=LOOK, stall=LOOK).get("ok") is True:
+                return target
+        except AgentUnavailable:
+            continue
+    return None
+
+
+def registration(remote: str, ident: str) -> tuple[str, str]:
+    """(what the server's shell runs first, what it runs at the end) to register the forwarded
+    socket `remote` as connection `ident` and, at the end, remove it and point `latest.sock` at
+    the newest one left. POSIX sh; every failure is quiet (a read-only home loses only this)."""
+    sock = shlex.quote(remote)
+    link = f'"$aa_d"/{shlex.quote(ident)}.sock'
+    tmp = f'"$aa_d"/.latest-{shlex.quote(ident)}'
+    start = (
+        f'aa_d="${{ASSISTANT_CODE_HOME:-$HOME/.assistant-code}}/{DIRECTORY}"; '
+        '(umask 077; mkdir -p "$aa_d") 2>/dev/null; '
+        f"ln -sf {sock} {link} 2>/dev/null; "
+        f'ln -sf {sock} {tmp} 2>/dev/null && mv -f {tmp} "$aa_d"/{LATEST} 2>/dev/null; '
+    )
+    end = (
+        f"rm -f {link}; "
+        f'if [ "$(readlink "$aa_d"/{LATEST} 2>/dev/null)" = {sock} ]; then '
+        f"aa_n=$(ls -t \"$aa_d\"/*.sock 2>/dev/null | grep -v '/{LATEST}$' | head -n 1); "
+        f'if [ -n "$aa_n" ]; then ln -sf "$(readlink "$aa_n")" {tmp} && mv -f {tmp} "$aa_d"/{LATEST}; '
+        f'else rm -f "$aa_d"/{LATEST}; fi; fi 2>/dev/null'
+    )
+    return start, end
