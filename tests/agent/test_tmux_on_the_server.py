@@ -67,9 +67,10 @@ def test_a_stale_tmux_variable_follows_the_newest_live_connection(laptop, server
     first = Connection(sshd, agent.path)
     second = None
     try:
-        assert os.readlink(latest) == first.path and stat_mode(sshd.home / "forwarded") == 0o700
+        until(lambda: link_of(latest) == first.path)  # registered: the link first, then latest
+        assert stat_mode(sshd.home / "forwarded") == 0o700
         second = Connection(sshd, agent.path)
-        assert os.readlink(latest) == second.path  # the newest
+        until(lambda: link_of(latest) == second.path)  # the newest
         first.end()  # yesterday's connection: gone, its registration with it
         assert os.readlink(latest) == second.path
         stale = on_server(sshd, first.path, "token")  # the tmux pane still names the first one
@@ -108,6 +109,13 @@ def test_a_plain_command_registers_while_it_runs_and_cleans_up(laptop, server, s
     linked, variable = done.stdout.split()
     assert linked == variable  # while it ran, latest led to its own socket
     assert list((sshd.home / "forwarded").iterdir()) == []  # and nothing is left
+
+
+def link_of(path: pathlib.Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 def stat_mode(path: pathlib.Path) -> int:

@@ -20,16 +20,13 @@ built, the `.po` is compiled in memory on first use.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-import io
 import os
-import pathlib
 
 TYPE_CHECKING = False  # not `from typing import`: English (the source) needs none of this
 if TYPE_CHECKING:  # pragma: no cover
     import gettext
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
 DOMAIN = "assistant-auth"
 ENGLISH, CHINESE = "en", "zh-CN"
@@ -74,15 +71,16 @@ def language() -> str:
     return ENGLISH
 
 
-@contextlib.contextmanager
-def in_english() -> Iterator[None]:
+class in_english:  # noqa: N801 - used as a function: `with in_english():`
     """English (the source) for what is made inside, in this context only (a face drawing in
-    another task or thread keeps the reader's language): for records that scripts read."""
-    token = _forced.set(ENGLISH)
-    try:
-        yield
-    finally:
-        _forced.reset(token)
+    another task or thread keeps the reader's language): for records that scripts read. A class,
+    not `contextlib.contextmanager`: a sentence said in English loads no contextlib."""
+
+    def __enter__(self) -> None:
+        self._token = _forced.set(ENGLISH)
+
+    def __exit__(self, *_exc: object) -> None:
+        _forced.reset(self._token)
 
 
 def in_the_readers_language() -> Callable[[str], str]:
@@ -108,6 +106,7 @@ def catalog(lang: str) -> gettext.NullTranslations:
 
 def _read_catalog(directory: str) -> gettext.NullTranslations:
     import gettext  # lazy: English, the source, never needs a catalog (start-up and the token path)
+    import pathlib  # lazy: 11 ms that a sentence said in English never needs (the agent's fall-over, make bench)
 
     here = pathlib.Path(__file__).resolve().parents[1] / "locale" / directory / "LC_MESSAGES"
     compiled, source = here / f"{DOMAIN}.mo", here / f"{DOMAIN}.po"
@@ -120,6 +119,8 @@ def _read_catalog(directory: str) -> gettext.NullTranslations:
             with compiled.open("rb") as handle:
                 return gettext.GNUTranslations(handle)
         if directory and source.exists():  # a checkout that was never built
+            import io  # lazy: only a checkout that was never built compiles
+
             from tui.core.msgfmt import compile_po  # lazy: only a checkout that was never built compiles
 
             return gettext.GNUTranslations(io.BytesIO(compile_po(source.read_text(encoding="utf-8"))))

@@ -4,7 +4,11 @@ a. `assistant-auth token` through the agent (a "server" home with nothing in it,
    in ASSISTANT_AUTH_SOCK) against `assistant-auth token` reading the file, valid credentials, as
    the median ratio of alternating runs (goal: at most 1.1x);
 b. the agent's answer time for a token that needs no refresh: request to answer on one open
-   connection, measured in this process (the client's start excluded; goal: under 1 ms).
+   connection, measured in this process (the client's start excluded; goal: under 1 ms);
+c. `token` on a "server" through the stable path (`forwarded/latest.sock`, a link to the live
+   socket) and through a stale variable (a connection that has ended) that falls over to the
+   newest live one, each against `token` through a live variable, as median ratios of alternating
+   runs (goal: at most 1.1x each).
 """
 
 from __future__ import annotations
@@ -58,9 +62,27 @@ def compare(
             f"   b. the agent's answer, token needing no refresh, {ANSWERS} requests on one connection: "
             f"median {statistics.median(answers) * 1e6:.0f} us, 99th percentile {sorted(answers)[int(len(answers) * 0.99)] * 1e6:.0f} us"
         )
+        stable, stale = server_places(server_home, path)
+        for label, variable in (("the stable path", stable), ("a stale variable that falls over", stale)):
+            other = {**through, "ASSISTANT_AUTH_SOCK": variable}
+            timed(ours, other)
+            ratios = [timed(ours, other) / timed(ours, through) for _ in range(RUNS)]
+            print(f"   c. token through {label} / through a live variable: {statistics.median(ratios):.2f}x")
     finally:
         agent.terminate()
         agent.wait(timeout=30)
+
+
+def server_places(server_home: pathlib.Path, live: str) -> tuple[str, str]:
+    """A server's registrations as `assistant-auth ssh` leaves them, around the live socket: the
+    stable `latest.sock`, and a variable naming a connection that has ended (its socket gone)."""
+    registered = server_home / "forwarded"
+    registered.mkdir(mode=0o700, exist_ok=True)
+    for name in ("latest.sock", "live.sock"):
+        link = registered / name
+        if not link.is_symlink():
+            link.symlink_to(live)
+    return str(registered / "latest.sock"), str(server_home / "ended.sock")
 
 
 def answer_times(path: str) -> list[float]:

@@ -13,7 +13,6 @@ Only links of ours in a private directory of ours, leading to sockets of ours, a
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 
 from tui.core import paths
@@ -82,6 +81,8 @@ def registration(remote: str, ident: str) -> tuple[str, str]:
     """(what the server's shell runs first, what it runs at the end) to register the forwarded
     socket `remote` as connection `ident` and, at the end, remove it and point `latest.sock` at
     the newest one left. POSIX sh; every failure is quiet (a read-only home loses only this)."""
+    import shlex  # lazy: `ssh` alone writes shell; a token's fall-over reads links (make bench, figure 6)
+
     sock = shlex.quote(remote)
     link = f'"$aa_d"/{shlex.quote(ident)}.sock'
     tmp = f'"$aa_d"/.latest-{shlex.quote(ident)}'
