@@ -16,8 +16,6 @@ from tui import __version__
 from tui.cli.argparse_words import CellFormatter, speak
 from tui.cli.options import add_region, add_selector, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
-from tui.core.agent.ssh_hosts import hosts as ssh_hosts
-from tui.core.agent.sshline import OURS, Usage, split
 from tui.core.i18n import _
 
 SHELLS = ("bash", "zsh", "fish")
@@ -255,17 +253,10 @@ def _agent(sub) -> None:
 
 
 def complete_ssh(prefix: str, parsed_args=None, **_) -> list[str]:
-    """`assistant-auth ssh <TAB>`: our `--relay` for an option, else the hosts of ~/.ssh/config and
-    known_hosts (as bash-completion offers them for ssh); nothing once the host is given."""
-    given = list(getattr(parsed_args, "arguments", None) or [])
-    try:
-        if split(given)[2] is not None:
-            return []  # the host is there: what follows is ssh's options or the remote command
-    except Usage:
-        return []
-    if prefix.startswith("-"):
-        return [flag for flag in OURS if flag.startswith(prefix)]
-    return [host for host in ssh_hosts() if host.startswith(prefix)]
+    """`assistant-auth ssh <TAB>` (`tui.cli.ssh_completion`): loaded when a shell asks."""
+    from tui.cli.ssh_completion import complete  # lazy: only when a shell completes `ssh`
+
+    return complete(prefix, parsed_args)
 
 
 def _ssh(sub) -> None:

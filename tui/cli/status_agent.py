@@ -3,9 +3,10 @@ machine sees them, and that no refresh token is stored on this one."""
 
 from __future__ import annotations
 
+from tui.cli.agent_trouble import STALE_HERE, fall_over
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
-from tui.cli.through_agent import STALE_HERE, asked, fall_over, selector_request
+from tui.cli.through_agent import asked, selector_request
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.place import read_answer_key
 from tui.core.agent.presence import same_files, signed_in_here
