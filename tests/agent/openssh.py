@@ -126,7 +126,7 @@ class Forwarded:
     """`ssh -R` to the test's sshd, held open while the test asks through the server's end."""
 
     def __init__(self, sshd: SshServer, agent_path: str) -> None:
-        self.path = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
+        self.path = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # as assistant-auth ssh names it
         self.connection = forward(sshd, self.path, agent_path, "sleep 600", preexec_fn=default_signals)
         until(lambda: os.path.exists(self.path) or self.connection.poll() is not None)
         assert os.path.exists(self.path), "the forwarding never came up"

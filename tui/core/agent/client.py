@@ -9,6 +9,7 @@ never holds a refresh token, and must never start using one it finds."""
 from __future__ import annotations
 
 import _socket  # not `socket`: 7 ms of imports (enum, selectors) on `token`'s path through the agent
+import errno
 import json
 import os
 import time
@@ -110,7 +111,8 @@ def _connect(where: str) -> _socket.socket:
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
         conn.close()
-        raise _unavailable(where, exc.strerror or str(exc)) from None
+        gone = exc.errno in (errno.ENOENT, errno.ECONNREFUSED)  # no socket, or nobody listening on it
+        raise _unavailable(where, exc.strerror or str(exc), GONE if gone else "") from None
     return conn
 
 
@@ -143,7 +145,8 @@ def _exchange(
     except TimeoutError:
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
-        raise _unavailable(where, exc.strerror or str(exc)) from None
+        closed = exc.errno == 0 or exc.errno in (errno.EPIPE, errno.ECONNRESET)  # accepted, then closed
+        raise _unavailable(where, exc.strerror or str(exc), CLOSED if closed else "") from None
     try:
         data = json.loads(line)
     except ValueError:
@@ -207,6 +210,34 @@ def read_line(conn: _socket.socket, pending: bytes, deadline: float, most: int =
     return line, rest
 
 
+GONE, CLOSED = "gone", "closed"  # no agent listens at the path; the path's peer closed without an answer
+ENDED = ".ended"  # beside a socket: the agent stopped there because its --lifetime ended (its time inside)
+UNAVAILABLE_HERE = {
+    GONE: N_(
+        "The token agent at {socket} ({variable}) is not answering: it was stopped or killed (nothing listens "
+        'there). Start it again (eval "$(assistant-auth agent)"), or unset {variable} to use this machine\'s own '
+        "sign-in."
+    ),
+    CLOSED: N_(
+        "The token agent at {socket} ({variable}) is not answering: it closed the connection without an answer "
+        '(it is stopping, or was killed). Start it again (eval "$(assistant-auth agent)") if it does not come back.'
+    ),
+}
+UNAVAILABLE_ON_A_SERVER = {
+    GONE: N_(
+        "The token agent at {socket} ({variable}) is not answering: the SSH connection that made this socket "
+        "has ended. Reconnect with `assistant-auth ssh`."
+    ),
+    CLOSED: N_(
+        "The token agent at {socket} ({variable}) is not answering: the SSH connection is there, but the agent on "
+        'your own machine was stopped or killed. Start it there again (eval "$(assistant-auth agent)"); at its '
+        "stable path it serves this connection again, otherwise reconnect with `assistant-auth ssh`."
+    ),
+}
+LIFETIME_ENDED = N_(
+    "The token agent at {socket} ({variable}) is not answering: its --lifetime ended at {time}. Start it again "
+    '(eval "$(assistant-auth agent --lifetime …)"), or unset {variable}.'
+)
 UNAVAILABLE = N_(
     "The token agent at {socket} ({variable}) is not answering: {why}. Reconnect with `assistant-auth ssh`, "
     'start the agent on your own machine (eval "$(assistant-auth agent)"), or unset {variable} to use this '
@@ -214,5 +245,36 @@ UNAVAILABLE = N_(
 )
 
 
-def _unavailable(where: str, why: str) -> AgentUnavailable:
+def _unavailable(where: str, why: str, cause: str = "") -> AgentUnavailable:
+    """The one line for an agent that does not answer, by its cause and where it is read: on a
+    server (a forwarded socket) about the SSH connection and the person's own machine; on the
+    agent's machine never "reconnect with ssh"."""
+    server = on_a_server(where)
+    if cause == GONE and not server:
+        ended = _ended_at(where)
+        if ended:
+            return AgentUnavailable(Phrase(LIFETIME_ENDED, socket=where, variable=SOCKET_ENV, time=ended))
+    table = UNAVAILABLE_ON_A_SERVER if server else UNAVAILABLE_HERE
+    if cause in table:
+        return AgentUnavailable(Phrase(table[cause], socket=where, variable=SOCKET_ENV))
     return AgentUnavailable(Phrase(UNAVAILABLE, socket=where, variable=SOCKET_ENV, why=why))
+
+
+def on_a_server(where: str) -> bool:
+    """`where` is a forwarded socket: one `assistant-auth ssh` made (`/tmp/assistant-auth-<16 hex>.sock`)
+    or one registered on the server (`…/forwarded/…`)."""
+    name = os.path.basename(where)
+    forwarded = (
+        name.startswith("assistant-auth-") and name.endswith(".sock") and len(name) == len("assistant-auth-") + 21
+    )
+    return forwarded or os.path.basename(os.path.dirname(where)) == "forwarded"
+
+
+def _ended_at(where: str) -> str:
+    """When the agent that listened at `where` stopped because its --lifetime ended ("" if it did not)."""
+    try:
+        with open(where + ENDED, encoding="ascii") as handle:
+            stamp = int(handle.read(32).strip())
+    except (OSError, ValueError):
+        return ""
+    return time.strftime("%H:%M:%S", time.localtime(stamp)) if 0 < stamp < 253402300799 else ""

@@ -21,6 +21,7 @@ import socket
 import stat
 import sys
 import tempfile
+import time
 
 from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
 from tui.core.phrase import N_, Phrase
@@ -122,12 +123,28 @@ def _bound(path: str) -> socket.socket:
             os.umask(old)
         os.chmod(path, 0o600)
         _ours[path] = os.lstat(path).st_ino
+        with contextlib.suppress(OSError):
+            os.unlink(path + ENDED)  # an earlier agent's word: this one listens now
         listener.listen(128)
     except BaseException:
         listener.close()
         remove(path)
         raise
     return listener
+
+
+ENDED = ".ended"  # beside the socket: this agent's --lifetime ended (the time, in seconds since the epoch)
+
+
+def mark_ended(path: str) -> None:
+    """Leave a word beside the socket that the agent stopped because its --lifetime ended: a client
+    there then says so, not "Broken pipe". Removed when an agent listens there again."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path + ENDED, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.write(fd, str(int(time.time())).encode("ascii"))
+        finally:
+            os.close(fd)
 
 
 def remove(path: str) -> None:

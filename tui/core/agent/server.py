@@ -145,6 +145,8 @@ class Agent:
             else:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._stopped.wait(), self.lifetime)
+                if not self._stopped.is_set():  # its --lifetime ended: a client there is told so
+                    place.mark_ended(self.path)
         finally:
             self._server.close()
             place.remove(self.path)
