@@ -8,10 +8,14 @@ machine; it stops when the agent goes away, and the token it wrote simply expire
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, err
 from tui.cli.through_agent import selector_request
 from tui.core.agent.client import socket_path
+from tui.core.agent.forwarded import relay_started
 from tui.core.agent.protocol import SOCKET_ENV
 from tui.core.agent.relay import Relay
 from tui.core.errors import AuthError
@@ -42,7 +46,13 @@ def run(ns) -> int:
         return EXIT_ERROR
     relay = Relay(storage_name, request.selector, say=_say, note=(lambda _text: None) if ns.quiet else _say)
     stop_relay_on_signals(relay.stop)
-    return int(relay.run(once=ns.once))
+    noted = None if ns.once else relay_started(storage_name)  # `status` here shows it while it runs
+    try:
+        return int(relay.run(once=ns.once))
+    finally:
+        if noted is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(noted)
 
 
 def _say(text: str) -> None:

@@ -8,6 +8,7 @@ from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
 from tui.cli.through_agent import asked, selector_request
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
+from tui.core.agent.forwarded import relays_running
 from tui.core.agent.place import read_answer_key
 from tui.core.agent.presence import same_files, signed_in_here
 from tui.core.agent.protocol import SOCKET_ENV, Request
@@ -79,6 +80,12 @@ def status_from_agent(ns) -> int:
         if s.get("usable") is True and isinstance(s.get("identity"), str):
             out("    " + _("Signed in as {who}").format(who=one_line(s["identity"], 200)))
     out(_("* the slot `assistant-auth token` uses"))
+    for slot, pid in relays_running():
+        out(
+            _("A relay (pid {pid}) keeps slot {slot}'s file filled for the official client here.").format(
+                pid=pid, slot=one_line(slot, 100)
+            )
+        )
     return 0 if usable else 1
 
 

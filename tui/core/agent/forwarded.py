@@ -100,3 +100,49 @@ def registration(remote: str, ident: str) -> tuple[str, str]:
         f'else rm -f "$aa_d"/{LATEST}; fi; fi 2>/dev/null'
     )
     return start, end
+
+
+# -- a relay running here, for `status` ---------------------------------------------------------------
+
+RELAY = "relay-{slot}.pid"
+
+
+def relay_started(storage_name: str) -> str | None:
+    """Note that a relay runs here for `storage_name` (its pid, in the registration directory);
+    the path to remove when it ends, or None when it cannot be noted (said nowhere: only `status`
+    reads it)."""
+    where = directory()
+    path = os.path.join(where, RELAY.format(slot=storage_name))
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        os.write(fd, str(os.getpid()).encode("ascii"))
+    finally:
+        os.close(fd)
+    return path
+
+
+def relays_running() -> list[tuple[str, int]]:
+    """(slot, pid) of each relay running here: its note, and a live process of this program."""
+    try:
+        names = os.listdir(directory())
+    except OSError:
+        return []
+    found = []
+    prefix, suffix = RELAY.split("{slot}")
+    for name in sorted(names):
+        if not (name.startswith(prefix) and name.endswith(suffix)):
+            continue
+        try:
+            with open(os.path.join(directory(), name), encoding="ascii") as handle:
+                pid = int(handle.read(16))
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                words = handle.read().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if b"relay" in words and any(word.endswith((b"assistant-auth", b"tui.cli")) for word in words):
+            found.append((name[len(prefix) : -len(suffix)], pid))
+    return found

@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tui.core.doctor.agent import check_agent_socket
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
 from tui.core.doctor.leftovers import check_leftovers
 from tui.core.doctor.local import check_device_id, check_dirs, check_slot_files
@@ -42,7 +43,7 @@ def local_checks() -> list[Check]:
     checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
     checks += guarded("files.leftovers", check_leftovers) + guarded("files.signin", check_signin_records)
     checks += guarded("files.device_id", lambda: [check_device_id()])
-    checks += guarded("config", check_config)
+    checks += guarded("config", check_config) + guarded("agent.socket", check_agent_socket)
     return checks + guarded("credentials", lambda: check_credentials(overview()))
 
 
