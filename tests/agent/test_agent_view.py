@@ -96,6 +96,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
         assert (await first)["ok"] is True
         assert (await asyncio.to_thread(one_request))["ok"] is True  # the connection is allowed now
         assert screen_name(app) == "AgentScreen"
+        reader.close()  # the file object holds the socket open too
         conn.close()
         second = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
@@ -110,3 +111,36 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
         await wait_for(pilot, lambda: "denied" in screen_text(app))
         await pilot.press("s")
         await wait_for(pilot, lambda: not os.path.exists(path))
+
+
+async def test_the_foreground_view_keeps_serving_on_esc_asks_before_stopping_open_connections_and_shows_the_lines(
+    laptop, server
+):
+    """#43, item 11: Esc does not end the agent; `s` (and Ctrl+Q) ask while a connection is open;
+    the shell lines to eval are in the view."""
+    import socket as sockets
+
+    write_creds(laptop, valid(server))
+    listener, path = place.listen()
+    lines = [f"ASSISTANT_AUTH_SOCK={path}; export ASSISTANT_AUTH_SOCK;", "echo Agent pid 1;"]
+    app = AgentApp(listener, path, None, shell_lines=lines)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "Token agent, pid" in screen_text(app))
+        assert f"ASSISTANT_AUTH_SOCK={path}; export" in screen_text(app).replace("\n", "")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any("s stops it" in note.message for note in app._notifications))
+        assert os.path.exists(path) and screen_name(app) == "AgentScreen"
+        held = sockets.socket(sockets.AF_UNIX)
+        held.connect(path)  # a server's shell, connected
+        await wait_for(pilot, lambda: len(app.agent.connections) == 1)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "1 connection is open" in screen_text(app)
+        await pilot.press("n")  # keep serving
+        await wait_for(pilot, lambda: screen_name(app) == "AgentScreen")
+        assert os.path.exists(path)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not os.path.exists(path))
+        held.close()

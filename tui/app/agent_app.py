@@ -29,15 +29,23 @@ class AgentApp(App[int]):
         Binding("ctrl+c", "stop", N_("Quit"), show=False),
     ]
 
-    def __init__(self, listener: socket.socket, path: str, lifetime: float | None, confirm: bool = False) -> None:
+    def __init__(
+        self,
+        listener: socket.socket,
+        path: str,
+        lifetime: float | None,
+        confirm: bool = False,
+        shell_lines: list[str] | None = None,
+    ) -> None:
         super().__init__()
+        self.shell_lines = shell_lines or []
         ask = self._ask if confirm else None
         self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event, ask=ask)
         self.view: AgentScreen | None = None
 
     def on_mount(self) -> None:
         stop_agent_on_signals(self.agent.stop)
-        self.view = AgentScreen(LocalFeed(self.agent), in_process=True)
+        self.view = AgentScreen(LocalFeed(self.agent), in_process=True, shell_lines=self.shell_lines)
         self.push_screen(self.view)
         self.run_worker(self._serve(), group="agent", exit_on_error=False)
 
@@ -52,7 +60,11 @@ class AgentApp(App[int]):
             self.view.look()
 
     def action_stop(self) -> None:
-        self.agent.stop()
+        """Ctrl+Q, Ctrl+C: stop serving (asked first while connections are open)."""
+        if self.view is not None and self.screen is self.view:
+            self.view.action_stop_serving()
+        else:
+            self.agent.stop()
 
     async def _ask(self, connection: Connection, request: Request) -> str:
         """--confirm: the person's answer for one request (the agent bounds the wait; a dialog

@@ -70,9 +70,9 @@ def run(ns) -> int:
             )
         )
     if ns.foreground:
+        if in_the_view:  # the lines are shown in the view, not printed under it
+            return watch(listener, path, lifetime, ns.confirm, shell_lines(path, os.getpid(), shell))
         announce(path, os.getpid(), ns.json, shell)
-        if in_the_view:
-            return watch(listener, path, lifetime, ns.confirm)
         return serve(listener, path, lifetime, log=not ns.json, answer_key=key)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -112,15 +112,18 @@ def already_running(path: str, as_json: bool, shell: str) -> int:
     return EXIT_OK
 
 
+def shell_lines(path: str, pid: int, shell: str = SH) -> list[str]:
+    """What points a shell at the agent, as `ssh-agent` prints it (sh, csh or fish)."""
+    return [*set_lines(shell, {place.SOCKET_ENV: path, place.PID_ENV: str(pid)}), f"echo Agent pid {pid};"]
+
+
 def announce(path: str, pid: int, as_json: bool, shell: str = SH) -> None:
-    """What points a shell at the agent: shell lines as `ssh-agent` prints them (sh, csh or fish),
-    or JSON."""
+    """What points a shell at the agent: its shell lines, or JSON."""
     if as_json:
         out_json({"socket": path, "pid": pid, "socket_env": place.SOCKET_ENV, "pid_env": place.PID_ENV})
         return
-    for line in set_lines(shell, {place.SOCKET_ENV: path, place.PID_ENV: str(pid)}):
+    for line in shell_lines(path, pid, shell):
         out(line)
-    out(f"echo Agent pid {pid};")
 
 
 def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key: str | None = None) -> int:
@@ -139,12 +142,12 @@ def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key:
     return EXIT_OK
 
 
-def watch(listener, path: str, lifetime: float | None, confirm: bool = False) -> int:
+def watch(listener, path: str, lifetime: float | None, confirm: bool = False, lines: list[str] | None = None) -> int:
     """In a terminal: the live view, the agent on its event loop (`tui.app.agent_app`)."""
     from tui.app.agent_app import AgentApp  # lazy: Textual, for the app alone
 
     try:
-        AgentApp(listener, path, lifetime, confirm).run()
+        AgentApp(listener, path, lifetime, confirm, lines).run()
     finally:
         place.remove(path)
     return EXIT_OK

@@ -14,12 +14,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client import AgentUnavailable
 from tui.core.agent.feed import Feed
 from tui.core.agent.view import Snapshot, connection_lines, event_line, header, slot_lines
-from tui.core.i18n import _
+from tui.core.i18n import _, ngettext
 from tui.core.phrase import N_, said
 
 EVERY = 1.0  # seconds between looks
@@ -32,16 +33,21 @@ class AgentScreen(Screen[None]):
         Binding("s", "stop_serving", N_("Stop serving")),
     ]
 
-    def __init__(self, feed: Feed, *, in_process: bool) -> None:
+    def __init__(self, feed: Feed, *, in_process: bool, shell_lines: list[str] | None = None) -> None:
         super().__init__()
         self.feed = feed
-        self.in_process = in_process  # the agent runs in this process: leaving the view stops it
+        self.in_process = in_process  # the agent runs in this process (`agent --foreground` in a terminal)
+        self.shell_lines = shell_lines or []  # what another shell evals to use it, shown here, not under the view
         self.problem: str | None = None
+        self.open_connections = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="agent-body"):
             yield PlainStatic("", id="agent-head")
+            if self.shell_lines:
+                yield Static(_("For another shell of yours (eval these lines)"), classes="agent-title")
+                yield PlainStatic("\n".join(self.shell_lines), id="agent-shell")
             yield Static(_("Slots"), classes="agent-title")
             yield PlainStatic("", id="agent-slots")
             yield Static(_("Connections"), classes="agent-title")
@@ -71,6 +77,7 @@ class AgentScreen(Screen[None]):
         self.app.call_from_thread(self.show, snapshot)
 
     def show(self, snapshot: Snapshot) -> None:
+        self.open_connections = len(snapshot.connections)
         self.query_one("#agent-head", PlainStatic).set_text(header(snapshot) + "\n" + snapshot.socket)
         self.query_one("#agent-slots", PlainStatic).set_text("\n".join(slot_lines(snapshot)))
         self.query_one("#agent-connections", PlainStatic).set_text("\n".join(connection_lines(snapshot)))
@@ -81,13 +88,29 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-head", PlainStatic).set_text(text)
 
     def action_back(self) -> None:
-        if self.in_process:
-            self.action_stop_serving()
+        if self.in_process:  # the view is the agent: Esc never ends it by accident
+            self.notify(_("The agent keeps serving: s stops it."))
         else:
             self.dismiss()
 
     def action_stop_serving(self) -> None:
-        self.stop_it()
+        """Stop serving; while connections are open (a server's shell is using it), asked first."""
+        if self.in_process:  # counted now, not at the last look
+            self.open_connections = len(self.feed.snapshot().connections)
+        if not (self.in_process and self.open_connections):
+            self.stop_it()
+            return
+
+        def answered(stop: bool | None) -> None:
+            if stop:
+                self.stop_it()
+
+        question = ngettext(
+            "{n} connection is open: stop serving it?",
+            "{n} connections are open: stop serving them?",
+            self.open_connections,
+        ).format(n=self.open_connections)
+        self.app.push_screen(ConfirmScreen(question, yes=_("Stop serving"), no=_("Keep serving")), answered)
 
     @work(thread=True, exclusive=True, group="agent-stop")
     def stop_it(self) -> None:
