@@ -23,6 +23,7 @@ from tui.app.screens.doctor import DoctorScreen
 from tui.core.keys import region_storage_name
 from tui.core.regions import Region
 from tui.core.signin.store import persist_device_signin
+from tui.dev.agent_scenes import AgentSceneApp, ask_over_it
 
 NOW = 1_800_000_000  # 2027-01-15 08:00:00 UTC
 CODE = "WDJB-MJHT"
@@ -274,6 +275,10 @@ SCENES = [
     Scene("28-help-zh", steps=_help, lang="zh-CN"),
     Scene("29-doctor-zh", files=signed_in, steps=_doctor, lang="zh-CN"),
     Scene("30-doctor-zh-small-terminal", files=signed_in, steps=_doctor, size=(60, 18), lang="zh-CN"),
+    Scene("31-agent", start="agent"),
+    Scene("32-agent-confirm", start="agent", steps=ask_over_it),
+    Scene("33-agent-zh", start="agent", lang="zh-CN"),
+    Scene("34-agent-confirm-zh-small-terminal", start="agent", steps=ask_over_it, size=(60, 18), lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 
@@ -320,6 +325,8 @@ def build(scene: Scene, home: pathlib.Path):
     """The app of a scene, its files written into `home` (inside `staged`)."""
     if scene.files is not None:
         scene.files(home)
+    if scene.start == "agent":  # the token agent's own app, from a fixed feed
+        return AgentSceneApp(float(NOW))
     region = Region(scene.region) if scene.region else None
     app = AssistantAuthApp(
         region, no_browser=True, start=scene.start, http_client=authorization_server(scene.poll_answer)
