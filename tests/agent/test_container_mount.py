@@ -32,16 +32,20 @@ conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 conn.settimeout(20)
 try:
     conn.connect(sys.argv[1])
+except OSError as exc:
+    print(json.dumps({"connected": False, "error": str(exc)}))
+    raise SystemExit(0)
+data = b""
+try:
     conn.sendall(b'{"v":1,"op":"token"}\\n')
-    data = b""
     while not data.endswith(b"\\n"):
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
-    print(json.dumps({"answer": data.decode(errors="replace")}))
-except OSError as exc:
-    print(json.dumps({"error": str(exc)}))
+except OSError:
+    pass  # closed by the other end (a reset, a broken pipe): what was read is the answer
+print(json.dumps({"connected": True, "answer": data.decode(errors="replace")}))
 """
 
 
@@ -72,7 +76,7 @@ def test_a_bind_mounted_socket_serves_the_same_uid_and_refuses_another(laptop, s
         os.chmod(agent.path, 0o666)  # opened up by hand: only the peer check is left
         other = in_a_container(agent.path, 65534, inside, str(client))
         # it connected (the mode let it), and the agent closed it before answering a byte: the peer check
-        assert other == {"answer": ""} or "Connection reset" in other.get("error", ""), other
+        assert other == {"connected": True, "answer": ""}, other
         assert server.issued[-1][0] not in json.dumps(other)
     finally:
         agent.stop()
