@@ -95,7 +95,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
         await pilot.press("c")
         assert (await first)["ok"] is True
         assert (await asyncio.to_thread(one_request))["ok"] is True  # the connection is allowed now
-        assert screen_name(app) == "AgentScreen"
+        assert screen_name(app) == "ForegroundAgentScreen"
         reader.close()  # the file object holds the socket open too
         conn.close()
         second = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
@@ -107,7 +107,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
         third = asyncio.ensure_future(asyncio.to_thread(ask, Asked("token"), path))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
         assert (await third)["ok"] is False  # nobody answered: denied
-        await wait_for(pilot, lambda: screen_name(app) == "AgentScreen")  # and the question went away
+        await wait_for(pilot, lambda: screen_name(app) == "ForegroundAgentScreen")  # and the question went away
         await wait_for(pilot, lambda: "denied" in screen_text(app))
         await pilot.press("s")
         await wait_for(pilot, lambda: not os.path.exists(path))
@@ -129,7 +129,7 @@ async def test_the_foreground_view_keeps_serving_on_esc_asks_before_stopping_ope
         assert f"ASSISTANT_AUTH_SOCK={path}; export" in screen_text(app).replace("\n", "")
         await pilot.press("escape")
         await wait_for(pilot, lambda: any("s stops it" in note.message for note in app._notifications))
-        assert os.path.exists(path) and screen_name(app) == "AgentScreen"
+        assert os.path.exists(path) and screen_name(app) == "ForegroundAgentScreen"
         held = sockets.socket(sockets.AF_UNIX)
         held.connect(path)  # a server's shell, connected
         await wait_for(pilot, lambda: len(app.agent.connections) == 1)
@@ -137,7 +137,7 @@ async def test_the_foreground_view_keeps_serving_on_esc_asks_before_stopping_ope
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         assert "1 connection is open" in screen_text(app)
         await pilot.press("n")  # keep serving
-        await wait_for(pilot, lambda: screen_name(app) == "AgentScreen")
+        await wait_for(pilot, lambda: screen_name(app) == "ForegroundAgentScreen")
         assert os.path.exists(path)
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")

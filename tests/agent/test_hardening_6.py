@@ -249,7 +249,7 @@ async def test_the_foreground_views_question_shows_a_hostile_request_as_one_line
         assert "\x1b" not in text and "\u202e" not in text
         await pilot.press("d")
         assert (await asked)["ok"] is False
-        await wait_for(pilot, lambda: screen_name(app) == "AgentScreen")
+        await wait_for(pilot, lambda: screen_name(app) == "ForegroundAgentScreen")
         await wait_for(pilot, lambda: "denied" in screen_text(app))
         assert not any(row.strip().startswith("* FORGED") for row in screen_text(app).splitlines())
         await pilot.press("s")

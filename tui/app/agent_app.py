@@ -1,6 +1,7 @@
 """`assistant-auth agent --foreground` in a terminal: the agent runs on this app's event loop and
-its view (`AgentScreen`) is drawn live; leaving the view (Esc, `s`, Ctrl+C, Ctrl+Q) stops serving,
-after what is in flight is finished. SIGTERM and SIGHUP stop it the same way."""
+its view (`ForegroundAgentScreen`) is drawn live; Esc keeps it serving; `s`, Ctrl+C and Ctrl+Q stop
+serving (asked first while connections are open), after what is in flight is finished. SIGTERM
+and SIGHUP stop it the same way."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import socket
 from textual.app import App
 from textual.binding import Binding
 
-from tui.app.screens.agent import AgentScreen
+from tui.app.screens.agent import ForegroundAgentScreen
 from tui.app.screens.ask import AskScreen
 from tui.core.agent.confirm import DENY, Connection
 from tui.core.agent.feed import LocalFeed
@@ -41,11 +42,11 @@ class AgentApp(App[int]):
         self.shell_lines = shell_lines or []
         ask = self._ask if confirm else None
         self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event, ask=ask)
-        self.view: AgentScreen | None = None
+        self.view: ForegroundAgentScreen | None = None
 
     def on_mount(self) -> None:
         stop_agent_on_signals(self.agent.stop)
-        self.view = AgentScreen(LocalFeed(self.agent), in_process=True, shell_lines=self.shell_lines)
+        self.view = ForegroundAgentScreen(LocalFeed(self.agent), in_process=True, shell_lines=self.shell_lines)
         self.push_screen(self.view)
         self.run_worker(self._serve(), group="agent", exit_on_error=False)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.app import App
 
-from tui.app.screens.agent import AgentScreen
+from tui.app.screens.agent import ForegroundAgentScreen
 from tui.app.screens.ask import AskScreen
 from tui.core.agent.view import Snapshot
 
@@ -86,7 +86,7 @@ class AgentSceneApp(App[None]):
             f"ASSISTANT_AUTH_AGENT_PID={PID}; export ASSISTANT_AUTH_AGENT_PID;",
             f"echo Agent pid {PID};",
         ]
-        self.push_screen(AgentScreen(FixedFeed(self.now), in_process=True, shell_lines=lines))
+        self.push_screen(ForegroundAgentScreen(FixedFeed(self.now), in_process=True, shell_lines=lines))
 
 
 async def ask_over_it(pilot) -> None:

@@ -122,3 +122,13 @@ class AgentScreen(Screen[None]):
         if not self.in_process:
             self.app.call_from_thread(self.notify, _("The token agent stopped serving."))
             self.app.call_from_thread(self.dismiss)
+
+
+class ForegroundAgentScreen(AgentScreen):
+    """The view that is the agent (`agent --foreground` in a terminal): Esc keeps it serving, so
+    the footer offers no "Back" that would mislead; `s` (and Ctrl+Q) stop it."""
+
+    BINDINGS = [
+        Binding("escape", "back", N_("Back"), show=False),
+        Binding("s", "stop_serving", N_("Stop serving")),
+    ]
