@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
+import subprocess
 
 import pytest
 
@@ -160,3 +162,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     from tests.scheduling import longest_first, weights
 
     longest_first(items, weights())
+
+
+@contextlib.contextmanager
+def tmpfs(where: pathlib.Path, size: str):
+    """A tmpfs of `size` mounted at `where` (made), private (0700), unmounted after (root only:
+    the test is skipped where mounting is not allowed)."""
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tiny filesystem here: {mounted.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)

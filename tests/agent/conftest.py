@@ -12,9 +12,9 @@ import subprocess
 
 import pytest
 
-from tests.agent.openssh import SshServer
-from tests.cli.test_cli import SCRIPT
-from tests.conftest import default_signals, terminate
+from tests.agent.openssh import Forwarded, SshServer
+from tests.cli.test_cli import SCRIPT, valid
+from tests.conftest import default_signals, terminate, write_creds
 
 
 class RunningAgent:
@@ -82,3 +82,17 @@ def sshd(tmp_path):
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def forwarded_agent(laptop, server, sshd):
+    """The laptop signed in, its agent running, and a plain `ssh -R` to the test's sshd holding the
+    agent's socket forwarded: (the agent, the forward)."""
+    write_creds(laptop, valid(server))
+    agent = RunningAgent(os.environ.copy())
+    through = Forwarded(sshd, agent.path)
+    try:
+        yield agent, through
+    finally:
+        through.close()
+        agent.stop()

@@ -10,9 +10,9 @@ import signal
 import subprocess
 
 from tests.agent.conftest import RunningAgent
-from tests.agent.openssh import Forwarded, needs_openssh
-from tests.cli.test_cli import SCRIPT, valid
-from tests.conftest import terminate, write_creds
+from tests.agent.openssh import needs_openssh
+from tests.cli.test_cli import SCRIPT
+from tests.conftest import terminate
 from tests.waiting import PATIENCE, until
 
 
@@ -43,30 +43,19 @@ def test_cause_lifetime_ended(laptop, server, server_home):
 
 
 @needs_openssh
-def test_cause_the_ssh_connection_ended(laptop, server, sshd, server_home):
-    write_creds(laptop, valid(server))
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        terminate(through.connection)  # the connection drops; its socket stays behind on the server
-        done = token(through.path, server_home)
-        assert done.returncode == 3 and "the SSH connection that made this socket has ended" in done.stderr
-    finally:
-        through.close()
-        agent.stop()
+def test_cause_the_ssh_connection_ended(forwarded_agent, server_home):
+    _agent, through = forwarded_agent
+    terminate(through.connection)  # the connection drops; its socket stays behind on the server
+    done = token(through.path, server_home)
+    assert done.returncode == 3 and "the SSH connection that made this socket has ended" in done.stderr
 
 
 @needs_openssh
-def test_cause_the_agent_on_your_own_machine_is_gone(laptop, server, sshd, server_home):
-    write_creds(laptop, valid(server))
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        os.kill(agent.process.pid, signal.SIGKILL)
-        agent.process.wait()
-        until(lambda: through.connection.poll() is None)  # the SSH connection itself is still there
-        done = token(through.path, server_home)
-        assert done.returncode == 3
-        assert "the SSH connection is there, but the agent on your own machine was stopped or killed" in done.stderr
-    finally:
-        through.close()
+def test_cause_the_agent_on_your_own_machine_is_gone(forwarded_agent, server_home):
+    agent, through = forwarded_agent
+    os.kill(agent.process.pid, signal.SIGKILL)
+    agent.process.wait()
+    until(lambda: through.connection.poll() is None)  # the SSH connection itself is still there
+    done = token(through.path, server_home)
+    assert done.returncode == 3
+    assert "the SSH connection is there, but the agent on your own machine was stopped or killed" in done.stderr

@@ -10,7 +10,7 @@ import signal
 import subprocess
 
 from tests.agent.conftest import RunningAgent
-from tests.agent.openssh import Forwarded, needs_openssh
+from tests.agent.openssh import needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE, until
@@ -69,18 +69,12 @@ def test_a_dead_socket_names_the_newest_live_connection(laptop, server, server_h
 
 
 @needs_openssh
-def test_on_a_server_the_agent_of_your_own_machine_is_reported(laptop, server, sshd, server_home):
-    write_creds(laptop, valid(server))
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        _code, checks = doctor(through.path, server_home)
-        check = checks["agent.socket"]
-        assert check["status"] == "ok" and "on your own machine answers" in check["finding"]
-        assert str(laptop) not in json.dumps(check)
-    finally:
-        through.close()
-        agent.stop()
+def test_on_a_server_the_agent_of_your_own_machine_is_reported(forwarded_agent, laptop, server_home):
+    _agent, through = forwarded_agent
+    _code, checks = doctor(through.path, server_home)
+    check = checks["agent.socket"]
+    assert check["status"] == "ok" and "on your own machine answers" in check["finding"]
+    assert str(laptop) not in json.dumps(check)
 
 
 def test_status_on_the_server_shows_a_running_relay(laptop, server, server_home):

@@ -15,7 +15,7 @@ import pytest
 
 from tests.agent.conftest import RunningAgent
 from tests.cli.test_cli import SCRIPT, valid
-from tests.conftest import needs_root, write_creds
+from tests.conftest import needs_root, tmpfs, write_creds
 from tui.core.agent.relay import Verdict, judge, write_relayed
 
 SLOT = "assistant-code"
@@ -23,17 +23,8 @@ SLOT = "assistant-code"
 
 @pytest.fixture
 def tiny_fs(tmp_path):
-    where = tmp_path / "tiny"
-    where.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(where)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"a tmpfs cannot be mounted here: {mounted.stderr.decode(errors='replace').strip()}")
-    try:
+    with tmpfs(tmp_path / "tiny", "64k") as where:  # a few KB: the relay's write cannot fit
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def fill(where: pathlib.Path) -> None:

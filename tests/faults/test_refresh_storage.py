@@ -16,7 +16,7 @@ import pytest
 import respx
 
 from tests.cli.test_cli import SCRIPT, expired
-from tests.conftest import CN_BASE, CN_HOST, default_signals, read_json, write_creds
+from tests.conftest import CN_BASE, CN_HOST, default_signals, read_json, tmpfs, write_creds
 from tui.core import AuthError, get_access_token
 from tui.core.files.atomic import Reserved
 from tui.demo.server import TOKEN_PATH, Fault
@@ -157,17 +157,8 @@ def test_server_trouble_never_says_sign_in_again(home, server, status):
 def tiny_filesystem(tmp_path):
     """A 2 MiB tmpfs: room for the slot and one reservation (`limits.room_for_answer`), not two
     (root only; skipped where mounting is not allowed)."""
-    where = tmp_path / "tiny"
-    where.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(where)], capture_output=True, text=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tiny filesystem here: {mounted.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "tiny", "2m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
 def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_filesystem):
