@@ -440,3 +440,18 @@ def test_stop_through_the_agents_socket_is_refused_for_a_forwarded_connection_on
     """Locally `stop` still works (the forwarded case is in test_forwarded_policy)."""
     assert ask(Request("stop"), agent.path)["ok"] is True
     assert agent.process.wait(PATIENCE) == 0
+
+
+def test_an_agent_of_an_earlier_version_still_counts_as_answering(tmp_path):
+    """`ping` is new: an earlier agent refuses it as an unknown operation, and `ssh` must not take
+    that for an agent that does not answer (it would start one of its own and say so)."""
+    from tui.cli.ssh import _answers
+
+    where = socket_in(tmp_path)
+    earlier = FakeAgent(where, lambda _request: line({"v": 1, "ok": False, "error": "bad request", "exit": 2}))
+    try:
+        assert _answers(where) is True
+    finally:
+        earlier.close()
+        os.rmdir(os.path.dirname(where))
+    assert _answers(where) is False  # and nothing there: does not answer

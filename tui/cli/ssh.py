@@ -126,10 +126,13 @@ NOT_ANSWERING = N_(
 
 
 def _answers(path: str) -> bool:
+    """An agent answers at `path`: any answer of the protocol counts (an agent of an earlier
+    version refuses `ping` as an unknown operation, and still serves)."""
     try:
-        return ask(Request("ping"), path, timeout=10).get("ok") is True
+        ask(Request("ping"), path, timeout=10)
     except AgentUnavailable:
         return False
+    return True
 
 
 class OwnAgent:
