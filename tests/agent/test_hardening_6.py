@@ -15,6 +15,7 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tests.agent.conftest import RunningAgent, on_server, run_on_server
 from tests.agent.fake_agent import FakeAgent, line
@@ -455,3 +456,38 @@ def test_an_agent_of_an_earlier_version_still_counts_as_answering(tmp_path):
         earlier.close()
         os.rmdir(os.path.dirname(where))
     assert _answers(where) is False  # and nothing there: does not answer
+
+
+ROOTS = [("/home/ada/.cfg", "…"), ("/run/user/1000/aa-x", "…"), ("/home/ada", "~")]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=st.sampled_from("/home/ada.cfgrun-x1 é\n")),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet=st.sampled_from("/home/ada.cfg x"), max_size=12), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, st.text(alphabet=st.sampled_from("/home/ada.cfg x"), max_size=40))
+def test_no_forwarded_answer_names_a_root_whatever_it_holds(value, token):
+    """Whatever an answer holds, wherever a path of the agent's machine stands in it, the forwarded
+    answer names none of the roots; the access token alone is kept as it is."""
+    answer = {"v": 1, "ok": True, "payload": value, "access_token": token}
+    cleaned = json.loads(without_local_paths(json.dumps(answer).encode() + b"\n", ROOTS))
+    assert cleaned["access_token"] == token
+
+    def strings(item):
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, list):
+            for inner in item:
+                yield from strings(inner)
+        elif isinstance(item, dict):
+            for name, inner in item.items():
+                yield name
+                if name != "access_token":
+                    yield from strings(inner)
+
+    assert not any("/home/ada" in text for text in strings(cleaned))

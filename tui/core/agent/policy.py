@@ -89,7 +89,7 @@ def _walk(value: object, roots: list[tuple[str, str]], key: str = "") -> object:
     if isinstance(value, list):
         return [_walk(item, roots) for item in value]
     if isinstance(value, dict):
-        return {str(name): _walk(item, roots, str(name)) for name, item in value.items()}
+        return {scrub(str(name), roots): _walk(item, roots, str(name)) for name, item in value.items()}
     return value
 
 
