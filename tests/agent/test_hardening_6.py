@@ -11,6 +11,7 @@ import pathlib
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -491,3 +492,92 @@ def test_no_forwarded_answer_names_a_root_whatever_it_holds(value, token):
                     yield from strings(inner)
 
     assert not any("/home/ada" in text for text in strings(cleaned))
+
+
+# -- the wrong kind of file at the names this round added -------------------------------------------
+
+
+def test_a_fifo_beside_a_dead_socket_never_holds_token(tmp_path, home):
+    """`<socket>.ended` (the word a --lifetime leaves) as a FIFO: `token` still ends at once, exit 3
+    (it hung on the FIFO's open)."""
+    where = socket_in(tmp_path)
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(where)
+    dead.close()  # a socket nobody listens on
+    os.mkfifo(where + ".ended")
+    try:
+        env = {**os.environ, "ASSISTANT_AUTH_SOCK": where, "ASSISTANT_LANG": "en"}
+        done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+        assert done.returncode == 3 and "stopped or killed" in done.stderr
+    finally:
+        for name in (where, where + ".ended"):
+            os.unlink(name)
+        os.rmdir(os.path.dirname(where))
+
+
+def test_an_agent_whose_lifetime_ends_with_a_fifo_at_its_word_still_ends(home, tmp_path):
+    where = socket_in(tmp_path, "agent.sock")
+    agent = subprocess.Popen(
+        [SCRIPT, "agent", "--foreground", "--json", "-a", where, "--lifetime", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    )
+    try:
+        assert json.loads(agent.stdout.readline())["socket"] == where
+        os.mkfifo(where + ".ended")  # after it bound (binding clears an earlier word)
+        assert agent.wait(PATIENCE) == 0  # it hung opening the FIFO to write its word
+    finally:
+        terminate(agent)
+        for name in (where + ".ended", where + ".lock"):
+            if os.path.lexists(name):
+                os.unlink(name)
+        os.rmdir(os.path.dirname(where))
+
+
+def test_relay_notes_of_the_wrong_kind_are_no_relay(home, monkeypatch):
+    from tui.core.agent import forwarded
+
+    registered = pathlib.Path(forwarded.directory())
+    registered.mkdir(parents=True, mode=0o700)
+    os.mkfifo(registered / "relay-fifo.pid")
+    (registered / "ours.txt").write_text(str(os.getpid()))
+    (registered / "relay-link.pid").symlink_to(registered / "ours.txt")
+    (registered / "relay-huge.pid").write_text("9" * 100)
+    found: list = []
+    worker = threading.Thread(target=lambda: found.append(forwarded.relays_running()), daemon=True)
+    worker.start()
+    worker.join(PATIENCE)
+    assert not worker.is_alive() and found == [[]]  # no hang on the FIFO, no link followed
+    assert forwarded.relay_started("fifo") is None  # a FIFO at the note's name: not written, not waited on
+
+
+def test_a_registration_that_leads_nowhere_of_ours_is_not_followed(home, tmp_path):
+    from tui.core.agent import forwarded
+
+    registered = pathlib.Path(forwarded.directory())
+    registered.mkdir(parents=True, mode=0o700)
+    live = socket.socket(socket.AF_UNIX)
+    live.bind(str(tmp_path / "live.sock"))
+    try:
+        (registered / "relative.sock").symlink_to(os.path.relpath(tmp_path / "live.sock", registered))
+        (registered / "absolute.sock").symlink_to(tmp_path / "live.sock")
+        (registered / "plain.sock").write_text("not a link")
+        assert forwarded.candidates("/nowhere") == [str(tmp_path / "live.sock")]
+    finally:
+        live.close()
+
+
+def test_a_file_where_the_stable_directory_goes_is_said(home, tmp_path, monkeypatch, capsys):
+    runtime = pathlib.Path(tempfile.mkdtemp(prefix="aa-rt-"))
+    os.chmod(runtime, 0o700)
+    (runtime / "assistant-auth").write_text("not a directory")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    try:
+        assert main(["agent", "--json"]) == 2
+        said = capsys.readouterr().err
+        assert "cannot listen at" in said and "unexpected error" not in said
+        assert (runtime / "assistant-auth").read_text() == "not a directory"
+    finally:
+        subprocess.run(["rm", "-rf", str(runtime)], check=False)

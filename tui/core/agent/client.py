@@ -15,6 +15,7 @@ import os
 import time
 
 from tui.core.agent.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
+from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
 from tui.core.untrusted import clean
 
@@ -272,9 +273,8 @@ def on_a_server(where: str) -> bool:
 
 def _ended_at(where: str) -> str:
     """When the agent that listened at `where` stopped because its --lifetime ended ("" if it did not)."""
-    try:
-        with open(where + ENDED, encoding="ascii") as handle:
-            stamp = int(handle.read(32).strip())
+    try:  # a regular file only, never through a link: a FIFO there must not hang the command
+        stamp = int(read_regular(where + ENDED, 32, follow_symlinks=False).strip())
     except (OSError, ValueError):
         return ""
     return time.strftime("%H:%M:%S", time.localtime(stamp)) if 0 < stamp < 253402300799 else ""

@@ -18,6 +18,7 @@ import stat
 from tui.core import paths
 from tui.core.agent.client import AgentUnavailable, ask
 from tui.core.agent.protocol import Request
+from tui.core.files.regular import read_regular
 
 DIRECTORY, LATEST = "forwarded", "latest.sock"
 LOOK = 3.0  # seconds for each connection's answer while looking for a live one
@@ -54,8 +55,8 @@ def candidates(exclude: str) -> list[str]:
             sock = os.lstat(target)
         except OSError:
             continue
-        if not stat.S_ISLNK(link.st_mode) or link.st_uid != os.geteuid():
-            continue
+        if not stat.S_ISLNK(link.st_mode) or link.st_uid != os.geteuid() or not os.path.isabs(target):
+            continue  # registrations are links of ours to absolute paths: nothing else is followed
         if not stat.S_ISSOCK(sock.st_mode) or sock.st_uid != os.geteuid() or target in dead or entry.path in dead:
             continue
         found.append((link.st_mtime, target))
@@ -115,7 +116,11 @@ def relay_started(storage_name: str) -> str | None:
     path = os.path.join(where, RELAY.format(slot=storage_name))
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o600)  # O_NONBLOCK: a FIFO at the name fails at once, never waits
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
     except OSError:
         return None
     try:
@@ -136,9 +141,8 @@ def relays_running() -> list[tuple[str, int]]:
     for name in sorted(names):
         if not (name.startswith(prefix) and name.endswith(suffix)):
             continue
-        try:
-            with open(os.path.join(directory(), name), encoding="ascii") as handle:
-                pid = int(handle.read(16))
+        try:  # a regular file only, never through a link: a FIFO there must not hang `status`
+            pid = int(read_regular(os.path.join(directory(), name), 16, follow_symlinks=False))
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
                 words = handle.read().split(b"\0")
         except (OSError, ValueError):

@@ -140,9 +140,11 @@ def mark_ended(path: str) -> None:
     """Leave a word beside the socket that the agent stopped because its --lifetime ended: a client
     there then says so, not "Broken pipe". Removed when an agent listens there again."""
     with contextlib.suppress(OSError):
-        fd = os.open(path + ENDED, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path + ENDED, flags, 0o600)  # O_NONBLOCK: a FIFO at the name fails at once, never waits
         try:
-            os.write(fd, str(int(time.time())).encode("ascii"))
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, str(int(time.time())).encode("ascii"))
         finally:
             os.close(fd)
 
@@ -206,7 +208,7 @@ def _listen_at(path: str, make_parent: bool) -> socket.socket:
         raise NoPlace(Phrase(TOO_LONG, path=path, length=len(os.fsencode(path)), limit=SUN_PATH))
     parent = os.path.dirname(path)
     if make_parent:
-        with contextlib.suppress(FileExistsError):
+        with contextlib.suppress(OSError):  # already there, or cannot be made: the look below says which
             os.mkdir(parent, 0o700)
     try:
         info = os.lstat(parent)
