@@ -19,6 +19,7 @@ from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_js
 from tui.cli.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.peer import this_program
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent, Event
 from tui.core.agent.view import event_line
@@ -186,7 +187,7 @@ def stop(as_json: bool = False, shell: str = SH) -> int:
             )
         )
         return EXIT_ERROR
-    if not _is_our_agent(pid):
+    if not this_program(pid, b"agent"):
         if unreachable:
             err(unreachable)
         err(
@@ -217,20 +218,6 @@ def _stopped(pid_text: str, as_json: bool, shell: str = SH) -> int:
             out(line)
         out(f"echo Agent pid {pid_text if pid_text.isdigit() else '?'} killed;")
     return EXIT_OK
-
-
-def _is_our_agent(pid: int) -> bool:
-    """Process `pid` is this program's agent, run by this user (a pid reused by another program,
-    or another user's process, is never signalled)."""
-    try:
-        owner = os.stat(f"/proc/{pid}").st_uid
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            words = handle.read().split(b"\0")
-    except OSError:
-        return False
-    if owner != os.geteuid():
-        return False
-    return any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words) and b"agent" in words
 
 
 def _detach_stdio() -> None:

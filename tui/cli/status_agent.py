@@ -10,7 +10,7 @@ from tui.cli.through_agent import asked, selector_request
 from tui.core.agent.client import AgentUnavailable, ask, socket_path
 from tui.core.agent.forwarded import relays_running
 from tui.core.agent.place import read_answer_key
-from tui.core.agent.presence import same_files, signed_in_here
+from tui.core.agent.presence import serves_elsewhere, signed_in_here
 from tui.core.agent.protocol import SOCKET_ENV, Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
@@ -37,8 +37,7 @@ def where_served(ns) -> str | dict | int:
             return {}
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_TRANSIENT
-    home = alive.get("home")
-    if alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home):
+    if serves_elsewhere(alive):
         return SERVER  # a server through ssh, or a container or home the agent's files are not
     return {"socket": where, "pid": alive.get("pid") if isinstance(alive.get("pid"), int) else None}
 

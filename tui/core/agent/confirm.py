@@ -35,8 +35,7 @@ class Connection:
     origin: str
     opened: float = field(default_factory=time.time)
     requests: int = 0
-    allowed: bool = False  # with --confirm: the person allowed this connection's requests
-    proven: bool = False  # it showed the answer key: a wizard on the agent's own machine
+    allowed: bool = False  # with --confirm: the person allowed it (or it showed the answer key: the agent's machine)
     ssh: tuple[int, int] | None = None  # forwarded: the SSH connection it came through (ssh's pid, start time)
     host: str = ""  # forwarded: the host that ssh reaches
 

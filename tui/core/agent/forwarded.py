@@ -17,6 +17,7 @@ import stat
 
 from tui.core import paths
 from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.peer import this_program
 from tui.core.agent.protocol import Request
 from tui.core.files.regular import read_regular
 
@@ -143,10 +144,8 @@ def relays_running() -> list[tuple[str, int]]:
             continue
         try:  # a regular file only, never through a link: a FIFO there must not hang `status`
             pid = int(read_regular(os.path.join(directory(), name), 16, follow_symlinks=False))
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                words = handle.read().split(b"\0")
         except (OSError, ValueError):
             continue
-        if b"relay" in words and any(word.endswith((b"assistant-auth", b"tui.cli")) for word in words):
+        if this_program(pid, b"relay"):
             found.append((name[len(prefix) : -len(suffix)], pid))
     return found

@@ -6,6 +6,7 @@ it). A request's own words never decide any of this."""
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 from dataclasses import dataclass
@@ -20,9 +21,7 @@ class Peer:
     pid: int | None
     uid: int | None
     origin: str = LOCAL
-    ssh: tuple[int, int] | None = (
-        None  # the SSH connection (ssh's pid, its start time) a forwarded request came through
-    )
+    ssh: tuple[int, int] | None = None  # the SSH connection (ssh's pid, start time) it came through
     host: str = ""  # the host that ssh reaches, as its command line names it
 
 
@@ -69,3 +68,16 @@ def _read(path: str) -> str:
             return handle.read(65536)
     except OSError:
         return ""
+
+
+def this_program(pid: int, command: bytes) -> bool:
+    """Process `pid` runs this program's `command` (b"agent", b"relay"), as this user: a pid reused
+    by another program, or another user's process, is never taken for one (never signalled)."""
+    try:
+        owner = os.stat(f"/proc/{pid}").st_uid
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            words = handle.read(65536).split(b"\0")
+    except OSError:
+        return False
+    ours = any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words)
+    return owner == os.geteuid() and ours and command in words

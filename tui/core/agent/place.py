@@ -58,13 +58,8 @@ def _bases() -> list[str]:
     """Where the agent's directory may go, in order: `$XDG_RUNTIME_DIR` when it is a private
     directory of ours (a login session's), the system's temporary directory (`$TMPDIR`), /tmp.
     The new directory is private in each."""
-    bases = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime:
-        with contextlib.suppress(OSError):
-            info = os.stat(runtime)
-            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077:
-                bases.append(runtime)
+    runtime = _private_runtime()
+    bases = [runtime] if runtime else []
     for base in (tempfile.gettempdir(), "/tmp"):  # noqa: S108 - the short base of last resort
         if base not in bases:
             bases.append(base)

@@ -22,8 +22,8 @@ import os
 from collections.abc import Iterable
 
 from tui.core import paths
-
-FORWARDED = "forwarded"
+from tui.core.agent.peer import FORWARDED
+from tui.core.agent.protocol import encode
 
 
 class Access(enum.Enum):
@@ -79,8 +79,7 @@ def without_local_paths(line: bytes, roots: list[tuple[str, str]]) -> bytes:
         data = json.loads(line)
     except ValueError:
         return line
-    cleaned = _walk(data, roots)
-    return (json.dumps(cleaned, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    return encode(_walk(data, roots))
 
 
 def _walk(value: object, roots: list[tuple[str, str]], key: str = "") -> object:
@@ -99,4 +98,4 @@ def without_cause(line: bytes) -> bytes:
         return line
     data = json.loads(line)
     data.pop("cause", None)
-    return (json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    return encode(data)

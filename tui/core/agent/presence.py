@@ -57,15 +57,20 @@ def same_files(home: str) -> bool:
         return os.path.realpath(home) == os.path.realpath(paths.config_dir_str())
 
 
+def serves_elsewhere(alive: dict[str, object]) -> bool:
+    """An agent's `ping` answer says it serves another machine's (or another home's) sign-in:
+    asked through a forward, or its config dir is not this one (a container, another home)."""
+    home = alive.get("home")
+    return alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home)
+
+
 def agent_elsewhere(path: str) -> bool:
     """Blocking: the agent at `path` serves another machine's (or another home's) sign-in, or does
     not answer: this machine is then one that gets its tokens from elsewhere (a server)."""
     try:
-        alive = ask(Request("ping"), path, timeout=10)
+        return serves_elsewhere(ask(Request("ping"), path, timeout=10))
     except AgentUnavailable:
         return True
-    home = alive.get("home")
-    return alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home)
 
 
 def relayed_here(storage_name: str) -> bool:

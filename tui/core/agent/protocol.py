@@ -118,7 +118,7 @@ class Request:
         return encode(data)
 
 
-def encode(data: dict[str, object]) -> bytes:
+def encode(data: object) -> bytes:
     """One line of the protocol (ASCII JSON: nothing in it can be a control character)."""
     return (json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
 

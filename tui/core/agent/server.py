@@ -42,9 +42,8 @@ from tui.core.agent.confirm import (
     Confirm,
     Connection,
 )
-from tui.core.agent.peer import peer_of
+from tui.core.agent.peer import FORWARDED, peer_of
 from tui.core.agent.policy import (
-    FORWARDED,
     NOT_FROM_A_SERVER,
     Access,
     access,
@@ -216,15 +215,15 @@ class Agent:
             connection = self.connections[number]
             connection.requests += 1
             if request.key is not None and request.op != "answerer" and self.confirm.is_answer_key(request.key):
-                connection.allowed = connection.proven = True
+                connection.allowed = True  # the answer key: a wizard on the agent's own machine
             if request.op == "answerer":  # the connection now carries questions and answers
                 await self._answering(number, origin, request, reader, writer)
                 return
             allowed = self.confirm.recognise(connection)
-            asking = access(request.op, origin, confirm=self.confirm.active, allowed=allowed)
-            if request.notify and asking is Access.ASK:  # said at once: the client tells its person where to look
+            verdict = access(request.op, origin, confirm=self.confirm.active, allowed=allowed)
+            if request.notify and verdict is Access.ASK:  # said at once: the client tells its person where to look
                 await self._send(writer, ASKING)
-            data, slot, outcome = await self._while_working(writer, self._answer(request, connection))
+            data, slot, outcome = await self._while_working(writer, self._answer(request, connection, verdict))
             if origin == FORWARDED:
                 data = without_local_paths(data, self._local_roots())
             else:
@@ -262,10 +261,9 @@ class Agent:
     def confirm_wait(self, seconds: float) -> None:
         self.confirm.wait = seconds
 
-    async def _answer(self, request: Request, connection: Connection) -> tuple[bytes, str, str]:
-        """The answer to one request, as the policy (`tui.core.agent.policy`) says who gets what."""
+    async def _answer(self, request: Request, connection: Connection, verdict: Access) -> tuple[bytes, str, str]:
+        """The answer to one request, as the policy (`tui.core.agent.policy`) judged it (`verdict`)."""
         origin = connection.origin
-        verdict = access(request.op, origin, confirm=self.confirm.active, allowed=connection.allowed)
         if verdict is Access.REFUSE:
             return failure(NOT_FROM_A_SERVER, 2), "", "refused"
         if verdict is Access.ASK:

@@ -72,30 +72,26 @@ class Tokens:
                 code = SERVER_WORDS[cause][1]
             slot = _slot_or_blank(chosen)
             return failure(explained.message, code, explained.hint, cause=cause), slot, OUTCOMES[code]
-        self._note_refresh(slot, held)
-        return token_answer(_fields(slot, token)), slot, "served"
+        stored = self._note_refresh(slot, held)
+        return token_answer(_fields(slot, token, stored)), slot, "served"
 
-    def _note_refresh(self, slot: str, held: Mapping[str, Any]) -> None:
-        """When the slot's file holds another access token than before the lookup, a refresh
-        happened (ours, or another client's under the locks): its time and the lifetime it got."""
-        now = try_load(slot) if slot else None
-        token = (now or {}).get("access_token")
-        if now is None or not token or token == held.get("access_token"):
-            return
-        expires_at = now.get("expires_at")
-        lifetime = 0.0  # unknown: no spacing (a request is never refused on a guess)
-        if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) and expires_at == expires_at:
-            lifetime = float(expires_at) - time.time()
-        self.refreshed[slot] = (time.monotonic(), lifetime)
+    def _note_refresh(self, slot: str, held: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The slot's file as the lookup left it; when it holds another access token than before,
+        a refresh happened (ours, or another client's under the locks): its time and the lifetime
+        it got are noted."""
+        now = (try_load(slot) if slot else None) or {}
+        token = now.get("access_token")
+        if token and token != held.get("access_token"):
+            expires_at = _expiry(now)  # unknown: lifetime 0, no spacing (a request is never refused on a guess)
+            self.refreshed[slot] = (time.monotonic(), 0.0 if expires_at is None else expires_at - time.time())
+        return now
 
     def _spaced(self, slot: str, held: Mapping[str, Any], min_ttl: int | None) -> bytes | None:
         """The refusal of a refresh that `min_ttl` alone would cause within half the lifetime of the
         token the agent's last refresh of `slot` got; None when the request goes its usual way."""
         last = self.refreshed.get(slot)
-        expires_at = held.get("expires_at")
-        if min_ttl is None or last is None or not usable_token(held.get("access_token")):
-            return None
-        if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)) or expires_at != expires_at:
+        expires_at = _expiry(held)
+        if min_ttl is None or last is None or not usable_token(held.get("access_token")) or expires_at is None:
             return None
         since, half = time.monotonic() - last[0], last[1] / 2
         left = expires_at - time.time()
@@ -117,12 +113,18 @@ def _slot_or_blank(chosen: Selection | None) -> str:
         return ""
 
 
-def _fields(slot: str, token: str) -> dict[str, object]:
-    """What `token --json` shows of a token: its expiry as the file has it, slot, region, who."""
-    stored = try_load(slot) or {}
-    expires_at = stored.get("expires_at") if stored.get("access_token") == token else None
+def _expiry(stored: Mapping[str, Any]) -> float | None:
+    """A slot file's `expires_at` when it is a number (not a bool, not NaN); None otherwise."""
+    expires_at = stored.get("expires_at")
     if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)) or expires_at != expires_at:
-        expires_at = None
+        return None
+    return float(expires_at)
+
+
+def _fields(slot: str, token: str, stored: Mapping[str, Any]) -> dict[str, object]:
+    """What `token --json` shows of a token: its expiry as the file (`stored`, read after the
+    lookup) has it, slot, region, who."""
+    expires_at = _expiry(stored) if stored.get("access_token") == token else None
     return {
         "access_token": token,
         "expires_at": None if expires_at is None else int(expires_at),

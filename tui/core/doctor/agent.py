@@ -8,7 +8,7 @@ import os
 
 from tui.core.agent import forwarded
 from tui.core.agent.client import AgentUnavailable, ask, on_a_server
-from tui.core.agent.presence import same_files
+from tui.core.agent.presence import serves_elsewhere
 from tui.core.agent.protocol import SOCKET_ENV, Request
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.phrase import N_, Phrase
@@ -25,8 +25,7 @@ def check_agent_socket() -> list[Check]:
     except AgentUnavailable as exc:
         return [_dead(where, str(exc.args[0]))]
     details = {"socket": where, "asked_from": alive.get("asked_from"), "pid": alive.get("pid")}
-    home = alive.get("home")
-    if alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home):
+    if serves_elsewhere(alive):
         finding = Phrase(
             N_(
                 "The token agent on your own machine answers at {socket}: access tokens come from there, and no "
