@@ -18,6 +18,7 @@ from tui.app.screens.home import HomeScreen
 from tui.core.agent.presence import agent_socket
 from tui.core.errors import AuthError
 from tui.core.i18n import _
+from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.phrase import N_
 from tui.core.regions import Region
 
@@ -46,8 +47,12 @@ class AssistantAuthApp(App):
         http_client: object | None = None,
         demo: object | None = None,
         collector_paused: bool = False,
+        account: str | None = None,
+        slot: str | None = None,
     ) -> None:
         super().__init__()
+        self.account = account  # `login --account NAME`: the named account the sign-in goes to
+        self.start_slot = slot  # `inspect --account NAME`: the slot the inspector opens on
         self.collector_paused = collector_paused  # by `run_app` for the start: runs again from the first frame
         self.region = region or Region.CN
         self.region_given = region is not None  # else Home preselects the managed provider's region
@@ -99,9 +104,9 @@ class AssistantAuthApp(App):
     def on_mount(self) -> None:
         self.answer_for_the_agent()
         if self.start == "signin":
-            self.action_sign_in()
+            self.action_sign_in(account=self.account)
         elif self.start == "inspect":
-            self.action_inspect()
+            self.action_inspect(self.start_slot)
         elif self.start == "providers":
             self.action_providers()
         elif self.start == "doctor":
@@ -123,13 +128,14 @@ class AssistantAuthApp(App):
             answers.close()  # its worker's read ends: the app exits without waiting for a question
 
     # -- actions reachable from every screen and the command palette --------------------------
-    def action_sign_in(self, region: str | None = None, replace: bool = False) -> None:
-        """A new sign-in in `region` (default: the app's), over the current screen or instead of it."""
+    def action_sign_in(self, region: str | None = None, replace: bool = False, account: str | None = None) -> None:
+        """A new sign-in in `region` (default: the app's), to the named `account` (default: the
+        region's own slot), over the current screen or instead of it."""
         from tui.app.screens.sign_in import (  # lazy: the wizard's cold start (make bench)
             SignInScreen,  # loaded when first opened (cold start)
         )
 
-        screen = SignInScreen(Region(region) if region else self.region)
+        screen = SignInScreen(Region(region) if region else self.region, account=account)
         self.switch_screen(screen) if replace else self.push_screen(screen)
 
     def show_outcome(self, attempt) -> None:
@@ -143,7 +149,7 @@ class AssistantAuthApp(App):
         while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
             self.pop_screen()
         if attempt.outcome.success:
-            self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note))
+            self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note, account=attempt.account))
         else:
             self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome, attempt))
 
@@ -155,13 +161,13 @@ class AssistantAuthApp(App):
 
         self.switch_screen(SignInScreen(attempt.region, attempt))
 
-    def action_inspect(self) -> None:
+    def action_inspect(self, slot: str | None = None) -> None:
         from tui.app.screens.credentials import (  # lazy: the wizard's cold start (make bench)
             CredentialsScreen,  # loaded when first opened (cold start)
         )
 
         if not isinstance(self.screen, CredentialsScreen):
-            self.push_screen(CredentialsScreen())
+            self.push_screen(CredentialsScreen(select=slot))
 
     def action_doctor(self) -> None:
         from tui.app.screens.doctor import (  # lazy: the wizard's cold start (make bench)
@@ -179,13 +185,13 @@ class AssistantAuthApp(App):
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
 
-    def switch_managed(self, region) -> tuple[bool, str]:
-        """Point the managed provider at `region`'s existing sign-in; a toast says what happened.
-        Returns (switched, the sentence shown)."""
+    def switch_managed(self, region, account: str | None = None) -> tuple[bool, str]:
+        """Point the managed provider at `region`'s existing sign-in (its named `account`); a
+        toast says what happened. Returns (switched, the sentence shown)."""
         try:
-            from tui.core.slots.switch import switch_region  # lazy: only when a switch is asked for, not at start
+            from tui.core.slots.switch import switch_account  # lazy: only when a switch is asked for, not at start
 
-            message = switch_region(region)
+            message = switch_account(Region(region), account or DEFAULT_ACCOUNT)
         except AuthError as exc:  # with its lead sentence in the reader's language, as the command line says it
             self.notify(exc.said(), title=_("Not switched"), severity="warning", timeout=8, markup=False)
             return False, exc.said()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import gc
 
-from tui.cli.output import EXIT_ERROR, EXIT_OK, err
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err
 from tui.cli.streams import wizard_problem
+from tui.core.errors import AuthError
+from tui.core.i18n import _
+from tui.core.keys import account_slot
+from tui.core.slots.accounts import find, name_problem
 
 
 def run_app(**kwargs) -> int:
@@ -46,7 +50,21 @@ def run(ns) -> int:
 
 
 def run_inspect(ns) -> int:
-    return run_app(start="inspect")
+    """The inspector; `--account NAME` opens it on that account's slot (exit 2 for a name that
+    cannot be one, 1 when there is no such account)."""
+    account = getattr(ns, "account", None)
+    if account is None:
+        return run_app(start="inspect")
+    problem = name_problem(account)
+    if problem:
+        err(_("assistant-auth: {problem}").format(problem=problem))
+        return EXIT_ERROR
+    try:
+        region = find(account, ns.region)
+    except AuthError as exc:
+        err(exc.said())
+        return EXIT_FAIL
+    return run_app(start="inspect", slot=account_slot(region, account))
 
 
 def run_config(ns) -> int:

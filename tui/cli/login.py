@@ -21,7 +21,7 @@ from tui.cli.output import (
 from tui.core.agent.presence import agent_elsewhere
 from tui.core.agent.protocol import SOCKET_ENV
 from tui.core.i18n import _, ngettext, translated
-from tui.core.keys import region_storage_name
+from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import away_lines
 from tui.core.paths import credentials_path
 from tui.core.regions import Region
@@ -29,6 +29,7 @@ from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import follow
 from tui.core.signin.attempt import Outcome, SignIn
 from tui.core.signin.place import odd
+from tui.core.slots.accounts import name_problem, regions_with
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
@@ -40,9 +41,19 @@ ADDRESS_WIDTH = 4000  # an address is never cut: a person types it
 
 def run(ns) -> int:
     given: Region | None = ns.region  # parsed by the option itself
+    account: str | None = ns.account
+    if account is not None:
+        problem = name_problem(account)
+        if problem:  # before anything is read, asked or written
+            err(_("assistant-auth: {problem}").format(problem=problem))
+            return EXIT_ERROR
+        given = given or _region_of(account)
+        account = None if account == DEFAULT_ACCOUNT else account
     if not ns.force and not _may_sign_in_here():
         return EXIT_ERROR
     if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
+        if account is not None:  # a named account: straight to its sign-in
+            return run_app(region=given or Region.CN, no_browser=ns.no_browser, start="signin", account=account)
         return run_app(region=given, no_browser=ns.no_browser)
     say_while_away()
     region = given or _the_waiting_region() or Region.CN
@@ -53,9 +64,28 @@ def run(ns) -> int:
     if ns.new and record is not None and live:
         abandon_waiting(record)
         live = False
-    if not live and not ns.force and not _may_replace(region):
+    if live and record is not None and record.account != account:
+        err(waiting_elsewhere(record))
         return EXIT_ERROR
-    return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json))
+    if not live and not ns.force and not _may_replace(region, account):
+        return EXIT_ERROR
+    return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json, account=account))
+
+
+def _region_of(account: str) -> Region | None:
+    """Without --region: the region where the account `account` already is, if exactly one."""
+    where = regions_with(account)
+    return where[0] if len(where) == 1 else None
+
+
+def waiting_elsewhere(record: follow.Record) -> str:
+    """One region has one sign-in waiting for approval at a time: one for another account is
+    finished (or abandoned) first, never joined (its tokens would go to that account)."""
+    other = record.account or DEFAULT_ACCOUNT
+    return _(
+        "assistant-auth: a sign-in to account {account} ({region}) started at {started} is waiting for approval; "
+        "approve it or run this again with --new to abandon it."
+    ).format(account=other, region=record.region.value, started=record.started_clock())
 
 
 def _the_waiting_region() -> Region | None:
@@ -100,9 +130,9 @@ def _may_sign_in_here() -> bool:
     return False
 
 
-def _may_replace(region: Region) -> bool:
+def _may_replace(region: Region, account: str | None = None) -> bool:
     """A session that still works is replaced only when the person says so (or --force)."""
-    status = slot_status(region_storage_name(region))
+    status = slot_status(account_slot(region, account or DEFAULT_ACCOUNT))
     if not status.usable:
         return True
     if status.refresh_rejected:  # working until it expires, then not: nothing to keep
@@ -121,23 +151,30 @@ def _may_replace(region: Region) -> bool:
 
 
 async def plain_login(
-    region: Region, *, no_browser: bool = False, as_json: bool = False, detachable: bool = True
+    region: Region,
+    *,
+    no_browser: bool = False,
+    as_json: bool = False,
+    detachable: bool = True,
+    account: str | None = None,
 ) -> int:
     """A sign-in in plain text: the code and address once, then the live line (a terminal) or
     one line per change of state (a log), then the outcome. Into a region where another terminal
     already signs in, it follows that attempt to its end instead of starting a second one."""
-    face = PlainSignIn(region, no_browser=no_browser, as_json=as_json, detachable=detachable)
+    face = PlainSignIn(region, no_browser=no_browser, as_json=as_json, detachable=detachable, account=account)
     return await face.run()
 
 
 class PlainSignIn:
     """The plain-text face of one `SignIn`: it prints what the attempt says, nothing more."""
 
-    def __init__(self, region: Region, *, no_browser: bool, as_json: bool, detachable: bool) -> None:
+    def __init__(
+        self, region: Region, *, no_browser: bool, as_json: bool, detachable: bool, account: str | None = None
+    ) -> None:
         self.no_browser = no_browser
         self.as_json = as_json
         self.line = StatusLine()
-        self.attempt = SignIn(region, on_change=self.on_change, detachable=detachable)
+        self.attempt = SignIn(region, on_change=self.on_change, detachable=detachable, account=account)
         self.terminated = 0  # the signal that ended the sign-in (SIGTERM), if one did
         self.ticking: asyncio.Task | None = None
 
@@ -230,6 +267,12 @@ class PlainSignIn:
                 )
             )
         err(_("Region {region}: authorization host {host}").format(region=region.value, host=one_line(attempt.host)))
+        if attempt.account:
+            err(
+                _("Account: {account} (its own slot, {slot})").format(
+                    account=attempt.account, slot=attempt.storage_name
+                )
+            )
         address = one_line(attempt.address or _("(no address sent by the server)"), ADDRESS_WIDTH)
         err(_("Open:  {address}").format(address=address))
         err(_("Code:  {code}").format(code=one_line(auth.user_code)))
@@ -241,7 +284,15 @@ class PlainSignIn:
         if self.as_json:
             data = auth.to_dict()
             data.pop("device_code")  # a secret between this client and the server: never printed
-            out_json({"event": "device_authorization", "region": region.value, "oauth_host": attempt.host, **data})
+            out_json(
+                {
+                    "event": "device_authorization",
+                    "region": region.value,
+                    "account": attempt.account or DEFAULT_ACCOUNT,
+                    "oauth_host": attempt.host,
+                    **data,
+                }
+            )
         if attempt.started_here and attempt.open_target and should_auto_open(self.no_browser):
             err(open_url(attempt.open_target))
         if self.line.live:

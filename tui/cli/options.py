@@ -13,8 +13,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tui.core.regions import Region
 
-SELECTOR_HELP = "[--slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]"
+SELECTOR_HELP = (
+    "[--account NAME [--region cn|global] | --slot NAME | --region cn|global | --provider NAME"
+    " | --base-url URL [--key KEY] [--oauth-host HOST]]"
+)
 _NAMES = {
+    "--account": "account",
     "--slot": "slot",
     "--region": "region",
     "--provider": "provider",
@@ -25,9 +29,20 @@ _NAMES = {
 
 
 def selector_problem(values: dict) -> str | None:
+    account = values.get("account")
     chosen = [k for k in ("slot", "region", "provider") if values.get(k)]
     explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
     region = values.get("region")
+    if account is not None:
+        from tui.core.slots.accounts import name_problem  # lazy: only with --account
+
+        if explicit or [k for k in chosen if k != "region"]:
+            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+
+            return _("--account goes with --region only (not --slot, --provider or --base-url)")
+        problem = name_problem(account)
+        if problem:
+            return problem
     if len(chosen) > 1 or (chosen and explicit):
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
@@ -126,6 +141,23 @@ def complete_slots(prefix: str, **_) -> list[str]:
     return sorted(name for name in names if name.startswith(prefix) and name.isprintable() and " " not in name)
 
 
+def complete_accounts(prefix: str, **_) -> list[str]:
+    """Shell completion of --account and `switch`: the account names on disk."""
+    from tui.core import paths  # lazy: off token's path
+    from tui.core.keys import account_of_slot  # lazy: off token's path
+
+    try:
+        entries = os.listdir(paths.credentials_dir())
+    except OSError:
+        return []
+    names = set()
+    for entry in entries:
+        named = account_of_slot(entry[: -len(".json")]) if entry.endswith(".json") else None
+        if named is not None and named[1].startswith(prefix):
+            names.add(named[1])
+    return sorted(names)
+
+
 def complete_providers(prefix: str, **_) -> list[str]:
     """Shell completion of --provider: the provider names of config.toml (unreadable: none)."""
     try:
@@ -143,6 +175,9 @@ def add_selector(parser, region: bool = True, keys: bool = True) -> None:
     from tui.core.i18n import _  # lazy: nothing in this module loads the core at import
 
     group = parser.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
+    group.add_argument(
+        "--account", metavar="NAME", help=_("a named account (`status` lists them; with --region when both have it)")
+    ).completer = complete_accounts
     group.add_argument(
         "--slot", metavar="NAME", help=_("a credential slot by the name `status` lists")
     ).completer = complete_slots

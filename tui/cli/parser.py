@@ -14,7 +14,7 @@ import sys
 
 from tui import __version__
 from tui.cli.argparse_words import CellFormatter, speak
-from tui.cli.options import add_region, add_selector, complete_regions, region_arg
+from tui.cli.options import add_region, add_selector, complete_accounts, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
 from tui.core.i18n import _
 
@@ -49,6 +49,11 @@ def _login(sub) -> None:
         description=_("Sign in with the device flow: a code to approve in a browser, on any device."),
     )
     add_region(p, _("the region of the account: cn (default) or global"))
+    p.add_argument(
+        "--account",
+        metavar="NAME",
+        help=_("sign in to a named account of its own (work, personal, team-2), and make it the active one"),
+    ).completer = complete_accounts
     p.add_argument("--no-tui", action="store_true", help=_("plain text on stderr instead of the wizard"))
     p.add_argument("--no-browser", action="store_true", help=_("never open a browser (print the address only)"))
     p.add_argument("--json", action="store_true", help=_("with --no-tui: JSON lines on stdout for scripts"))
@@ -131,13 +136,16 @@ def _logout(sub) -> None:
 def _switch(sub) -> None:
     p = sub.add_parser(
         "switch",
-        help=_("use the other region's sign-in for the managed provider"),
+        help=_("choose the account the managed provider (and the official client) uses"),
         description=_(
-            "Point the provider managed:assistant-code of config.toml at a region whose slot "
-            "holds usable credentials (valid, or expired with a refresh token), without signing in "
-            "again. config.toml is shared: the official client follows the switch too."
+            "Point the provider managed:assistant-code of config.toml at an account with usable credentials, "
+            "without signing in again: NAME as `status` lists it (`default`: a region's own sign-in); --region "
+            "alone: that region's default. Nothing else changes; the official client follows the switch too."
         ),
     )
+    p.add_argument(
+        "name", nargs="?", metavar="NAME", help=_("the account to switch to (with --region when both regions have it)")
+    ).completer = complete_accounts
     p.add_argument(
         "--region",
         type=region_arg,
@@ -179,9 +187,13 @@ def _doctor(sub) -> None:
 
 
 def _inspect_and_config(sub) -> None:
-    sub.add_parser(
+    p = sub.add_parser(
         "inspect", help=_("credential inspector (TUI)"), description=_("Inspect and repair credential files.")
     )
+    p.add_argument(
+        "--account", metavar="NAME", help=_("open on that account's slot (with --region when both regions have it)")
+    ).completer = complete_accounts
+    add_region(p, _("with --account: the account's region"))
     sub.add_parser(
         "config", help=_("provider config editor (TUI)"), description=_("View and edit config.toml providers.")
     )

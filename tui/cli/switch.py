@@ -1,4 +1,4 @@
-"""`assistant-auth switch --region cn|global`: which account the managed provider uses."""
+"""`assistant-auth switch [NAME] [--region cn|global]`: which account the managed provider uses."""
 
 from __future__ import annotations
 
@@ -9,15 +9,39 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.overview import overview
 from tui.core.regions import Region
-from tui.core.slots.switch import managed_region, switch_region
+from tui.core.slots.accounts import find, name_problem, regions_with
+from tui.core.slots.switch import managed_region, switch_account, switch_region
 
 
 def run(ns) -> int:
+    if ns.name is not None:
+        return _to_account(ns.name, ns.region)
     region = ns.region or _the_other_region()
     if region is None:
         return EXIT_ERROR
     try:
         message = switch_region(region)
+    except AuthError as exc:
+        fail(exc)
+        return EXIT_FAIL
+    out(message)
+    return EXIT_OK
+
+
+def _to_account(name: str, region: Region | None) -> int:
+    """`switch NAME [--region R]`: a name parsed at the door (exit 2, nothing read or written),
+    then the account found on disk (none, or in both regions without --region: exit 1 / 2)."""
+    problem = name_problem(name)
+    if problem:
+        err(_("assistant-auth: {problem}").format(problem=problem))
+        return EXIT_ERROR
+    try:
+        where = find(name, region)
+    except AuthError as exc:
+        fail(exc)
+        return EXIT_ERROR if len(regions_with(name)) == 2 else EXIT_FAIL
+    try:
+        message = switch_account(where, name)
     except AuthError as exc:
         fail(exc)
         return EXIT_FAIL

@@ -58,12 +58,69 @@ def region_storage_name(region: object) -> str:
 
 
 def region_of_slot(storage_name: str) -> Region | None:
-    """The region whose sign-in writes `storage_name` (with the current settings), else None."""
+    """The region whose sign-in writes `storage_name` (with the current settings; a named
+    account's slot: the region in its name), else None."""
     from tui.core.regions import (  # lazy: off token's path
         Region,  # here: `keys` is on the token hot path, which needs no Region
     )
 
-    return next((r for r in Region if region_storage_name(r) == storage_name), None)
+    found = next((r for r in Region if region_storage_name(r) == storage_name), None)
+    if found is None and (account := account_of_slot(storage_name)) is not None:
+        return Region(account[0])
+    return found
+
+
+# Named accounts (beyond the specification, README "Accounts"): a named account is a credential
+# slot of its own, `assistant-code-account-<region>-<name>`, whose key `oauth/<that>` the
+# official client resolves the same way (spec 4.5). The region's own slot is its `default`.
+DEFAULT_ACCOUNT = "default"
+ACCOUNT_PREFIX = "assistant-code-account-"
+ACCOUNT_NAME_MAX = 32
+_ACCOUNT_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_ACCOUNT_REST = _ACCOUNT_FIRST | frozenset("-_")
+_REGIONS = ("cn", "global")
+
+
+def valid_account_name(name: object) -> bool:
+    """Short, printable and safe as a file name on every system (no case to fold): lowercase
+    ASCII letters, digits, `-` and `_`, starting with a letter or digit, at most 32."""
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= ACCOUNT_NAME_MAX
+        and name[0] in _ACCOUNT_FIRST
+        and all(ch in _ACCOUNT_REST for ch in name)
+    )
+
+
+def account_slot(region: object, name: str) -> str:
+    """The storage name of account `name` in `region` ("cn"/"global" or a Region); the name is
+    valid (the callers parse it at their door)."""
+    value = "global" if str(region) == "global" else "cn"
+    if name == DEFAULT_ACCOUNT:
+        return region_storage_name(value)
+    if not valid_account_name(name):
+        raise AuthError(f"Invalid account name: {name!r}")
+    return ACCOUNT_PREFIX + value + "-" + name
+
+
+def account_key(region: object, name: str) -> str:
+    """The OAuth key the managed provider names for account `name` in `region`."""
+    if name == DEFAULT_ACCOUNT:
+        return region_key(region)
+    return _OAUTH_PREFIX + account_slot(region, name)
+
+
+def account_of_slot(storage_name: str) -> tuple[str, str] | None:
+    """(region, account name) of a named account's slot or of a region's own slot, else None."""
+    if storage_name.startswith(ACCOUNT_PREFIX):
+        region, dash, name = storage_name[len(ACCOUNT_PREFIX) :].partition("-")
+        if dash and region in _REGIONS and valid_account_name(name) and name != DEFAULT_ACCOUNT:
+            return region, name
+        return None
+    for region in _REGIONS:
+        if region_storage_name(region) == storage_name:
+            return region, DEFAULT_ACCOUNT
+    return None
 
 
 def _valid_name(name: str) -> bool:

@@ -21,11 +21,12 @@ from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
-from tui.core.keys import region_of_slot
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.permissions import apply_plan, permission_plan
 from tui.core.phrase import N_, said
+from tui.core.regions import Region
 from tui.core.repairs import NotDone, move_aside, seen
 from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
@@ -74,8 +75,11 @@ ACTION_APPLIES = {
     "logout": lambda slot: slot.state != MISSING,
     "fix_mode": lambda slot: slot.mode is not None,
     "move_aside": lambda slot: slot.state in BROKEN,
-    "switch": lambda slot: slot.state != MISSING and region_of_slot(slot.name) is not None,
+    "switch": lambda slot: slot.state != MISSING and account_of_slot(slot.name) is not None,
 }
+
+
+NOT_AN_ACCOUNT = N_("Only an account's slot can be used for the managed provider: select a region's or a named one.")
 
 
 class CredentialsScreen(AppScreen[None]):
@@ -91,8 +95,9 @@ class CredentialsScreen(AppScreen[None]):
         Binding("D", "app.doctor", N_("Doctor")),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, select: str | None = None) -> None:
         super().__init__()
+        self.first_selected = select  # `inspect --account NAME`: the slot the cursor starts on
         self.view: Overview | None = None
         self.slots: list[SlotStatus] = []
         self.signature: tuple = ()
@@ -125,7 +130,7 @@ class CredentialsScreen(AppScreen[None]):
         self.view = overview()  # one read of the slots and config.toml, not one per row change
         self.slots = self.view.slots
         table = self.query_one("#slots", DataTable)
-        selected = self.selected.name if self.selected else None
+        selected = self.selected.name if self.selected else self.first_selected
         table.clear()
         for slot in self.slots:
             table.add_row(
@@ -222,9 +227,10 @@ class CredentialsScreen(AppScreen[None]):
         self.notice(result)
 
     def action_sign_in(self) -> None:
-        slot = self.selected
-        name = slot.name if slot else "assistant-code"
-        self.host.action_sign_in(region_for_slot(name).value)
+        name = self.selected.name if self.selected else "assistant-code"
+        named = account_of_slot(name)
+        account = named[1] if named is not None and named[1] != DEFAULT_ACCOUNT else None
+        self.host.action_sign_in(region_for_slot(name).value, account=account)
 
     def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
         """Ask, then run a change from the core; report its outcome and reload the table. A repair
@@ -301,16 +307,12 @@ class CredentialsScreen(AppScreen[None]):
         )
 
     def action_switch(self) -> None:
-        """Point the managed provider at the selected region slot (no new sign-in)."""
-        slot = self.selected
-        region = region_of_slot(slot.name) if slot else None
-        if region is None:
-            self.notice(_("Only a region's slot can be used for the managed provider: select cn or global."))
-            return
-        switched, message = self.host.switch_managed(region)
+        """Point the managed provider at the selected account's slot (no new sign-in)."""
+        named = account_of_slot(self.selected.name) if self.selected else None
+        switched, message = self.host.switch_managed(Region(named[0]), named[1]) if named else (False, NOT_AN_ACCOUNT)
         if switched:
             self.reload()
-        self.notice(message)
+        self.notice(_(message) if message is NOT_AN_ACCOUNT else message)
 
     def action_logout(self) -> None:
         slot = self.selected

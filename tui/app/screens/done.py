@@ -14,7 +14,7 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine
 from tui.core.humantime import expiry
 from tui.core.i18n import _
-from tui.core.keys import MANAGED_PROVIDER, region_key, region_storage_name
+from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_slot
 from tui.core.paths import config_path, credentials_path
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
@@ -32,7 +32,7 @@ def _inside(path, home) -> str:
 def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
     """What the sign-in wrote; `status` is the region's slot, read once by the caller."""
     ep = endpoints(region)
-    key = region_key(region)
+    key = f"oauth/{status.name}"  # the key the sign-in wrote for its slot (spec 4.5, both ways)
     home = config_path().parent
     return [
         (_("Files in"), short_path(home) + "/"),  # once: the two paths below stay short, never broken
@@ -80,14 +80,15 @@ class DoneScreen(AppScreen[None]):
         Binding("q", "app.request_quit", N_("Quit")),
     ]
 
-    def __init__(self, region: Region, note: str | None = None) -> None:
+    def __init__(self, region: Region, note: str | None = None, account: str | None = None) -> None:
         super().__init__()
         self.account_region = region
+        self.slot = account_slot(region, account or DEFAULT_ACCOUNT)  # the slot the sign-in wrote
         self.note = note  # config.toml that others can read or write: said once, with the fix
         self.shown: SlotStatus | None = None  # the slot as composed
 
     def compose(self) -> ComposeResult:
-        status = self.shown = slot_status(region_storage_name(self.account_region))
+        status = self.shown = slot_status(self.slot)
         yield Header()
         with VerticalScroll(id="done", can_focus=False):
             yield OneLine(f"✔ {signed_in_as(status)}", id="done-title", classes="fit")
@@ -105,7 +106,7 @@ class DoneScreen(AppScreen[None]):
 
     def on_screen_resume(self) -> None:
         """Back from the inspector (a refresh, a logout) or the editor: show the slot as it is now."""
-        if slot_status(region_storage_name(self.account_region)) != self.shown:
+        if slot_status(self.slot) != self.shown:
             self.refresh(recompose=True)  # compose reads the slot again
 
     def action_home(self) -> None:

@@ -95,7 +95,8 @@ class OutcomeScreen(AppScreen[None]):
 
     def action_retry(self) -> None:
         self._give_up()
-        self.host.action_sign_in(self.account_region.value, replace=True)
+        account = self.attempt.account if self.attempt is not None else None
+        self.host.action_sign_in(self.account_region.value, replace=True, account=account)
 
     def action_back(self) -> None:
         self._give_up()

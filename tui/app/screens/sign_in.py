@@ -84,6 +84,12 @@ def discard_question() -> ConfirmScreen:
     )
 
 
+def code_heading(region: Region, host: str, account: str | None) -> str:
+    """ "Region cn · authorization host …", after the named account when there is one."""
+    heading = _("Region {region} · authorization host {host}").format(region=region.value, host=host)
+    return _("Account {account} · {heading}").format(account=account, heading=heading) if account else heading
+
+
 class SignInScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
     BINDINGS = [
@@ -102,9 +108,10 @@ class SignInScreen(AppScreen[None]):
             super().__init__()
             self.event = event
 
-    def __init__(self, region: Region, attempt: SignIn | None = None) -> None:
+    def __init__(self, region: Region, attempt: SignIn | None = None, account: str | None = None) -> None:
         super().__init__()
         self.account_region = region
+        self.account = attempt.account if attempt is not None else account  # a named account, else None
         self.made: SignIn | None = attempt  # made on mount, or an attempt to keep polling with the same code
         self.signals = SignInSignals(discard=self.terminated, lost_terminal=self.carry_on_without_terminal)
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
@@ -131,10 +138,7 @@ class SignInScreen(AppScreen[None]):
         host = endpoints(self.account_region).oauth_host
         yield Header()
         with Horizontal(id="signin"):
-            heading = _("Region {region} · authorization host {host}").format(
-                region=self.account_region.value, host=host
-            )
-            yield CodePane(heading, id="code-pane")
+            yield CodePane(code_heading(self.account_region, host, self.account), id="code-pane")
             yield QRPane(id="qr-pane")
         yield AppFooter()
 
@@ -147,7 +151,11 @@ class SignInScreen(AppScreen[None]):
             # or in the demo (its server ends with the app)
             detachable = self.host.http_client is None and self.host.demo is None
             self.made = SignIn(
-                self.account_region, client=self.host.http_client, clock=self.host.signin_clock, detachable=detachable
+                self.account_region,
+                client=self.host.http_client,
+                clock=self.host.signin_clock,
+                detachable=detachable,
+                account=self.account,
             )
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)

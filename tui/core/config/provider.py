@@ -9,6 +9,7 @@ import pathlib
 from typing import Any
 
 from tui.core import paths
+from tui.core.config.guard import config_edit
 from tui.core.config.read import (
     BOM,
     CONFIG_LABEL,
@@ -187,16 +188,26 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
     return tomlkit.dumps(doc)
 
 
+EDIT_TRIES = 5  # read-modify-write rounds when another program keeps changing the file meanwhile
+
+
 def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
-    """Read-modify-write config.toml; comments, order and unrelated tables survive."""
+    """Read-modify-write config.toml; comments, order and unrelated tables survive. One writer of
+    ours at a time (`guard.config_edit`); a change by another program between our read and our
+    write (the official client takes no lock) is seen by a second read and the edit made again
+    on what it wrote, so its change is not lost."""
     from tomlkit.exceptions import TOMLKitError  # lazy: heavy: tomlkit
 
-    previous = read_config_text()
-    try:
-        text = apply_managed_provider(previous, oauth_key, region)
-    except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
-        raise config_error(exc) from None
-    write_config_text(text, previous=previous)
+    with config_edit():
+        for _round in range(EDIT_TRIES):
+            previous = read_config_text()
+            try:
+                text = apply_managed_provider(previous, oauth_key, region)
+            except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)
+                raise config_error(exc) from None
+            if read_config_text() == previous:
+                break
+        write_config_text(text, previous=previous)
 
 
 def list_providers(doc: Any) -> list[tuple[str, Any]]:

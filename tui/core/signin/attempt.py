@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.http import REQUEST_TIMEOUT
+from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.moves import Moves
@@ -50,7 +51,6 @@ from tui.core.signin.protocol import (
 )
 from tui.core.signin.saving import Approval
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
-from tui.core.signin.store import slot_of
 from tui.core.slots.state import signed_in_as, slot_status
 
 if TYPE_CHECKING:
@@ -81,8 +81,9 @@ class SignIn(Moves):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         detachable: bool | None = None,
+        account: str | None = None,
     ) -> None:
-        super().__init__(region, clock, on_change, sleep, slot_of(region))  # the slot, worked out once
+        super().__init__(region, clock, on_change, sleep, None if account == DEFAULT_ACCOUNT else account)
         self.host = endpoints(region).oauth_host
         self.client = client
         # a lost terminal lets the attempt carry on by itself; never for a caller that drives the
@@ -281,7 +282,7 @@ class SignIn(Moves):
         if self.phase is not Phase.SAVING:
             self._to(Phase.SAVING)
         if self.approval is None:
-            self.approval = Approval(tokens, self.region, self._waiting_for_lock)
+            self.approval = Approval(tokens, self.region, self._waiting_for_lock, self.account)
         if self.detached:
             self.approval.bind(self.LOCK_WAIT_DETACHED)
         name = await self.approval.save()

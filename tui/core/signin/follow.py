@@ -332,10 +332,16 @@ def join(lease: Lease, now: float | None = None) -> Joined:
     return Joined(Role.LEAD, at=at)
 
 
-def begin(region: Region, now: float | None = None) -> Record:
-    """The leader's first record: an attempt is on its way (no code yet), for followers."""
+def begin(region: Region, now: float | None = None, account: str | None = None) -> Record:
+    """The leader's first record: an attempt is on its way (no code yet), for followers;
+    `account`: the named account its tokens go to (None: the region's own slot)."""
     record = Record(
-        REQUESTING, region, time.time() if now is None else now, os.urandom(8).hex(), poller_pid=os.getpid()
+        REQUESTING,
+        region,
+        time.time() if now is None else now,
+        os.urandom(8).hex(),
+        poller_pid=os.getpid(),
+        account=account,
     )
     with contextlib.suppress(OSError, RecordProblem):
         write(record)

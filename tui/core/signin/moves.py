@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.regions import Region
 from tui.core.signin.shared import Shared
 from tui.core.signin.state import TRANSITIONS, InvalidTransition, Outcome, Phase
@@ -20,13 +21,22 @@ class Moves(AttemptView):
         clock: Callable[[], float],
         on_change: Callable[[str], object] | None,
         sleep: Callable[[float], Awaitable[None]],
-        storage_name: str,
+        account: str | None = None,
     ) -> None:
-        super().__init__(region, clock, Shared(region))
-        self.storage_name = storage_name  # the slot this attempt writes
+        super().__init__(region, clock, Shared(region, account))
         self.on_change = on_change
         self.sleep = sleep
         self._on_idle: Callable[[], object] | None = None
+
+    @property
+    def storage_name(self) -> str:
+        """The slot this attempt writes: its account's (a joined attempt's, once joined)."""
+        return account_slot(self.region, self.shared.account or DEFAULT_ACCOUNT)
+
+    @property
+    def account(self) -> str | None:
+        """The named account this attempt signs in to (None: the region's own slot)."""
+        return self.shared.account
 
     # -- the state -----------------------------------------------------------------------------
     def _to(self, phase: Phase) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.core.keys import DEFAULT_ACCOUNT, valid_account_name
 from tui.core.regions import Region
 
 REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
@@ -70,6 +71,7 @@ class Record:
     detail: str | None = None
     seen: bool = False
     ended_at: float | None = None
+    account: str | None = None  # the named account its tokens go to (None: the region's own slot)
 
     @classmethod
     def parse(cls, data: object, region: Region | None = None) -> Record | None:
@@ -84,6 +86,9 @@ class Record:
             return None
         if region is not None and named != region.value:
             return None
+        account = data.get("account")
+        if account is not None and (not valid_account_name(account) or account == DEFAULT_ACCOUNT):
+            return None  # an attempt whose tokens would go to no account we can name: none
         deadline = _date(data.get("deadline"), 0.0) or 0.0
         interval = data.get("interval")
         record = cls(
@@ -110,6 +115,7 @@ class Record:
             detail=_text(data.get("detail")),
             seen=data.get("seen") is True,
             ended_at=_date(data.get("ended_at")),
+            account=account,
         )
         if state == PENDING and not (record.device_code and record.user_code):
             return None  # nothing that could be polled or shown: not a pending attempt
@@ -124,6 +130,8 @@ class Record:
             "attempt": self.attempt,
             "started_at": self.started_at,
         }
+        if self.account is not None:
+            head["account"] = self.account
         if self.state == ENDED:
             return {
                 **head,
@@ -167,6 +175,7 @@ class Record:
             detail=detail,
             seen=seen,
             ended_at=float(int(time.time())),
+            account=self.account,
         )
 
     def summary(self) -> dict[str, Any]:
@@ -174,6 +183,7 @@ class Record:
         return {
             "started_at": self.started_at,
             "region": self.region.value,
+            "account": self.account,
             "outcome": self.outcome,
             "identity": self.identity,
         }

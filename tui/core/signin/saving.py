@@ -21,9 +21,12 @@ from tui.core.signin.store import save_signin
 class Approval:
     """The tokens of one approval, until `save()` has stored them."""
 
-    def __init__(self, tokens: Mapping[str, Any], region: Region, on_wait: Callable[[str], object]) -> None:
+    def __init__(
+        self, tokens: Mapping[str, Any], region: Region, on_wait: Callable[[str], object], account: str | None = None
+    ) -> None:
         self.tokens = dict(tokens)
         self.region = region
+        self.account = account  # the named account they go to (None: the region's own slot)
         self.on_wait = on_wait  # "Waiting for …" lines while the slot's locks are held elsewhere
         self.bound: float | None = None  # seconds the wait for the locks may take (None: no bound)
         self._task: asyncio.Future[str] | None = None
@@ -40,7 +43,9 @@ class Approval:
         """Save under the slot's locks; returns the storage name."""
         with reporting_to(self.on_wait):
             while True:
-                self._task = asyncio.ensure_future(save_signin(self.tokens, self.region, timeout=self.bound))
+                self._task = asyncio.ensure_future(
+                    save_signin(self.tokens, self.region, timeout=self.bound, account=self.account)
+                )
                 try:
                     return await self._task
                 except asyncio.CancelledError:

@@ -36,8 +36,12 @@ class Shared:
     """One region's attempt as the other terminals see it: the lease, the record, and why there
     is none when the files cannot be trusted."""
 
-    def __init__(self, region: Region) -> None:
+    def __init__(self, region: Region, account: str | None = None) -> None:
         self.region = region
+        self.wanted = account  # the named account this terminal signs in to (None: the region's own)
+        # the account of the attempt this process leads or follows: a follower's tokens go where
+        # the attempt it joined was started for (the code on screen was shown for that one)
+        self.account = account
         self.lease = follow.Lease(region)
         self.record: follow.Record | None = None  # ours while we lead; the leader's while we follow
         self.problem: str | None = None  # why this attempt cannot be followed from another terminal
@@ -56,10 +60,12 @@ class Shared:
         if joined.role is follow.Role.ALONE:
             self.problem = joined.problem
         elif joined.role is follow.Role.LEAD:
-            self.record = follow.begin(self.region, joined.at)
+            self.record = follow.begin(self.region, joined.at, self.wanted)
         else:
             self.record = joined.record
             self.following = joined.record.attempt if joined.record else ""
+            if joined.record is not None:
+                self.account = joined.record.account
         return joined
 
     def go_alone(self) -> None:
@@ -78,17 +84,19 @@ class Shared:
             self.lease.release()
         elif step is follow.Watch.START:
             follow.clear_discard(self.region)
-            self.record = follow.begin(self.region)
+            self.record = follow.begin(self.region, account=self.wanted)
+            self.account = self.wanted
         elif record is not None and record.state != follow.ENDED:
             self.following = record.attempt or self.following
             self.record = record
+            self.account = record.account
         return step, record
 
     def publish(self, progress: Progress) -> None:
         """The pending attempt on disk, for a second terminal and for a lost one."""
         if not self.lease.held:
             return
-        base = self.record or follow.begin(self.region)
+        base = self.record or follow.begin(self.region, account=self.account)
         self.record = replace(base, state=follow.PENDING, poller_pid=os.getpid(), **vars(progress))
         try:
             follow.write(self.record)

@@ -23,7 +23,7 @@ from tui.core.credentials import rejections
 from tui.core.credentials.locks import hold_slot, hold_slot_sync
 from tui.core.credentials.slot import write_merged
 from tui.core.errors import AuthError
-from tui.core.keys import region_key, resolve_storage_name
+from tui.core.keys import DEFAULT_ACCOUNT, account_key, resolve_storage_name
 from tui.core.paths import credentials_path
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region, parse_region
@@ -31,9 +31,11 @@ from tui.core.regions import Region, parse_region
 PURPOSE = Phrase(N_("saving the sign-in"))
 
 
-def write_signin_tokens(token_response: Mapping[str, Any], region: Region) -> tuple[str, str]:
+def write_signin_tokens(
+    token_response: Mapping[str, Any], region: Region, account: str | None = None
+) -> tuple[str, str]:
     """Step 1 without the locks (the caller holds them): (oauth_key, storage_name)."""
-    oauth_key = region_key(region)
+    oauth_key = account_key(region, account or DEFAULT_ACCOUNT)
     storage_name = resolve_storage_name(oauth_key)
     try:
         write_merged(storage_name, token_response)
@@ -43,16 +45,19 @@ def write_signin_tokens(token_response: Mapping[str, Any], region: Region) -> tu
     return oauth_key, storage_name
 
 
-def slot_of(region: Region) -> str:
-    """The credential slot a sign-in in `region` writes."""
-    return resolve_storage_name(region_key(region))
+def slot_of(region: Region, account: str | None = None) -> str:
+    """The credential slot a sign-in in `region` (to the named `account`) writes."""
+    return resolve_storage_name(account_key(region, account or DEFAULT_ACCOUNT))
 
 
-async def save_signin(token_response: Mapping[str, Any], region: Region, *, timeout: float | None = None) -> str:
+async def save_signin(
+    token_response: Mapping[str, Any], region: Region, *, timeout: float | None = None, account: str | None = None
+) -> str:
     """Spec 4.4 for async callers; returns the storage name. `timeout`: seconds to wait for the
-    slot's locks (None: as long as it takes)."""
-    async with hold_slot(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
-        oauth_key, storage_name = write_signin_tokens(token_response, region)
+    slot's locks (None: as long as it takes). `account`: a named account (README, "Accounts"):
+    its own slot, and the managed provider points at it (the sign-in makes it the active one)."""
+    async with hold_slot(slot_of(region, account), timeout=timeout, purpose=PURPOSE, write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region, account)
     provision_managed_provider(oauth_key, region)
     return storage_name
 

@@ -113,9 +113,15 @@ def select(
     oauth_host: str | None = None,
     slot: str | None = None,
     region: str | None = None,
+    account: str | None = None,
 ) -> Selection:
-    """The slot a command means: a provider, a slot by name, a region's slot, explicit key and
-    hosts, else the managed provider of config.toml, else the default slot."""
+    """The slot a command means: a provider, an account (in a region), a slot by name, a region's
+    slot, explicit key and hosts, else the managed provider of config.toml, else the default slot."""
+    if account:
+        from tui.core.regions import parse_region  # lazy: off token's path
+        from tui.core.slots.accounts import find  # lazy: only with --account
+
+        return account_selection(find(account, parse_region(region) if region else None), account)
     if provider:
         return provider_selection(provider)
     if slot:
@@ -200,7 +206,7 @@ def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
     from tui.core.context import OAuthRef  # lazy: off token's path
-    from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name  # lazy: off token's path
+    from tui.core.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name  # lazy: off token's path
     from tui.core.regions import Region, endpoints  # lazy: off token's path
 
     config = config_or_empty()  # read and parsed once for both lookups
@@ -212,9 +218,22 @@ def selection_for_slot(storage_name: str) -> Selection:
             ep = endpoints(region)
             ref = None if region is Region.CN else OAuthRef(oauth_host=ep.oauth_host)
             return Selection(ref, ep.base_url, f"region {region.value}")
+    named = account_of_slot(storage_name)
+    if named is not None:  # a named account: its region's hosts, whatever the default slot's
+        return account_selection(Region(named[0]), named[1])
     if storage_name == DEFAULT_STORAGE_NAME:
         return Selection(None, endpoints(Region.CN).base_url, "the default slot")
     return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")
+
+
+def account_selection(region: Region, name: str) -> Selection:
+    """Account `name` of `region`: its slot's key, refreshed at that region's host."""
+    from tui.core.keys import account_key  # lazy: off token's path
+    from tui.core.regions import Region, endpoints  # lazy: off token's path
+
+    ep = endpoints(region)
+    ref = {"key": account_key(region, name), "oauthHost": ep.oauth_host if region is Region.GLOBAL else None}
+    return Selection(ref, ep.base_url, f"account {name} ({region.value})")
 
 
 def region_for_slot(storage_name: str) -> Region:

@@ -9,9 +9,10 @@ from tui.core.config.provider import provision_managed_provider
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
-    region_key,
-    region_of_slot,
-    region_storage_name,
+    DEFAULT_ACCOUNT,
+    account_key,
+    account_of_slot,
+    account_slot,
 )
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
@@ -22,26 +23,52 @@ from tui.core.slots.state import slot_status
 def managed_region() -> Region | None:
     """The region whose slot the managed provider uses, if it is a region's slot."""
     name = managed_slot()
-    region = region_of_slot(name) if name is not None else None
-    return Region(region) if region else None
+    named = account_of_slot(name) if name is not None else None
+    return Region(named[0]) if named is not None and named[1] == DEFAULT_ACCOUNT else None
 
 
 def switch_region(region: Region) -> str:
-    """Point `managed:assistant-code` at `region`'s slot; returns a one-line confirmation.
+    """Point `managed:assistant-code` at `region`'s slot (its default account); returns a
+    one-line confirmation.
 
     Only a slot with usable credentials (valid, or expired with a refresh token) is switched to;
     a missing, revoked or broken one is refused with what to do instead. AuthError otherwise.
     """
-    if managed_slot() == region_storage_name(region):
+    return switch_account(region, DEFAULT_ACCOUNT)
+
+
+def switch_account(region: Region, name: str) -> str:
+    """Point `managed:assistant-code` at account `name` of `region`: its slot's key and the
+    region's base URL and host, nothing else of config.toml, never a credential file. Returns a
+    one-line confirmation; AuthError when that account cannot be used (said how to sign in)."""
+    slot = account_slot(region, name)
+    named = name != DEFAULT_ACCOUNT
+    label = f"{name} ({region.value})" if named else region.value
+    if managed_slot() == slot:
+        if named:
+            return _("The managed provider already uses account {account}.").format(account=label)
         return _("The managed provider already uses {region}.").format(region=region.value)
-    status = slot_status(region_storage_name(region))
+    status = slot_status(slot)
     if not status.usable:
+        flag = f" --account {name}" if named else ""
         raise AuthError(
-            f"Cannot switch to {region.value}: its slot {status.name} is {str(status.label_phrase)}",  # English: str of the Phrase
-            Phrase(N_("Sign in there first: assistant-auth login --region {region}"), region=region.value),
+            f"Cannot switch to {label}: its slot {status.name} is {str(status.label_phrase)}",  # English: str of the Phrase
+            Phrase(
+                N_("Sign in there first: assistant-auth login{flag} --region {region}"), flag=flag, region=region.value
+            ),
         )
-    provision_managed_provider(region_key(region), region)
-    if status.identity:
+    provision_managed_provider(account_key(region, name), region)
+    if named and status.identity:
+        text = _(
+            "The managed provider now uses account {account} ({who}); the official client follows "
+            "this switch too (config.toml is shared)."
+        )
+    elif named:
+        text = _(
+            "The managed provider now uses account {account}; the official client follows this switch "
+            "too (config.toml is shared)."
+        )
+    elif status.identity:
         text = _(
             "The managed provider now uses {region} ({who}); the official client follows this "
             "switch too (config.toml is shared)."
@@ -50,4 +77,4 @@ def switch_region(region: Region) -> str:
         text = _(
             "The managed provider now uses {region}; the official client follows this switch too (config.toml is shared)."
         )
-    return text.format(region=region.value, who=status.identity)
+    return text.format(region=region.value, who=status.identity, account=label)

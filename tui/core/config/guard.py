@@ -1,0 +1,49 @@
+"""One writer of config.toml at a time among ours: `flock` on the config directory itself (no
+file of ours is added beside the user's), held from the read to the atomic rename, so two
+`switch` commands (or a sign-in and a switch) never interleave their read-modify-write.
+
+The official client takes no such lock; against it, the write re-reads the file right before
+renaming (`provider.provision_managed_provider`) and starts over when it changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+
+from tui.core import paths
+from tui.core.errors import AuthError
+from tui.core.files.atomic import ensure_private_dir
+from tui.core.phrase import N_, Phrase
+
+WAIT = 15.0  # seconds: an edit of ours takes milliseconds; longer means a stopped process holds it
+STEP = 0.02
+
+
+@contextlib.contextmanager
+def config_edit() -> Iterator[None]:
+    directory = paths.config_dir()
+    try:
+        ensure_private_dir(directory)
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise AuthError(f"Failed to write assistant config: {exc.strerror or exc}") from None
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise AuthError(
+                        f"Gave up after {WAIT:.0f} s: another assistant-auth process is editing {paths.config_file()}",
+                        Phrase(N_("If no other assistant-auth command is running, try again.")),
+                    ) from None
+                time.sleep(STEP)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

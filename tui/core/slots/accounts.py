@@ -1,0 +1,117 @@
+"""Named accounts: several sign-ins per region, each in a credential slot of its own.
+
+An account is a slot (`keys.account_slot`): the region's own slot is its `default` account, and
+`work` in cn is `assistant-code-account-cn-work`. Which one is active is which slot the managed
+provider of config.toml names (read as `token` reads it); switching points the provider there.
+No credential file is ever copied: each account's refresh token rotates in its own file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core import paths
+from tui.core.errors import AuthError
+from tui.core.i18n import _
+from tui.core.keys import (
+    ACCOUNT_NAME_MAX,
+    DEFAULT_ACCOUNT,
+    account_of_slot,
+    account_slot,
+    valid_account_name,
+)
+from tui.core.phrase import N_, Phrase
+from tui.core.regions import Region
+from tui.core.slots.state import MISSING, SlotStatus
+
+
+def name_problem(name: object) -> str | None:
+    """Why `name` cannot be an account's name (one line, in the reader's language), else None."""
+    if valid_account_name(name):
+        return None
+    text = name if isinstance(name, str) else ""
+    shown = repr(text if len(text) <= 20 else text[:20] + "…")  # repr: a newline is shown, never written
+    return _(
+        "invalid account name {name}: use 1 to {most} lowercase letters, digits, - or _, starting with a letter or digit"
+    ).format(name=shown, most=ACCOUNT_NAME_MAX)
+
+
+@dataclass(frozen=True)
+class Account:
+    """One account as `status` lists it: its name, region and slot's state; `active` when the
+    managed provider names its slot."""
+
+    name: str
+    region: Region
+    status: SlotStatus
+    active: bool = False
+
+    @property
+    def slot(self) -> str:
+        return self.status.name
+
+    @property
+    def label(self) -> str:
+        """`work (cn)`: how messages name it."""
+        return f"{self.name} ({self.region.value})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """`status --json`'s `accounts` entry: never a token."""
+        return {
+            "name": self.name,
+            "region": self.region.value,
+            "active": self.active,
+            "slot": self.slot,
+            "state": self.status.state,
+            "usable": self.status.usable,
+            "identity": self.status.identity_claim,
+            "expires_at": self.status.expires_at,
+        }
+
+
+def accounts_in(slots: list[SlotStatus], managed: str | None) -> list[Account]:
+    """The accounts among `slots` (a listing of the credentials directory), a missing slot left
+    out; by region, the default first, then by name."""
+    found = []
+    for status in slots:
+        named = account_of_slot(status.name)
+        if named is None or status.state == MISSING:
+            continue
+        found.append(Account(named[1], Region(named[0]), status, active=status.name == managed))
+    return sorted(found, key=lambda a: (a.region is not Region.CN, a.name != DEFAULT_ACCOUNT, a.name))
+
+
+def account_label(slot: str | None) -> str | None:
+    """`work (cn)` for an account's slot, else None."""
+    named = account_of_slot(slot) if slot else None
+    return f"{named[1]} ({named[0]})" if named else None
+
+
+def regions_with(name: str) -> list[Region]:
+    """The regions where account `name` has a file (of any kind: a broken one is still there)."""
+    return [r for r in Region if os.path.lexists(paths.credentials_path(account_slot(r, name)))]
+
+
+def find(name: str, region: Region | None = None) -> Region:
+    """The region of the existing account `name` (in `region` when given). AuthError when there
+    is none, or when both regions have one and none was said."""
+    where = regions_with(name)
+    if region is not None:
+        if region in where:
+            return region
+        where = []
+    if len(where) == 1:
+        return where[0]
+    if not where:
+        in_region = f" in {region.value}" if region is not None else ""
+        flag = f" --region {region.value}" if region is not None else ""
+        raise AuthError(
+            f"No account named {name}{in_region}",
+            Phrase(N_("Sign in to it first: assistant-auth login --account {name}{flag}"), name=name, flag=flag),
+        )
+    raise AuthError(
+        f"Both regions have an account named {name}",
+        Phrase(N_("Say which: --region cn or --region global")),
+    )
