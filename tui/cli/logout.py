@@ -7,8 +7,10 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.i18n import _
+from tui.core.overview import overview
 from tui.core.paths import credentials_path
 from tui.core.signin.store import remove_signin
+from tui.core.slots.accounts import account_label, switch_command
 from tui.core.untrusted import one_line
 
 
@@ -34,4 +36,29 @@ def run(ns) -> int:
         err(_("Could not remove {path}: {reason}").format(path=shown, reason=exc.strerror or exc))
         return EXIT_ERROR
     err(_("Signed out: removed {path}").format(path=shown))
+    line = pointed_at_after(name)
+    if line:
+        err(line)
     return EXIT_OK
+
+
+def pointed_at_after(removed: str) -> str | None:
+    """What the managed provider points at after signing out of `removed` (an account's slot):
+    still that one (it is never repointed behind the person's back) and what to switch to, or
+    the account it uses."""
+    view = overview()
+    active = account_label(view.managed)
+    if active is None or account_label(removed) is None:
+        return None
+    if view.managed != removed:
+        return _("The managed provider uses account {account}.").format(account=active)
+    others = [a for a in view.accounts if a.status.usable]
+    if not others:
+        return _(
+            "The managed provider still points at account {account}, now signed out: sign in again with "
+            "`assistant-auth login`."
+        ).format(account=active)
+    return _(
+        "The managed provider still points at account {account}, now signed out: `{command}` uses another "
+        "(the official client follows)."
+    ).format(account=active, command=switch_command(others[0], view.accounts))

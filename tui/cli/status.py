@@ -14,6 +14,7 @@ from tui.core.agent.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import said
 from tui.core.regions import Region
@@ -47,6 +48,9 @@ def run(ns) -> int:
     if ns.json:
         out_json({**_as_json(view, slots, selected, usable), **({"agent": served} if served else {})})
         return EXIT_OK if usable else EXIT_FAIL
+    if not narrowed:
+        for line in account_lines(view):
+            out(line)
     for s in slots:
         for line in _slot_lines(view, s, selected):
             out(line)
@@ -76,12 +80,41 @@ def _as_json(view: Overview, slots: list[SlotStatus], selected: str, usable: boo
         "managed_slot": view.managed,
         "usable": usable,
         "slots": [{**s.to_dict(), "providers": view.users.get(s.name, [])} for s in slots],
+        "accounts": [account.to_dict() for account in view.accounts],
+        "managed_account": managed_account(view),
         "providers_missing_oauth_host": view.missing_hosts,
         "warnings": view.warnings,
         "config_problem": view.config_problem.describe() if view.config_problem else None,
         "away": view.away_json(),  # never consumed by --json
         "signin_entries_ignored": [str(line) for region in Region for line in odd(region)],
     }
+
+
+def managed_account(view: Overview) -> dict | None:
+    """`status --json`'s `managed_account`: the account the managed provider names (also one
+    without a file: `exists` false), None when it names a slot that is no account."""
+    named = account_of_slot(view.managed) if view.managed else None
+    if named is None:
+        return None
+    return {"name": named[1], "region": named[0], "exists": view.dangling is None}
+
+
+def account_lines(view: Overview) -> list[str]:
+    """The accounts, once there is a named one: name, region, who and state, the active one
+    (the managed provider's, which `token` and the official client use) marked."""
+    accounts = view.accounts
+    if not any(account.name != DEFAULT_ACCOUNT for account in accounts):
+        return []
+    width = max(len(account.name) for account in accounts)  # ASCII by the name rule
+    lines = [_("Accounts (* the active one: the managed provider, `token` and the official client use it):")]
+    for account in accounts:
+        marker = "*" if account.active else " "
+        who = account.status.identity or _("(no name in the token)")
+        lines.append(
+            f"{marker} {account.name:<{width}}  {account.region.value:<6}  "
+            + _("{who}, {state}").format(who=who, state=account.status.label)
+        )
+    return lines
 
 
 def _slot_lines(view: Overview, s: SlotStatus, selected: str) -> list[str]:
@@ -155,6 +188,15 @@ def _notes(view: Overview) -> list[str]:
         for region, variable in placeholders()
     ]
     lines += [said(warning) for warning in view.warnings]
+    if view.dangling is not None:
+        region, name = view.dangling
+        lines.append(
+            _(
+                "warning: the managed provider points at account {name} ({region}), which has no sign-in here; "
+                "nothing was changed: `assistant-auth login --account {name} --region {region}`, or "
+                "`assistant-auth switch` to another account."
+            ).format(name=name, region=region)
+        )
     lines += [line.said() for region in Region for line in odd(region)]  # never used by a sign-in
     if view.config_problem is not None:
         lines.append(_("warning: {problem}").format(problem=view.config_problem.said(lead=False)))

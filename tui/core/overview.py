@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from tui.core.config.read import config_text_and_problem, parsed_and_problem
 from tui.core.errors import AuthError
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_STORAGE_NAME, region_storage_name
+from tui.core.keys import DEFAULT_ACCOUNT, DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
 from tui.core.signin import ondisk
+from tui.core.slots.accounts import Account, accounts_in
 from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
-from tui.core.slots.state import SlotStatus, file_warnings, list_slots, slot_status
+from tui.core.slots.state import MISSING, SlotStatus, file_warnings, list_slots, slot_status
 from tui.core.untrusted import one_line
 
 if TYPE_CHECKING:  # pragma: no cover - the sign-in's record loads only where one is on disk (ondisk)
@@ -82,6 +83,21 @@ class Overview:
 
     def region_slot(self, region: object) -> SlotStatus:
         return self.slot(region_storage_name(str(region)))
+
+    @cached_property
+    def accounts(self) -> list[Account]:
+        """Every account with a file on disk (the regions' own and the named ones), the active
+        one (the managed provider's) marked."""
+        return accounts_in(self.slots, self.managed)
+
+    @property
+    def dangling(self) -> tuple[str, str] | None:
+        """(region, name) of the account the managed provider names when it has no file here
+        (a hand edit, or signed out): reported, never repointed."""
+        named = account_of_slot(self.managed) if self.managed else None
+        if named is None or named[1] == DEFAULT_ACCOUNT:
+            return None
+        return named if self.slot(self.managed or "").state == MISSING else None
 
     def with_regions(self) -> list[SlotStatus]:
         """Both regions' slots first (cn, global; listed even when missing), then every other

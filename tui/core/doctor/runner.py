@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tui.core.doctor.accounts import check_accounts
 from tui.core.doctor.agent import check_agent_socket
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
 from tui.core.doctor.leftovers import check_leftovers
@@ -44,7 +45,12 @@ def local_checks() -> list[Check]:
     checks += guarded("files.leftovers", check_leftovers) + guarded("files.signin", check_signin_records)
     checks += guarded("files.device_id", lambda: [check_device_id()])
     checks += guarded("config", check_config) + guarded("agent.socket", check_agent_socket)
-    return checks + guarded("credentials", lambda: check_credentials(overview()))
+    view = functools.cache(overview)  # read once, inside each guard (a failure there is a finding)
+    return (
+        checks
+        + guarded("credentials", lambda: check_credentials(view()))
+        + guarded("accounts", lambda: check_accounts(view()))
+    )
 
 
 async def run_doctor(

@@ -115,3 +115,11 @@ def find(name: str, region: Region | None = None) -> Region:
         f"Both regions have an account named {name}",
         Phrase(N_("Say which: --region cn or --region global")),
     )
+
+
+def switch_command(account: Account, accounts: list[Account]) -> str:
+    """The `assistant-auth switch …` that names `account` among `accounts` unambiguously."""
+    if account.name == DEFAULT_ACCOUNT:
+        return f"assistant-auth switch --region {account.region.value}"
+    both = sum(1 for other in accounts if other.name == account.name) > 1
+    return f"assistant-auth switch {account.name}" + (f" --region {account.region.value}" if both else "")

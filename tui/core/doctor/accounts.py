@@ -1,0 +1,70 @@
+"""`doctor` on the accounts: which one the managed provider points at (one it names without a
+file here is a failure, reported and never repointed), and each account's state once there is a
+named one. The files themselves (kind, owner, mode, parse) are `files.slot.*`'s checks."""
+
+from __future__ import annotations
+
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.keys import DEFAULT_ACCOUNT
+from tui.core.overview import Overview
+from tui.core.phrase import N_, Phrase
+from tui.core.slots.accounts import Account, account_label, switch_command
+
+ACTIVE = "accounts.active"
+
+
+def check_accounts(view: Overview) -> list[Check]:
+    accounts = view.accounts
+    checks = [] if (found := _active(view, accounts)) is None else [found]
+    if any(account.name != DEFAULT_ACCOUNT for account in accounts):
+        checks += [_account(account, accounts) for account in accounts]
+    return checks
+
+
+def _active(view: Overview, accounts: list[Account]) -> Check | None:
+    label = account_label(view.managed)
+    if label is None:
+        return None  # no managed provider, or one that names no account: `credentials` speaks of it
+    details = {"slot": view.managed, "account": label}
+    if view.dangling is not None:
+        region, name = view.dangling
+        others = [a for a in accounts if a.status.usable]
+        fix = Phrase(
+            N_("Sign in to it (`assistant-auth login --account {name} --region {region}`) or switch: `{command}`."),
+            name=name,
+            region=region,
+            command=switch_command(others[0], accounts) if others else "assistant-auth switch NAME",
+        )
+        finding = Phrase(
+            N_("The managed provider points at account {account}, which has no credential file here (left as it is)."),
+            account=label,
+        )
+        return Check(ACTIVE, FAIL, finding, fix, details)
+    active = next(a for a in accounts if a.active)
+    who = active.status.identity
+    finding = (
+        Phrase(N_("The managed provider points at account {account} ({who})."), account=label, who=who)
+        if who
+        else Phrase(N_("The managed provider points at account {account}."), account=label)
+    )
+    return Check(ACTIVE, OK, finding, "", details)
+
+
+def _account(account: Account, accounts: list[Account]) -> Check:
+    name = f"accounts.{account.region.value}.{account.name}"
+    details = {"slot": account.slot, "state": account.status.state, "active": account.active}
+    state = account.status.label_phrase
+    if account.status.usable:
+        finding = Phrase(
+            N_("Account {account}: {state}, signed in as {who}."),
+            account=account.label,
+            state=state,
+            who=account.status.identity or "?",
+        )
+        return Check(name, OK, finding, "", details)
+    flag = "" if account.name == DEFAULT_ACCOUNT else f" --account {account.name}"
+    fix = Phrase(
+        N_("Sign in again: assistant-auth login{flag} --region {region}"), flag=flag, region=account.region.value
+    )
+    finding = Phrase(N_("Account {account}: {state}."), account=account.label, state=state)
+    return Check(name, FAIL if account.active else WARN, finding, fix, details)
