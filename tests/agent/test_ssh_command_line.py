@@ -19,19 +19,21 @@ from tui.core.agent.sshline import Usage, split
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["host"], (set(), [], "host", [])),
-        (["-p", "22", "host", "ls", "-l"], (set(), ["-p", "22"], "host", ["ls", "-l"])),
-        (["-p22", "host"], (set(), ["-p22"], "host", [])),
-        (["host", "--", "ls", "-l"], (set(), [], "host", ["ls", "-l"])),
-        (["-t", "host", "-p", "22", "--", "cmd"], (set(), ["-t", "-p", "22"], "host", ["cmd"])),
-        (["host", "-p", "22", "cmd", "-p"], (set(), ["-p", "22"], "host", ["cmd", "-p"])),
-        (["--relay", "host"], ({"--relay"}, [], "host", [])),
-        (["-p", "22", "--relay", "host"], ({"--relay"}, ["-p", "22"], "host", [])),
-        (["host", "--relay", "cmd"], ({"--relay"}, [], "host", ["cmd"])),
-        (["--", "host", "cmd"], (set(), [], "host", ["cmd"])),
-        (["-o", "--relay", "host"], (set(), ["-o", "--relay"], "host", [])),  # an option's value is its own
-        (["-p"], (set(), ["-p"], None, [])),
-        ([], (set(), [], None, [])),
+        (["host"], ({}, [], "host", [])),
+        (["-p", "22", "host", "ls", "-l"], ({}, ["-p", "22"], "host", ["ls", "-l"])),
+        (["-p22", "host"], ({}, ["-p22"], "host", [])),
+        (["host", "--", "ls", "-l"], ({}, [], "host", ["ls", "-l"])),
+        (["-t", "host", "-p", "22", "--", "cmd"], ({}, ["-t", "-p", "22"], "host", ["cmd"])),
+        (["host", "-p", "22", "cmd", "-p"], ({}, ["-p", "22"], "host", ["cmd", "-p"])),
+        (["--relay", "host"], ({"--relay": ""}, [], "host", [])),
+        (["-p", "22", "--relay", "host"], ({"--relay": ""}, ["-p", "22"], "host", [])),
+        (["host", "--relay", "cmd"], ({"--relay": ""}, [], "host", ["cmd"])),
+        (["--", "host", "cmd"], ({}, [], "host", ["cmd"])),
+        (["-o", "--relay", "host"], ({}, ["-o", "--relay"], "host", [])),  # an option's value is its own
+        (["--relay", "--account", "work", "host"], ({"--relay": "", "--account": "work"}, [], "host", [])),
+        (["--account=work", "-p", "22", "host", "cmd"], ({"--account": "work"}, ["-p", "22"], "host", ["cmd"])),
+        (["-p"], ({}, ["-p"], None, [])),
+        ([], ({}, [], None, [])),
     ],
 )
 def test_split_reads_the_command_line_as_openssh_does(args, expected):
@@ -41,6 +43,8 @@ def test_split_reads_the_command_line_as_openssh_does(args, expected):
 def test_an_unknown_long_option_is_a_usage_error(home):
     with pytest.raises(Usage):
         split(["--rlay", "host"])
+    with pytest.raises(Usage):
+        split(["--account"])  # its value is missing
     done = subprocess.run([SCRIPT, "ssh", "--rlay", "host"], capture_output=True, text=True)
     assert done.returncode == 2 and "usage: assistant-auth ssh" in done.stderr
 
@@ -63,3 +67,24 @@ def test_double_dash_before_the_command_runs_the_command(laptop, server, sshd, t
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == server.issued[-1][0]
     assert "command not found" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--account", "work", "host"], "--account goes with --relay"),
+        (["--relay", "--account", "../x", "host"], "invalid account name"),
+        (["--relay", "--account=a/b", "host"], "invalid account name"),
+    ],
+)
+def test_ssh_account_needs_the_relay_and_a_valid_name(home, args, said):
+    done = subprocess.run([SCRIPT, "ssh", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_relay_on_the_server_is_started_for_the_account_named():
+    from tui.cli.ssh import remote_command
+
+    line = remote_command("/tmp/x.sock", ["true"], relay=True, account="work")
+    assert "assistant-auth relay --quiet --account work </dev/null &" in line
+    assert "--account" not in remote_command("/tmp/x.sock", ["true"], relay=True)

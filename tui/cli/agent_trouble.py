@@ -36,7 +36,7 @@ def no_answer(request: Request, exc: AgentUnavailable, local: dict | None) -> di
 def refused(request: Request, answer: dict) -> int:
     """A refusal said for where it is read (a server: about the person's own machine); its exit code."""
     named = dict(request.selector)
-    worded = server_words(answer.get("cause"), named.get("slot") or named.get("provider"))
+    worded = server_words(answer.get("cause"), named.get("slot") or named.get("provider") or named.get("account"))
     if worded is not None:  # a server's reader: about the person's own machine, in its words
         err(one_line(said(Phrase(N_("assistant-auth: {problem}"), problem=worded[0])), 1000))
         return worded[1]

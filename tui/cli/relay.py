@@ -1,4 +1,4 @@
-"""`assistant-auth relay [--region R | --slot NAME | --provider NAME] [--once]`, on a server whose
+"""`assistant-auth relay [--account NAME | --region R | --slot NAME | --provider NAME] [--once]`, on a server whose
 `ASSISTANT_AUTH_SOCK` is the token agent's forwarded socket: the slot's shared credential file is
 kept filled with an access-only credential (refresh token empty) for the official client there,
 renewed before it would try to refresh (`tui.core.agent.relay`). Never over a sign-in of this
@@ -40,7 +40,9 @@ def run(ns) -> int:
     if request is None:
         return EXIT_ERROR
     try:
-        storage_name = storage_name_of(select(**values))  # this machine's slot: what its official client reads
+        # this machine's slot: what its official client reads (for a named account of the person's
+        # own machine: the slot this machine's managed provider names, which its official client uses)
+        storage_name = storage_name_of(select() if values.get("account") else select(**values))
     except AuthError as exc:
         err(one_line(said(exc.message), 1000))
         return EXIT_ERROR

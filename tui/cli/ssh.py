@@ -30,17 +30,21 @@ from tui.core.agent.sshline import Usage, split, without_flag
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
+from tui.core.slots.accounts import name_problem
 from tui.core.untrusted import one_line
 
 SSH_FAILED = 255
 
 
-def remote_command(remote: str, command: list[str], relay: bool = False, wait: bool = False) -> str:
+def remote_command(
+    remote: str, command: list[str], relay: bool = False, wait: bool = False, account: str | None = None
+) -> str:
     """What the server's shell runs: the variable set and exported, the connection registered at the
     server's stable place (`tui.core.agent.forwarded`), the socket's path and its registration
     removed when the shell or command ends (however it ends), then the command (as ssh joins it), a
     login shell, or (`wait`, for `-N`) nothing until the connection ends. With `relay`,
-    `assistant-auth relay --quiet` runs beside it and is stopped when it ends."""
+    `assistant-auth relay --quiet` runs beside it (feeding the official client there the named
+    `account`'s token, else the active one's) and is stopped when it ends."""
     quoted = shlex.quote(remote)
     start, end = registration(remote, remote.rsplit("-", 1)[-1].removesuffix(".sock"))
     head = (
@@ -49,7 +53,8 @@ def remote_command(remote: str, command: list[str], relay: bool = False, wait: b
         "trap aa_end EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
     )
     if relay:
-        head += "assistant-auth relay --quiet </dev/null & relay_pid=$!; "
+        chosen = f" --account {shlex.quote(account)}" if account else ""
+        head += f"assistant-auth relay --quiet{chosen} </dev/null & relay_pid=$!; "
     if wait:  # -N: no command, only the forwarding, registered while the connection lasts (without a
         # terminal sshd sends no hangup when it ends: the session's sshd going away is the sign)
         return head + 'while kill -0 "$PPID" 2>/dev/null; do sleep 1; done'
@@ -57,13 +62,30 @@ def remote_command(remote: str, command: list[str], relay: bool = False, wait: b
 
 
 def ssh_argv(
-    options: list[str], host: str, command: list[str], local: str, remote: str, tty: bool, relay: bool = False
+    options: list[str],
+    host: str,
+    command: list[str],
+    local: str,
+    remote: str,
+    tty: bool,
+    relay: bool = False,
+    account: str | None = None,
 ) -> list[str]:
     argv = ["ssh", "-o", "ExitOnForwardFailure=yes", "-R", f"{remote}:{local}"]
     options, forward_only = without_flag(options, "N")  # -N: registered on the server while it lasts
     if tty and not command and not forward_only:
         argv.append("-t")  # a remote command gets no terminal by itself: the login shell needs one
-    return argv + options + [host, remote_command(remote, command, relay, wait=forward_only)]
+    return argv + options + [host, remote_command(remote, command, relay, wait=forward_only, account=account)]
+
+
+def relay_account_problem(relay: bool, account: str | None) -> str | None:
+    """`--account` names what the relay feeds the official client on the server: it needs
+    `--relay` (`token --account` there asks for any account itself), and a valid name."""
+    if account is None:
+        return None
+    if not relay:
+        return _("--account goes with --relay (on the server, `assistant-auth token --account NAME` asks for any)")
+    return name_problem(account)
 
 
 def run(ns) -> int:
@@ -79,9 +101,14 @@ def run_fast(args: list[str]) -> int:
     except Usage:
         host = None
     if host is None:
-        err(_("assistant-auth: usage: assistant-auth ssh [--relay] [SSH OPTIONS] HOST [COMMAND...]"))
+        err(_("assistant-auth: usage: assistant-auth ssh [--relay [--account NAME]] [SSH OPTIONS] HOST [COMMAND...]"))
         return EXIT_ERROR
     relay = "--relay" in ours  # the relay for the official client there
+    account = ours.get("--account")
+    problem = relay_account_problem(relay, account)
+    if problem:
+        err(_("assistant-auth: {problem}").format(problem=problem))
+        return EXIT_ERROR
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # noqa: S108 - a path on the server, named above
     local = os.environ.get(place.SOCKET_ENV, "")
@@ -96,7 +123,7 @@ def run_fast(args: list[str]) -> int:
             return EXIT_ERROR
         local = own.path
     try:
-        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay)
+        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay, account)
         try:
             child = subprocess.Popen(argv)  # noqa: S603 - the system ssh with the person's own arguments, no shell here
         except OSError as exc:

@@ -22,7 +22,9 @@ def selector_request(op: str, values: dict, min_ttl: int | None = None) -> Reque
         err(
             said(
                 Phrase(
-                    N_("assistant-auth: through the token agent, choose the slot with --region, --slot or --provider")
+                    N_(
+                        "assistant-auth: through the token agent, choose the slot with --account, --region, --slot or --provider"
+                    )
                 )
             )
         )

@@ -82,7 +82,7 @@ long-running program should call `assistant-auth token` again.
 )
 
 SSH_HELP = N_(
-    """usage: assistant-auth ssh [--relay] [SSH OPTIONS] HOST [COMMAND...]
+    """usage: assistant-auth ssh [--relay [--account NAME]] [SSH OPTIONS] HOST [COMMAND...]
 
 The system ssh, with the token agent's socket forwarded to a fresh private path on the server and
 ASSISTANT_AUTH_SOCK set there for the shell or COMMAND: `assistant-auth token`, `exec` and
@@ -93,5 +93,8 @@ ssh's; the exit code is ssh's.
 
   --relay   also run `assistant-auth relay` on the server while connected: the official client
             there works unchanged, from access tokens only (assistant-auth help agent)
+  --account NAME
+            with --relay: the account whose tokens the official client there gets (default:
+            the active one on this machine)
 """
 )

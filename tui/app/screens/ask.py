@@ -26,6 +26,7 @@ ASKED = {  # what a request names (the protocol's "region global"), said whole i
     "region": N_("Connection #{number}, {where}, asks for a token of region {value}."),
     "slot": N_("Connection #{number}, {where}, asks for a token of slot {value}."),
     "provider": N_("Connection #{number}, {where}, asks for a token of provider {value}."),
+    "account": N_("Connection #{number}, {where}, asks for a token of account {value}."),
 }
 
 

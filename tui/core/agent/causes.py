@@ -11,12 +11,14 @@ from tui.core.agent.protocol import EXIT_SIGN_IN, EXIT_UNMET
 from tui.core.errors import AuthError
 from tui.core.phrase import N_, Phrase
 
-NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED = (
+NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUNT, AMBIGUOUS_ACCOUNT = (
     "not signed in",
     "rejected",
     "unknown slot",
     "unknown provider",
     "damaged",
+    "unknown account",
+    "ambiguous account",
 )
 
 SERVER_WORDS = {  # cause -> (what a server's reader is told, the exit code)
@@ -30,6 +32,14 @@ SERVER_WORDS = {  # cause -> (what a server's reader is told, the exit code)
         EXIT_UNMET,
     ),
     UNKNOWN_PROVIDER: (N_("no provider named {value} in config.toml on your own machine"), EXIT_UNMET),
+    UNKNOWN_ACCOUNT: (
+        N_("no account named {value} on your own machine: `assistant-auth status` there lists them"),
+        EXIT_UNMET,
+    ),
+    AMBIGUOUS_ACCOUNT: (
+        N_("both regions on your own machine have an account named {value}: add --region cn or --region global"),
+        EXIT_UNMET,
+    ),
     DAMAGED: (
         N_("the credential file on your own machine cannot be read: run `assistant-auth doctor` there"),
         EXIT_SIGN_IN,
@@ -48,6 +58,10 @@ def cause_of(exc: AuthError, selector: tuple[tuple[str, str], ...]) -> str | Non
         return UNKNOWN_SLOT if "slot" in named else NOT_SIGNED_IN
     if message.startswith("No provider named "):
         return UNKNOWN_PROVIDER
+    if message.startswith("No account named "):
+        return UNKNOWN_ACCOUNT
+    if message.startswith("Both regions have an account named "):
+        return AMBIGUOUS_ACCOUNT
     if message.startswith("login expired and refresh failed"):
         return REJECTED
     if message.startswith("Failed to parse OAuth credentials"):

@@ -53,7 +53,7 @@ REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
 OPERATIONS = ("token", "ping", "status", "events", "stop", "answerer")
 DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
-SELECTORS = ("region", "slot", "provider")
+SELECTORS = ("account", "region", "slot", "provider")  # at most one, or an account with its region
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
 EXIT_SIGN_IN, EXIT_UNMET, EXIT_AGAIN = 1, 2, 3
@@ -103,8 +103,12 @@ class Request:
         return {name: chosen.get(name) for name in SELECTORS}
 
     def asked_for(self) -> str:
-        """What a token request names, as a question about it says it ("region global"; "" for the
-        default slot)."""
+        """What a token request names, as a question about it says it ("region global", "account
+        work (global)"; "" for the default slot)."""
+        chosen = dict(self.selector)
+        if "account" in chosen:
+            region = chosen.get("region")
+            return f"account {chosen['account']}" + (f" ({region})" if region else "")
         return " ".join(f"{name} {value}" for name, value in self.selector)
 
     def to_line(self) -> bytes:
@@ -139,8 +143,11 @@ def parse_request(line: bytes) -> Request:
     if op not in OPERATIONS:
         raise BadRequest("unknown operation")
     selector = tuple((name, data[name]) for name in SELECTORS if data.get(name) is not None)
-    if len(selector) > 1 or any(not isinstance(value, str) or not 0 < len(value) <= 256 for _, value in selector):
-        raise BadRequest("at most one of region, slot, provider, each a short string")
+    names = [name for name, _value in selector]
+    if (len(names) > 1 and names != ["account", "region"]) or any(
+        not isinstance(value, str) or not 0 < len(value) <= 256 for _, value in selector
+    ):
+        raise BadRequest("at most one of region, slot, provider (or an account and its region), each a short string")
     min_ttl = data.get("min_ttl")
     if min_ttl is not None and (
         isinstance(min_ttl, bool) or not isinstance(min_ttl, int) or not 0 <= min_ttl <= MAX_TTL

@@ -9,17 +9,19 @@ WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argumen
 
 
 OURS = ("--relay",)  # our flags: ssh has no long options, so any `--word` among the options is ours
+OURS_WITH_VALUE = ("--account",)  # ours with a value (`--account NAME` or `--account=NAME`)
 
 
 class Usage(ValueError):
     """A command line ssh would not read (said with the usage line)."""
 
 
-def split(args: list[str]) -> tuple[set[str], list[str], str | None, list[str]]:
-    """(our flags, ssh's options, the host, the remote command), as OpenSSH reads its command line:
-    options, the host, more options after it, then `--` or the first other word starts the command.
-    `--relay` may stand anywhere among the options. Usage for an unknown `--word`."""
-    ours: set[str] = set()
+def split(args: list[str]) -> tuple[dict[str, str], list[str], str | None, list[str]]:
+    """(our flags -> their values ("" for a switch), ssh's options, the host, the remote command),
+    as OpenSSH reads its command line: options, the host, more options after it, then `--` or the
+    first other word starts the command. `--relay` and `--account NAME` may stand anywhere among
+    the options. Usage for an unknown `--word` (or `--account` without its value)."""
+    ours: dict[str, str] = {}
     options: list[str] = []
     host: str | None = None
     i = 0
@@ -37,9 +39,17 @@ def split(args: list[str]) -> tuple[set[str], list[str], str | None, list[str]]:
             i += 1
             continue
         if arg.startswith("--"):
-            if arg not in OURS:
+            flag, eq, value = arg.partition("=")
+            if flag in OURS_WITH_VALUE:
+                if not eq:
+                    if i + 1 >= len(args):
+                        raise Usage(arg)
+                    i, value = i + 1, args[i + 1]
+                ours[flag] = value
+            elif arg in OURS:
+                ours[arg] = ""
+            else:
                 raise Usage(arg)
-            ours.add(arg)
             i += 1
             continue
         i = _option(args, i, options)

@@ -1,0 +1,135 @@
+"""Named accounts through the token agent (#44): `token --account NAME` on a server gets that
+account's token from the laptop's agent; the relay feeds the server's official client the account
+chosen (or the active one); `--confirm`'s question names the account. A real agent process, and
+for `ssh --relay --account` the real sshd."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+
+import pytest
+
+from tests.agent.conftest import RunningAgent, on_server, run_on_server
+from tests.agent.openssh import Forwarded, SshServer, needs_openssh
+from tests.cli.test_cli import SCRIPT
+from tests.conftest import read_json, write_creds
+from tui.app.screens.ask import asked_line
+from tui.core.agent.protocol import BadRequest, Request, parse_request
+from tui.core.config.provider import provision_managed_provider
+from tui.core.keys import account_key, account_slot
+
+
+def two_accounts(laptop, server) -> dict[str, dict]:
+    """work (alice) and personal (bob) in cn on the laptop; work is the active one."""
+    made = {}
+    for name, subject in (("work", "alice"), ("personal", "bob")):
+        made[name] = {**server.issue_tokens(subject=subject), "expires_at": 4102444800}
+        write_creds(laptop, made[name], name=account_slot("cn", name))
+    provision_managed_provider(account_key("cn", "work"), "cn")
+    return made
+
+
+@pytest.fixture
+def accounts_agent(laptop, server):
+    made = two_accounts(laptop, server)
+    agent = RunningAgent(os.environ.copy())
+    try:
+        yield agent, made
+    finally:
+        agent.stop()
+
+
+def test_token_by_account_through_the_agent(accounts_agent, server_home):
+    agent, made = accounts_agent
+    env = on_server(agent.path, server_home)
+    assert run_on_server(env, "token").stdout.strip() == made["work"]["access_token"]  # the active one
+    personal = run_on_server(env, "token", "--account", "personal")
+    assert personal.returncode == 0, personal.stderr
+    assert personal.stdout.strip() == made["personal"]["access_token"]
+    in_region = run_on_server(env, "token", "--account", "personal", "--region", "cn", "--json")
+    assert json.loads(in_region.stdout)["access_token"] == made["personal"]["access_token"]
+    unknown = run_on_server(env, "token", "--account", "nobody")  # on the agent's own machine: said as it is
+    assert unknown.returncode == 2 and "No account named nobody" in unknown.stderr
+    assert not (server_home / "credentials").exists()  # nothing written on the "server"
+
+
+@needs_openssh
+def test_an_unknown_account_is_worded_for_the_server(laptop, server, sshd, server_home):
+    two_accounts(laptop, server)
+    agent = RunningAgent(os.environ.copy())
+    through = Forwarded(sshd, agent.path)
+    try:
+        env = {**on_server(through.path, server_home), "ASSISTANT_LANG": "en"}
+        unknown = run_on_server(env, "token", "--account", "nobody")
+        personal = run_on_server(env, "token", "--account", "personal")
+    finally:
+        through.close()
+        agent.stop()
+    assert unknown.returncode == 2
+    assert "no account named nobody on your own machine" in unknown.stderr
+    assert str(laptop) not in unknown.stderr and "login --account" not in unknown.stderr
+    assert personal.returncode == 0 and personal.stdout.strip()
+
+
+def test_the_relay_feeds_the_servers_official_client_the_account_chosen(accounts_agent, server_home):
+    agent, made = accounts_agent
+    env = on_server(agent.path, server_home)
+    target = server_home / "credentials" / "assistant-code.json"  # what the server's official client reads
+    done = run_on_server(env, "relay", "--once", "--account", "personal")
+    assert done.returncode == 0, done.stderr
+    data = read_json(target)
+    assert data["access_token"] == made["personal"]["access_token"] and data["refresh_token"] == ""
+    again = run_on_server(env, "relay", "--once")  # the active account by default
+    assert again.returncode == 0, again.stderr
+    assert read_json(target)["access_token"] == made["work"]["access_token"]
+    assert sorted(p.name for p in (server_home / "credentials").glob("*.json")) == ["assistant-code.json"]
+
+
+def test_the_protocol_carries_an_account_and_its_region_and_nothing_more():
+    request = parse_request(b'{"v":1,"op":"token","account":"work","region":"global"}\n')
+    assert request.selector_values()["account"] == "work" and request.selector_values()["region"] == "global"
+    assert request.asked_for() == "account work (global)"
+    assert parse_request(b'{"v":1,"op":"token","account":"work"}\n').asked_for() == "account work"
+    for bad in (
+        b'{"v":1,"op":"token","account":"work","slot":"x"}\n',
+        b'{"v":1,"op":"token","account":"work","provider":"x"}\n',
+        b'{"v":1,"op":"token","account":7}\n',
+    ):
+        with pytest.raises(BadRequest):
+            parse_request(bad)
+
+
+def test_the_confirm_question_names_the_account():
+    line = asked_line(3, "from this machine", Request("token", (("account", "work"),)).asked_for())
+    assert line == "Connection #3, from this machine, asks for a token of account work."
+    line = asked_line(3, "from this machine", Request("token", (("account", "work"), ("region", "cn"))).asked_for())
+    assert "account work (cn)" in line
+
+
+@needs_openssh
+def test_ssh_relay_account_through_the_real_sshd(laptop, server, tmp_path, server_home):
+    made = two_accounts(laptop, server)
+    settings = (
+        f"SetEnv ASSISTANT_CODE_HOME={server_home} ASSISTANT_LANG=en PATH={os.path.dirname(SCRIPT)}:/usr/bin:/bin"
+    )
+    relaying = SshServer(tmp_path / "relaying", extra=(settings,))
+    target = server_home / "credentials" / "assistant-code.json"
+    script = f"until test -s {shlex.quote(str(target))}; do sleep 0.05; done; cat {shlex.quote(str(target))}"
+    try:
+        done = subprocess.run(
+            [SCRIPT, "ssh", "--relay", "--account", "personal", *relaying.options(), relaying.host]
+            + ["sh", "-c", shlex.quote(script)],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        relaying.stop()
+    assert done.returncode == 0, done.stderr
+    relayed = json.loads(done.stdout)
+    assert relayed["access_token"] == made["personal"]["access_token"] and relayed["refresh_token"] == ""
