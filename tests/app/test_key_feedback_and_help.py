@@ -168,14 +168,14 @@ async def test_sign_in_asks_before_replacing_a_usable_session(server, home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         text = screen_text(app)
-        assert "Replace your cn sign-in?" in text and "Signed in as user-9" in text
+        assert "cn has an account already: add another, or sign in again?" in text and "Signed in as user-9" in text
         await pilot.press("n")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         assert server.count(DEVICE_PATH) == 0  # no sign-in was started
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         await pilot.press("y")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
         await pilot.press("escape")

@@ -19,6 +19,7 @@ from tui.core.agent.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, account_slot
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
@@ -29,6 +30,7 @@ from tui.core.untrusted import one_line
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
     from tui.core.signin.record import Record
 
+ACCOUNT_ROW = "account:"  # the id of a named account's row: account:<region>:<name>
 HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
 
 
@@ -65,11 +67,12 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     """(text, css class, managed region): every region's slot and any other slot on disk, the
     one the managed provider uses marked with *."""
     ordered = view.with_regions()
+    labels = [slot_label(status) for status in ordered]
+    width = max([7] + [len(label) for label in labels])
     lines = []
-    for status in ordered:
+    for status, label in zip(ordered, labels, strict=True):
         marker = "*" if status.name == view.managed else "\u00a0"  # a plain space would be trimmed
-        label = status.region or one_line(status.name, 24)
-        lines.append(f"{marker} {label:<7} {slot_line(status, view.now)}")
+        lines.append(f"{marker} {label:<{width}} {slot_line(status, view.now)}")
     if view.managed is not None:
         lines.append(_("* used by the managed provider and by assistant-auth token"))
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
@@ -89,6 +92,27 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         css = "broken"
     region = Region(current.region) if view.managed is not None and current.region else None
     return "\n".join(lines), css, region
+
+
+def slot_label(status: SlotStatus) -> str:
+    """A slot as Home names it: its region, a named account as `work (cn)`, else its name."""
+    named = account_of_slot(status.name)
+    if named is not None and named[1] != DEFAULT_ACCOUNT:
+        return f"{named[1]} ({named[0]})"
+    return status.region or one_line(status.name, 24)
+
+
+def account_options(view: Overview | None) -> list[Option]:
+    """A row per named account (the regions' own are the rows above): who is signed in, * active."""
+    rows = []
+    for account in view.accounts if view is not None else ():
+        if account.name == DEFAULT_ACCOUNT:
+            continue
+        who = one_line(account.status.identity, HOME_IDENTITY) if account.status.identity else account.status.label
+        marker = "*" if account.active else " "
+        label = f"{marker}{account.label:<14} {who}"
+        rows.append(Option(plain(label), id=f"{ACCOUNT_ROW}{account.region.value}:{account.name}"))
+    return rows
 
 
 class HomeScreen(AppScreen[None]):
@@ -122,7 +146,8 @@ class HomeScreen(AppScreen[None]):
             yield Static(_("Choose the region of your account:"), classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
-                _("Enter signs in to the highlighted region, w switches to its existing sign-in."), classes="hint"
+                _("Enter signs in to the highlighted region or account, w switches to its existing sign-in."),
+                classes="hint",
             )
             if agent_socket() is not None:  # said once the agent answers (a worker: never on the first frame)
                 yield PlainStatic("", id="agent-line", classes="hint")
@@ -138,7 +163,22 @@ class HomeScreen(AppScreen[None]):
             else:
                 label = f"{region.value:<7} {host}" + ("   " + _("(default)") if region is Region.CN else "")
             options.append(Option(plain(one_line(label)), id=region.value))  # hosts come from the environment
-        return options
+        return options + account_options(self.view)
+
+    def _rows_changed(self) -> None:
+        """The named accounts changed on disk (a sign-in, a switch, a logout): the rows follow,
+        the highlighted one kept where it still is."""
+        regions = self.query_one("#regions", OptionList)
+        wanted = account_options(self.view)
+        now = [regions.get_option_at_index(i) for i in range(2, regions.option_count)]
+        if [(o.id, str(o.prompt)) for o in now] == [(o.id, str(o.prompt)) for o in wanted]:
+            return
+        kept = self.selected_row
+        for option in now:
+            regions.remove_option(option.id or "")
+        regions.add_options(wanted)
+        ids = [regions.get_option_at_index(i).id for i in range(regions.option_count)]
+        regions.highlighted = ids.index(kept) if kept in ids else 0
 
     def on_mount(self) -> None:
         self.sub_title = _("home")
@@ -178,6 +218,7 @@ class HomeScreen(AppScreen[None]):
         """Read the slots again and redraw them."""
         self.view = overview()
         text, state, _region = home_summary(self.view)
+        self._rows_changed()
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
@@ -225,57 +266,95 @@ class HomeScreen(AppScreen[None]):
         )
 
     @property
-    def selected_region(self) -> Region:
+    def selected_row(self) -> str:
+        """The highlighted row's id: "cn", "global" or "account:<region>:<name>"."""
         regions = self.query_one("#regions", OptionList)
         index = regions.highlighted or 0
-        return Region.GLOBAL if index == 1 else Region.CN
+        return regions.get_option_at_index(min(index, regions.option_count - 1)).id or "cn"
+
+    @property
+    def selected_region(self) -> Region:
+        row = self.selected_row.removeprefix(ACCOUNT_ROW)
+        return Region.GLOBAL if row.split(":")[0] == "global" else Region.CN
+
+    @property
+    def selected_account(self) -> str | None:
+        """The named account of the highlighted row (None: a region's row, its own account)."""
+        row = self.selected_row
+        return row.split(":", 2)[2] if row.startswith(ACCOUNT_ROW) else None
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.action_start()
 
     def action_switch(self) -> None:
-        """Point the managed provider at the highlighted region's sign-in (no new sign-in)."""
-        self.host.switch_managed(self.selected_region)
+        """Point the managed provider at the highlighted row's sign-in (no new sign-in)."""
+        self.host.switch_managed(self.selected_region, self.selected_account)
         self.refresh_slot()
 
     def action_start(self) -> None:
-        """Sign in to the highlighted region; ask first when its sign-in is still usable."""
-        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
-
-        region = self.selected_region
+        """Sign in to the highlighted region or account. Where the region has an account already,
+        ask first: another account (a name) or this one again; a named account's row: again?"""
+        region, account = self.selected_region, self.selected_account
         if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
             self.host.action_sign_in(region.value)
             return
-        status = overview().region_slot(region)  # now: the person may have waited on this screen
-        if not status.usable:
-            self.host.action_sign_in(region.value)
+        view = overview()  # now: the person may have waited on this screen
+        if account is not None:
+            self._again(region, account, view.slot(account_slot(region, account)))
             return
-        if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
-            self.app.push_screen(
-                ConfirmScreen(
-                    _("Sign in to {region} again?").format(region=region.value),
-                    _(
-                        "{state}.\nThe server rejected its refresh token: when the access token expires it stops "
-                        "working. Sign in again now (`assistant-auth login` on the command line)."
-                    ).format(state=slot_line(status)),
-                    yes=_("Sign in again"),
-                    no=_("Later"),
-                    default_yes=True,
-                ),
-                lambda replace: self.host.action_sign_in(region.value) if replace else None,
-            )
+        status = view.region_slot(region)
+        named = {a.name for a in view.accounts if a.region is region and a.name != DEFAULT_ACCOUNT}
+        if status.refresh_rejected or not (status.usable or named):
+            self._again(region, None, status)
             return
+        from tui.app.screens.account_choice import ADD, AccountChoiceScreen  # lazy: the wizard's cold start
+
+        def chosen(answer: tuple[str, str | None] | None) -> None:
+            if answer is not None:
+                self.host.action_sign_in(region.value, account=answer[1] if answer[0] == ADD else None)
 
         self.app.push_screen(
-            ConfirmScreen(
-                _("Replace your {region} sign-in?").format(region=region.value),
-                _(
-                    "{state}.\nIt still works: a new sign-in is not needed. Signing in again replaces its tokens, "
-                    "for the official client too."
-                ).format(state=slot_line(status)),
-                yes=_("Sign in again"),
-                no=_("Keep it"),
+            AccountChoiceScreen(
+                _("{region} has an account already: add another, or sign in again?").format(region=region.value),
+                slot_line(status),
+                named,
             ),
-            lambda replace: self.host.action_sign_in(region.value) if replace else None,
+            chosen,
+        )
+
+    def _again(self, region: Region, account: str | None, status: SlotStatus) -> None:
+        """Sign in to one account (a region's own when `account` is None): at once when its session
+        does not work, else after asking (its refresh rejected: signing in is the default)."""
+        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
+
+        def go(yes: bool | None = True) -> None:
+            if yes:
+                self.host.action_sign_in(region.value, account=account)
+
+        if not status.usable:
+            go()
+            return
+        name = f"{account} ({region.value})" if account else region.value
+        if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
+            body = _(
+                "{state}.\nThe server rejected its refresh token: when the access token expires it stops "
+                "working. Sign in again now (`assistant-auth login` on the command line)."
+            )
+            title, no, default_yes = _("Sign in to {region} again?"), _("Later"), True
+        else:
+            body = _(
+                "{state}.\nIt still works: a new sign-in is not needed. Signing in again replaces its tokens, "
+                "for the official client too."
+            )
+            title, no, default_yes = _("Replace your {region} sign-in?"), _("Keep it"), False
+        self.app.push_screen(
+            ConfirmScreen(
+                title.format(region=name),
+                body.format(state=slot_line(status)),
+                yes=_("Sign in again"),
+                no=no,
+                default_yes=default_yes,
+            ),
+            go,
         )

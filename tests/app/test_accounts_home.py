@@ -1,0 +1,73 @@
+"""Accounts on Home (#44), with Pilot: every named account is a row with who is signed in and
+the active one marked; `w` on a row switches the managed provider to it; Enter on a region that
+has an account asks: another account (a name, refused when it cannot be one) or this one again.
+Two accounts are signed in against the local authorization server as two subjects."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+from tui.core.config.provider import provision_managed_provider
+from tui.core.keys import account_key, account_slot
+from tui.core.slots.choice import managed_slot
+from tui.demo.server import DEVICE_PATH
+
+SIZE = (100, 30)
+
+
+def two_accounts(server, home) -> None:
+    for name, subject in (("work", "alice"), ("personal", "bob")):
+        tokens = {**server.issue_tokens(subject=subject), "expires_at": int(time.time()) + 600}
+        write_creds(home, tokens, name=account_slot("cn", name))
+    provision_managed_provider(account_key("cn", "work"), "cn")
+
+
+def row(text: str, name: str) -> str:
+    return next(line for line in text.splitlines() if f"{name} (cn)" in line and ("alice" in line or "bob" in line))
+
+
+async def test_home_lists_the_accounts_and_w_switches_to_the_highlighted_one(server, home):
+    two_accounts(server, home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "alice" in row(text, "work") and "bob" in row(text, "personal")
+        rows = [line for line in text.splitlines() if "(cn)" in line]
+        assert "*work(cn)" in text.replace(" ", "") and "*personal(cn)" not in text.replace(" ", ""), rows
+        await pilot.press("down", "down", "down")  # cn, global, personal, work (by name)
+        assert app.screen.selected_account == "work"
+        await pilot.press("up")
+        assert app.screen.selected_account == "personal"
+        await pilot.press("w")
+        await wait_for(pilot, lambda: managed_slot() == account_slot("cn", "personal"))
+        await wait_for(pilot, lambda: "*personal(cn)" in screen_text(app).replace(" ", ""))  # the row marked
+        assert any("now uses account personal (cn) (bob)" in str(n.message) for n in app._notifications)
+    assert server.count(DEVICE_PATH) == 0
+
+
+async def test_enter_where_an_account_is_asks_add_another_or_again_and_adds_a_named_one(server, home):
+    two_accounts(server, home)
+    server.auto_approve = 0.3
+    server.subject = "carol"
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # cn: it has accounts
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
+        await pilot.press("a")  # to the name
+        await pilot.press(*"../x", "enter")
+        await wait_for(pilot, lambda: "invalid account name" in screen_text(app))
+        assert screen_name(app) == "AccountChoiceScreen" and server.count(DEVICE_PATH) == 0
+        await pilot.press(*(["backspace"] * 4), *"work", "enter")
+        await wait_for(pilot, lambda: "work is signed in already" in screen_text(app))
+        await pilot.press(*(["backspace"] * 4), *"team-2", "enter")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
+        assert "carol" in screen_text(app)
+    slot = account_slot("cn", "team-2")
+    assert json.loads((home / "credentials" / f"{slot}.json").read_text())["access_token"]
+    assert managed_slot() == slot  # the new account is the active one
+    assert server.count(DEVICE_PATH) == 1

@@ -1,0 +1,92 @@
+"""Signing in to a region that already has an account: add another account (with a name of its
+own) or sign in to this one again. The name is parsed here, at the door, by the core's rule; the
+screen returns the choice and changes nothing itself."""
+
+from __future__ import annotations
+
+import pathlib
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input
+
+from tui.app.screens.confirm import keyed
+from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.core.i18n import _
+from tui.core.phrase import N_
+from tui.core.slots.accounts import name_problem
+
+AGAIN, ADD = "again", "add"
+
+
+class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
+    """(AGAIN, None), (ADD, name) or None (nothing: Esc, n)."""
+
+    CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
+    BINDINGS = [
+        Binding("a", "add", N_("Add another account")),
+        Binding("y", "again", N_("Sign in again")),
+        Binding("n,escape", "cancel", N_("Cancel")),
+    ]
+
+    def __init__(self, title: str, state: str, taken: set[str]) -> None:
+        super().__init__()
+        self.question = title
+        self.state = state  # who is signed in there now, as Home says it
+        self.taken = taken  # the region's account names already on disk: adding one of them is signing in again
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield OneLine(self.question, id="confirm-title")
+            yield PlainStatic(
+                _(
+                    "{state}.\nAnother account gets a credential slot of its own and becomes the active one; "
+                    "signing in again replaces this one's tokens, for the official client too."
+                ).format(state=self.state)
+            )
+            yield Input(placeholder=_("name of another account: work, personal, team-2"), id="account-name")
+            yield PlainStatic("", id="account-problem")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(keyed(_("Add another account"), "a"), id="add", variant="primary")
+                yield Button(keyed(_("Sign in again"), "y"), id="again")
+                yield Button(keyed(_("Cancel"), "n"), id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#add", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add", "again") and self.query_one("#account-name", Input).has_focus:
+            return False  # typing a name: `a` and `y` are letters of it
+        return True
+
+    def action_add(self) -> None:
+        field = self.query_one("#account-name", Input)
+        if not field.value:
+            field.focus()  # the name first; Enter adds
+            return
+        self._add(field.value)
+
+    def _add(self, name: str) -> None:
+        problem = name_problem(name)
+        if problem is None and name in self.taken:
+            problem = _("{name} is signed in already: choose it on Home to sign in to it again").format(name=name)
+        if problem is not None:
+            self.query_one("#account-problem", PlainStatic).set_text(problem)
+            return
+        self.dismiss((ADD, name))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._add(event.value)
+
+    def action_again(self) -> None:
+        self.dismiss((AGAIN, None))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        {"add": self.action_add, "again": self.action_again}.get(event.button.id or "", self.action_cancel)()
