@@ -174,7 +174,9 @@ def test_refresh_and_logout_by_account(two, server):
 
 
 def test_a_hand_edited_provider_naming_a_missing_account_is_reported_not_repointed(home, server):
-    write_creds(home, {**server.issue_tokens(subject="alice"), "expires_at": 4102444800}, name=region_storage_name("cn"))
+    write_creds(
+        home, {**server.issue_tokens(subject="alice"), "expires_at": 4102444800}, name=region_storage_name("cn")
+    )
     (home / "config.toml").write_text(
         '[providers."managed:assistant-code"]\ntype = "assistant"\nbase_url = "x"\n'
         'oauth = { storage = "file", key = "oauth/assistant-code-account-cn-ghost" }\n'
