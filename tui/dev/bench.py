@@ -9,7 +9,9 @@
 5. `assistant-auth token` with an expired token (one refresh) against a bare httpx script doing
    the same work (and, for information, a urllib one);
 6. the token agent: `token` through it against `token` from the file, and its answer time
-   (`tui.dev.agentbench`).
+   (`tui.dev.agentbench`);
+7. `token` with five named accounts signed in against one, each as a ratio to its floor
+   (`tui.dev.accountbench`).
 
 Everything runs against the project's local authorization server on 127.0.0.1, in temporary
 directories: the real ~/.assistant-code is never touched.
@@ -41,7 +43,7 @@ from tui.core import (
 from tui.core.keys import region_key, region_storage_name
 from tui.demo.env import server_env
 from tui.demo.server import TOKEN_PATH, AuthServer
-from tui.dev import agentbench, coldstart
+from tui.dev import accountbench, agentbench, coldstart
 
 RUNS = 25
 
@@ -314,6 +316,12 @@ def bench_agent(server, home: pathlib.Path) -> None:
     agentbench.compare(env, ours, _time, home / "server")
 
 
+def bench_accounts(server, home: pathlib.Path) -> None:
+    script = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
+    ours = [script, "token"] if script else [sys.executable, "-m", "tui.cli", "token"]
+    accountbench.compare(server, home, ours, _time, _env_for, RUNS)
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="assistant-bench-") as tmp:
         with AuthServer(interval=1) as server:
@@ -324,6 +332,7 @@ def main() -> int:
             bench_tui(server, pathlib.Path(tmp, "tui"))
             bench_refresh(server, pathlib.Path(tmp, "refresh"))
             bench_agent(server, pathlib.Path(tmp, "agent"))
+            bench_accounts(server, pathlib.Path(tmp, "accounts"))
     return 0
 
 
