@@ -53,3 +53,28 @@ def test_the_verdict_is_unsafe_when_a_file_is_touched_or_a_lock_left():
     for change in ({"file": "removed"}, {"file": "rewritten"}, {"lock_left": True}):
         bad = [{**rows[0], **change}]
         assert not tool.safe(bad) and "NOT SAFE" in tool.report("c", "o", bad)
+
+
+def test_a_named_function_is_taken_whole_and_a_missing_one_is_said():
+    bundle = "var x;\nfunction resolveKimiTokenStorageName(input) {\n\tif (a) { return 1; }\n\treturn 2;\n}\nfunction next() {}\n"
+    taken = tool._function(bundle, "resolveKimiTokenStorageName")
+    assert taken.strip().startswith("function resolveKimiTokenStorageName(") and taken.rstrip().endswith("}")
+    assert "next" not in taken
+    with pytest.raises(SystemExit, match="no function"):
+        tool._function(bundle, "missing")
+
+
+def test_the_accounts_verdict_needs_the_switched_to_file_read_and_refreshed_in_place():
+    from tui.dev import official_accounts as accounts
+
+    good = [
+        {"sent": "access-rotated", "spent": ["refresh-work"], "changed": [accounts.WORK], "lock_left": False}
+        | {"rotated_into": [accounts.WORK], "after": "login", "key": "k", "storage_name": accounts.WORK},
+        {"sent": "access-personal", "spent": [], "changed": [], "rotated_into": [], "lock_left": False}
+        | {"after": "switch", "key": "k", "storage_name": accounts.PERSONAL},
+    ]
+    assert accounts.follows(good) and "follows the account" in accounts.report("client", "here", good)
+    fell_back = [dict(good[0], changed=["kimi-code"], rotated_into=["kimi-code"]), good[1]]
+    assert not accounts.follows(fell_back) and "DOES NOT FOLLOW" in accounts.report("client", "here", fell_back)
+    stale = [good[0], dict(good[1], sent="access-rotated")]
+    assert not accounts.follows(stale)

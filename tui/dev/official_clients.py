@@ -84,8 +84,11 @@ def relayed_file(expires_at: int) -> dict[str, object]:
 # -- the current client (npm) ------------------------------------------------------------------------
 
 
-def npm_client(work: pathlib.Path, version: str) -> pathlib.Path:
-    """The harness script, from the published package and its lock library."""
+def npm_client(
+    work: pathlib.Path, version: str, driver: str | None = None, functions: tuple[str, ...] = ()
+) -> pathlib.Path:
+    """The harness script, from the published package and its lock library: the OAuth package's
+    regions, the named top-level `functions` of the bundle, unchanged, then `driver`."""
     npm = tool("npm")
     subprocess.run([npm, "pack", "--silent", f"{NPM_PACKAGE}@{version}"], cwd=work, check=True, capture_output=True)
     tarball = next(work.glob("*.tgz"))
@@ -99,9 +102,9 @@ def npm_client(work: pathlib.Path, version: str) -> pathlib.Path:
         check=True,
         capture_output=True,
     )
-    code = "\n".join(_region(bundle, name) for name in NPM_REGIONS)
+    code = "\n".join([_region(bundle, name) for name in NPM_REGIONS] + [_function(bundle, f) for f in functions])
     harness = work / "harness.mjs"
-    harness.write_text(_prelude(code) + code + NODE_DRIVER)
+    harness.write_text(_prelude(code) + code + (NODE_DRIVER if driver is None else driver))
     return harness
 
 
@@ -117,6 +120,15 @@ def _region(bundle: str, name: str) -> str:
     if start < 0:
         raise SystemExit(f"the bundle has no region {name}: another version's layout")
     return bundle[start : bundle.index("//#endregion", start)]
+
+
+def _function(bundle: str, name: str) -> str:
+    """A top-level function of the bundle, as published (it ends at the first closing brace at
+    the start of a line)."""
+    start = bundle.find(f"\nfunction {name}(")
+    if start < 0:
+        raise SystemExit(f"the bundle has no function {name}: another version's layout")
+    return bundle[start : bundle.index("\n}\n", start) + 3]
 
 
 def _prelude(code: str) -> str:
@@ -195,6 +207,7 @@ STAND_INS = {
     "kimi_cli/share.py": (
         "import os, pathlib\n\ndef get_share_dir():\n    return pathlib.Path(os.environ['KIMI_SHARE_DIR'])\n"
     ),
+    "kimi_cli/telemetry/__init__.py": "def track(event, **properties):\n    pass\n",  # after a refresh (newer sources)
     "kimi_cli/utils/__init__.py": "",
     "kimi_cli/utils/aiohttp.py": "def new_client_session(*args, **kwargs):\n    raise RuntimeError('no network here')\n",
     "kimi_cli/utils/logging.py": (
@@ -282,7 +295,11 @@ def legacy_source(work: pathlib.Path, given: str | None) -> tuple[pathlib.Path, 
     raise SystemExit(f"no {LEGACY_PACKAGE} in the package index: give a checkout's src with --legacy-source")
 
 
-def run_legacy(work: pathlib.Path, given: str | None) -> tuple[list[dict], str]:
+def run_legacy(
+    work: pathlib.Path, given: str | None, driver: str = PYTHON_DRIVER, argument: str | None = None
+) -> tuple[list[dict], str]:
+    """The legacy client's own `kimi_cli/auth/oauth.py` in an environment of its own, driven by
+    `driver` (with `argument`; default: the relay's stages)."""
     source, origin = legacy_source(work, given)
     python = find("3.13") or find("3.12")
     if python is None:
@@ -300,10 +317,11 @@ def run_legacy(work: pathlib.Path, given: str | None) -> tuple[list[dict], str]:
         (tree / relative).write_text(text)
     for name in ("__init__.py", "oauth.py"):  # the client's own code, unchanged
         shutil.copy(source / "kimi_cli" / "auth" / name, tree / "kimi_cli" / "auth" / name)
-    stages = {stage: relayed_file(expires_at) for stage, expires_at in STAGES.items()}
+    if argument is None:
+        argument = json.dumps({stage: relayed_file(expires_at) for stage, expires_at in STAGES.items()})
     env = {**os.environ, "KIMI_SHARE_DIR": str(work / "legacy-home"), "PYTHONPATH": str(tree)}
     done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", PYTHON_DRIVER, json.dumps(stages)],
+        [str(venv / "bin" / "python"), "-c", driver, argument],
         capture_output=True,
         text=True,
         env=env,
