@@ -11,6 +11,7 @@ import pytest
 from tests.cli.test_cli import run
 from tests.conftest import write_creds
 from tui.core.keys import account_slot, region_storage_name
+from tui.core.regions import endpoints
 from tui.core.slots.choice import managed_slot
 from tui.demo.server import TOKEN_PATH
 
@@ -40,7 +41,11 @@ def test_two_accounts_in_one_region_each_in_its_own_slot_the_last_one_active(two
     assert sorted(p.name for p in (two / "credentials").glob("*.json")) == sorted([f"{work}.json", f"{personal}.json"])
     assert managed_slot() == personal
     config = (two / "config.toml").read_text()
-    assert f'key = "oauth/{personal}"' in config and "oauthHost" not in config  # cn: no host written (spec 2.6)
+    assert f'key = "oauth/{personal}"' in config
+    # beyond spec 2.6: a named account names its host in cn too (the current official client would
+    # otherwise choose a region for a slot it does not know by its install marker)
+    assert f'oauthHost = "{endpoints("cn").oauth_host}"' in config
+
     assert run("token").stdout.strip() == stored(two, personal)["access_token"]
     assert run("token", "--account", "work").stdout.strip() == stored(two, work)["access_token"]
 
@@ -126,6 +131,7 @@ def test_a_sign_in_without_account_stays_the_regions_default(two, server):
     assert run("switch", "personal").returncode == 0
     assert run("switch", "--region", "cn").returncode == 0  # the region's default account again
     assert managed_slot() == "assistant-code"
+    assert "oauthHost" not in (two / "config.toml").read_text()  # cn's own slot: spec 2.6, no host
 
 
 def test_accounts_in_both_regions_need_the_region_said(home, server):

@@ -20,8 +20,11 @@ from tui.core.config.read import (
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write, ensure_private_dir
 from tui.core.keys import (  # MANAGED_PROVIDER: a name of the core API
+    DEFAULT_ACCOUNT,
     HOST_SPELLINGS,
     MANAGED_PROVIDER,
+    account_of_slot,
+    resolve_storage_name,
 )
 from tui.core.regions import Region, endpoints, parse_region
 
@@ -71,13 +74,27 @@ def providers_table(doc: Any, create: bool = False) -> Any:
     return table
 
 
+def pins_host(oauth_key: str, region: Region) -> bool:
+    """Whether the entry names its host: spec 2.6 writes it for global only; beyond the spec, a
+    named account names it in both regions (README, "Accounts"): the current official client
+    takes a slot outside the two official ones to a region by its install marker when no host is
+    named, and a cn account must never be refreshed at the global host."""
+    if region is Region.GLOBAL:
+        return True
+    try:
+        named = account_of_slot(resolve_storage_name(oauth_key))
+    except AuthError:
+        return False
+    return named is not None and named[1] != DEFAULT_ACCOUNT
+
+
 def oauth_block(oauth_key: str, region: Region) -> Any:
     import tomlkit  # lazy: heavy: tomlkit
 
     block = tomlkit.inline_table()
     block["storage"] = "file"
     block["key"] = oauth_key
-    if region is Region.GLOBAL:
+    if pins_host(oauth_key, region):
         block["oauthHost"] = endpoints(region).oauth_host
     return block
 
@@ -85,15 +102,15 @@ def oauth_block(oauth_key: str, region: Region) -> Any:
 def update_oauth_in_place(oauth: Any, oauth_key: str, region: Region) -> None:
     """Edit an existing `oauth` table keeping its shape (inline or sub-table) and host spelling.
 
-    Spec 2.6: the host is written only for global. For global, whatever spellings are present get
-    the region's host (both, when both are there; the spec's `oauthHost` when none is). For cn,
-    every spelling is removed: a stale global host must not stay, and a cn host written into the
+    Spec 2.6: the host is written only for global (and, beyond it, for a named account: `pins_host`).
+    Where it is written, whatever spellings are present get the region's host (both, when both are
+    there; the spec's `oauthHost` when none is). For cn's own slot, every spelling is removed: a stale global host must not stay, and a cn host written into the
     file would pin it against a later ASSISTANT_OAUTH_HOST_CN.
     """
     oauth["storage"] = "file"
     oauth["key"] = oauth_key
     present = [spelling for spelling in HOST_SPELLINGS if spelling in oauth]
-    if region is not Region.GLOBAL:
+    if not pins_host(oauth_key, region):
         for spelling in present:
             del oauth[spelling]
         return
