@@ -12,13 +12,13 @@ Sign in to your coding-assistant account from a terminal (OAuth 2.0 device flow)
 
 commands:
   (none)     open the sign-in wizard (TUI)
-  login      sign in (wizard; --no-tui for plain text)
+  login      sign in (wizard; --no-tui for plain text; --account NAME for another account)
   status     show every credential slot and its state, never a token
   token      print a valid access token on stdout, refreshing when needed (--json, --min-ttl)
   exec       run a program with a valid access token in its environment
   refresh    refresh now and print the new expiry
   logout     remove a slot's credential file
-  switch     use the other region's sign-in for the managed provider (--region cn|global)
+  switch     choose the account the managed provider uses (NAME, or --region cn|global)
   doctor     diagnose (and --fix) the network path, files, config and credentials
   inspect    open the credential inspector (TUI)
   config     open the provider config editor (TUI)
