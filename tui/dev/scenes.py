@@ -57,8 +57,8 @@ def fake_jwt(claims: dict) -> str:
     return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}.c2NlbmU"
 
 
-def tokens(expires_in: int = 3600) -> dict:
-    claims = {"sub": "user-1", "name": "user-1", "iat": NOW, "exp": NOW + expires_in}
+def tokens(expires_in: int = 3600, who: str = "user-1") -> dict:
+    claims = {"sub": who, "name": who, "iat": NOW, "exp": NOW + expires_in}
     return {
         "access_token": fake_jwt(claims),
         "refresh_token": "rt-scene-0000000000000000000000",
@@ -124,6 +124,15 @@ def many_slots(home: pathlib.Path) -> None:
     expired = {**tokens(), "expires_at": NOW - 7200}
     _write(home / "credentials" / f"{region_storage_name('global')}.json", json.dumps(expired, indent=2))
     _write(home / "credentials" / "old-session.json", "{not json", mode=0o644)
+
+
+def accounts(home: pathlib.Path) -> None:
+    """cn's own sign-in, and two named accounts of cn (work, the active one, and personal)."""
+    signed_in(home)
+    for name, who in (("personal", "bo.personal"), ("work", "ada.work")):
+        persist_device_signin(tokens(who=who), Region.CN, account=name)
+    for path in (home / "config.toml", *home.joinpath("credentials").glob("*.json")):
+        os.utime(path, (NOW - 600, NOW - 600))
 
 
 def user_config(home: pathlib.Path) -> None:
@@ -197,8 +206,14 @@ async def _help(pilot) -> None:
 
 
 async def _replace_question(pilot) -> None:
+    await pilot.press("enter")  # cn works: add another account, or sign in to this one again?
+    await wait_for(pilot, lambda: screen_is(pilot, "AccountChoiceScreen"))
+
+
+async def _account_choice(pilot) -> None:
     await pilot.press("enter")
-    await wait_for(pilot, lambda: screen_is(pilot, "ConfirmScreen"))
+    await wait_for(pilot, lambda: screen_is(pilot, "AccountChoiceScreen"))
+    await pilot.press("a", *"team-2")
 
 
 async def _doctor(pilot) -> None:
@@ -279,6 +294,10 @@ SCENES = [
     Scene("32-agent-confirm", start="agent", steps=ask_over_it),
     Scene("33-agent-zh", start="agent", lang="zh-CN"),
     Scene("34-agent-confirm-zh-small-terminal", start="agent", steps=ask_over_it, size=(60, 18), lang="zh-CN"),
+    Scene("35-home-accounts", files=accounts),
+    Scene("36-add-account", files=accounts, steps=_account_choice),
+    Scene("37-home-accounts-zh-small-terminal", files=accounts, size=(60, 18), lang="zh-CN"),
+    Scene("38-add-account-zh", files=accounts, steps=_account_choice, lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 

@@ -109,8 +109,9 @@ def account_options(view: Overview | None) -> list[Option]:
         if account.name == DEFAULT_ACCOUNT:
             continue
         who = one_line(account.status.identity, HOME_IDENTITY) if account.status.identity else account.status.label
-        marker = "*" if account.active else " "
-        label = f"{marker}{account.label:<14} {who}"
+        if account.active:
+            who = _("{who} · in use").format(who=who)
+        label = f"{account.label:<14} {who}"
         rows.append(Option(plain(label), id=f"{ACCOUNT_ROW}{account.region.value}:{account.name}"))
     return rows
 
@@ -119,7 +120,7 @@ class HomeScreen(AppScreen[None]):
     BINDINGS = [
         Binding("enter", "start", N_("Sign in"), priority=True),
         Binding("q", "app.request_quit", N_("Quit")),  # early: the footer keeps it at any width
-        Binding("w", "switch", N_("Switch to region")),
+        Binding("w", "switch", N_("Switch to it")),
         Binding("i", "app.inspect", N_("Credentials")),
         Binding("p", "app.providers", N_("Providers")),
         Binding("d", "app.doctor", N_("Doctor")),

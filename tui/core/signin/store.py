@@ -63,13 +63,17 @@ async def save_signin(
 
 
 def persist_device_signin(
-    token_response: Mapping[str, Any], region: Region | str, *, timeout: float | None = None
+    token_response: Mapping[str, Any],
+    region: Region | str,
+    *,
+    timeout: float | None = None,
+    account: str | None = None,
 ) -> str:
     """Spec 4.4 for synchronous callers (the core API's name, so a region's text is parsed here,
-    at the door); returns the storage name."""
+    at the door); returns the storage name. `account`: a named account, as `save_signin`."""
     region = parse_region(region)
-    with hold_slot_sync(slot_of(region), timeout=timeout, purpose=PURPOSE, write_error=True):
-        oauth_key, storage_name = write_signin_tokens(token_response, region)
+    with hold_slot_sync(slot_of(region, account), timeout=timeout, purpose=PURPOSE, write_error=True):
+        oauth_key, storage_name = write_signin_tokens(token_response, region, account)
     provision_managed_provider(oauth_key, region)
     return storage_name
 
