@@ -38,9 +38,10 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
         assert app.screen.query_one("#doctor-loading").display  # progress while the checks run
         release.set()
         await wait_for(pilot, lambda: bool(app.screen.checks), timeout=30)
+        # the table drawn with them (not only the checks known): the exact state asserted below
+        await wait_for(pilot, lambda: "network.cn.host" in screen_text(app))  # the network stages ran too
         text = screen_text(app)
         assert "✘ fail  files.slot.assistant-code" in text
-        assert "network.cn.host" in text  # the network stages ran too
         # the cursor starts on the first failure: f repairs what the header points at
         await wait_for(
             pilot, lambda: "files.slot.assistant-code" in str(app.screen.query_one("#doctor-detail").render())

@@ -81,8 +81,8 @@ async def test_no_secret_in_any_output(home, server, caplog):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(120, 40)) as pilot:
         collected.append(app.export_screenshot())
-        await pilot.press("enter")  # the session still works: the wizard asks before replacing it
-        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("enter")  # the session still works: the wizard asks (another account, or again)
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         collected.append(app.export_screenshot())
         server.auto_approve = None  # approved below, once the code screen is captured: never skipped under load
         await pilot.press("y")
