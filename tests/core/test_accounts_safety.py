@@ -166,3 +166,38 @@ def test_any_text_is_a_name_whose_slot_resolves_back_to_it_or_is_refused(text):
         assert resolve_storage_name(account_key(region, text)) == slot  # the official client's rule, both ways
         assert "/" not in slot and not slot.startswith(".") and len(slot) <= 128
         assert account_of_slot(slot) == (region, text) or text == "default"
+
+
+def test_a_stopped_writer_holding_the_config_lock_is_said_in_one_line_and_nothing_is_written(home, server, monkeypatch):
+    """A `switch` stopped (SIGSTOP) in the middle of its edit holds the one lock of our writers:
+    another waits its bound, then says so; config.toml is left as it was."""
+    from tui.core.config import guard
+    from tui.core.errors import AuthError
+
+    two_accounts(home, server)
+    before = (home / "config.toml").read_bytes()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl,os,sys;fd=os.open(sys.argv[1],os.O_RDONLY);fcntl.flock(fd,fcntl.LOCK_EX);"
+            "print('held',flush=True);sys.stdin.read()",
+            str(home),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(guard, "WAIT", 0.3)
+        with pytest.raises(AuthError) as refused:
+            provision_managed_provider(account_key("cn", "personal"), "cn")
+        assert refused.value.message.startswith("Gave up after") and "editing" in refused.value.message
+        assert "\n" not in refused.value.message
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=PATIENCE)
+    assert (home / "config.toml").read_bytes() == before
+    provision_managed_provider(account_key("cn", "personal"), "cn")  # released: the edit goes through
+    assert managed_slot() == PERSONAL
