@@ -71,3 +71,14 @@ async def test_enter_where_an_account_is_asks_add_another_or_again_and_adds_a_na
     assert json.loads((home / "credentials" / f"{slot}.json").read_text())["access_token"]
     assert managed_slot() == slot  # the new account is the active one
     assert server.count(DEVICE_PATH) == 1
+
+
+async def test_inspect_by_account_opens_on_its_slot_and_w_there_switches_to_it(server, home):
+    two_accounts(server, home)
+    slot = account_slot("cn", "personal")
+    app = AssistantAuthApp(no_browser=True, start="inspect", slot=slot)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and app.screen.selected is not None)
+        assert app.screen.selected.name == slot
+        await pilot.press("w")
+        await wait_for(pilot, lambda: managed_slot() == slot)

@@ -214,3 +214,11 @@ def test_refreshing_one_account_sends_only_its_refresh_token(two, server):
     assert server.count(TOKEN_PATH, "refresh_token") == 1
     assert (two / "credentials" / f"{personal}.json").read_bytes() == untouched
     assert stored(two, work)["access_token"] != json.loads(untouched)["access_token"]
+
+
+def test_exec_by_account_puts_that_accounts_token_in_the_environment(two, server):
+    work = stored(two, account_slot("cn", "work"))["access_token"]
+    done = run("exec", "--account", "work", "--", "sh", "-c", 'printf %s "$ASSISTANT_ACCESS_TOKEN"')
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == work  # not the active (personal) one
+    assert run("exec", "--account", "nobody", "--", "true").returncode == 1

@@ -130,7 +130,8 @@ class CredentialsScreen(AppScreen[None]):
         self.view = overview()  # one read of the slots and config.toml, not one per row change
         self.slots = self.view.slots
         table = self.query_one("#slots", DataTable)
-        selected = self.selected.name if self.selected else self.first_selected
+        selected = self.first_selected or (self.selected.name if self.selected else None)
+        self.first_selected = None  # once: then the cursor stays where the person moved it
         table.clear()
         for slot in self.slots:
             table.add_row(
