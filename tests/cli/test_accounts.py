@@ -111,6 +111,8 @@ def test_a_name_that_cannot_be_a_file_name_is_refused_and_nothing_written(home, 
 def test_signing_in_again_to_a_signed_in_account_asks_or_needs_force(two, server):
     again = run("login", "--no-tui", "--account", "work")
     assert again.returncode == 2 and "--force" in again.stderr
+    wizard = run("login", "--account", "work")  # the wizard's way asks the same, before it starts
+    assert wizard.returncode == 2 and "--force" in wizard.stderr
     assert len(server.grants()) == 2
     server.subject = "alice-2"
     server.auto_approve = 0.3

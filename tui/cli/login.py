@@ -51,13 +51,12 @@ def run(ns) -> int:
         account = None if account == DEFAULT_ACCOUNT else account
     if not ns.force and not _may_sign_in_here():
         return EXIT_ERROR
-    if not ns.no_tui:  # the wizard: --region preselects on the home screen, Enter starts
-        if account is not None:  # a named account: straight to its sign-in
-            return run_app(region=given or Region.CN, no_browser=ns.no_browser, start="signin", account=account)
+    if not ns.no_tui and account is None:  # the wizard: --region preselects on the home screen, Enter starts
         return run_app(region=given, no_browser=ns.no_browser)
-    say_while_away()
-    region = given or _the_waiting_region() or Region.CN
-    for line in odd(region):  # never used by the sign-in below; said so the person can remove it
+    if ns.no_tui:
+        say_while_away()
+    region = given or (_the_waiting_region() if ns.no_tui else None) or Region.CN
+    for line in odd(region) if ns.no_tui else ():  # never used by the sign-in below; said so it can be removed
         err(line.said())
     record = follow.read(region)
     live = follow.is_pending(record)
@@ -69,6 +68,8 @@ def run(ns) -> int:
         return EXIT_ERROR
     if not live and not ns.force and not _may_replace(region, account):
         return EXIT_ERROR
+    if not ns.no_tui:  # a named account, asked about like the plain face: straight to its sign-in
+        return run_app(region=region, no_browser=ns.no_browser, start="signin", account=account)
     return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json, account=account))
 
 
