@@ -133,3 +133,23 @@ def test_ssh_relay_account_through_the_real_sshd(laptop, server, tmp_path, serve
     assert done.returncode == 0, done.stderr
     relayed = json.loads(done.stdout)
     assert relayed["access_token"] == made["personal"]["access_token"] and relayed["refresh_token"] == ""
+
+
+@needs_openssh
+def test_status_on_a_server_names_each_account_and_selects_one_by_name(laptop, server, sshd, server_home):
+    two_accounts(laptop, server)
+    agent = RunningAgent(os.environ.copy())
+    through = Forwarded(sshd, agent.path)
+    try:
+        env = {**on_server(through.path, server_home), "ASSISTANT_LANG": "en"}
+        listed = run_on_server(env, "status")
+        chosen = run_on_server(env, "status", "--account", "personal", "--json")
+    finally:
+        through.close()
+        agent.stop()
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert any(line.startswith("* work (cn): valid") for line in lines), lines  # the active one
+    assert any(line.startswith("  personal (cn): valid") for line in lines), lines
+    data = json.loads(chosen.stdout)
+    assert data["selected"] == account_slot("cn", "personal") and data["usable"] is True

@@ -14,6 +14,7 @@ from tui.core.agent.presence import serves_elsewhere, signed_in_here
 from tui.core.agent.protocol import SOCKET_ENV, Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
+from tui.core.keys import account_of_slot, named_account_label
 from tui.core.phrase import Phrase, said
 from tui.core.slots.state import LABELS
 from tui.core.untrusted import one_line
@@ -91,13 +92,29 @@ def status_from_agent(ns) -> int:
 def _selected(slots: list[dict], values: dict, default: str) -> dict | None:
     if "slot" in values:
         return next((s for s in slots if s["name"] == values["slot"]), None)
-    if "region" in values:
-        return next((s for s in slots if s.get("region") == values["region"]), None)
+    if "account" in values:  # a named account (with its region when both have it), as the slots name it
+        wanted = values["account"]
+        return next(
+            (
+                s
+                for s in slots
+                if (named := account_of_slot(s["name"])) is not None
+                and named[1] == wanted
+                and values.get("region") in (None, named[0])
+            ),
+            None,
+        )
+    if "region" in values:  # the region's own slot, not a named account of it
+        return next(
+            (s for s in slots if s.get("region") == values["region"] and named_account_label(s["name"]) is None), None
+        )
     return next((s for s in slots if s["name"] == default), None)
 
 
 def _slot_text(s: dict) -> str:
-    name = one_line(s["region"], 60) if isinstance(s.get("region"), str) else one_line(s["name"], 60)
+    name = named_account_label(s["name"]) or (
+        one_line(s["region"], 60) if isinstance(s.get("region"), str) else one_line(s["name"], 60)
+    )
     state = str(s.get("state"))
     label = _(LABELS[state]) if state in LABELS else one_line(state, 40)
     expires_at = s.get("expires_at")

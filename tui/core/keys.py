@@ -110,6 +110,13 @@ def account_key(region: object, name: str) -> str:
     return _OAUTH_PREFIX + account_slot(region, name)
 
 
+def named_account_label(storage_name: str) -> str | None:
+    """`work (cn)` for a named account's slot (not a region's own), else None: how a slot is
+    named where a region's name would not tell two accounts of it apart."""
+    named = account_of_slot(storage_name)
+    return f"{named[1]} ({named[0]})" if named is not None and named[1] != DEFAULT_ACCOUNT else None
+
+
 def account_of_slot(storage_name: str) -> tuple[str, str] | None:
     """(region, account name) of a named account's slot or of a region's own slot, else None."""
     if storage_name.startswith(ACCOUNT_PREFIX):

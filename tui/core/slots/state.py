@@ -16,7 +16,7 @@ from tui.core.files.regular import describe, read_regular
 from tui.core.i18n import _
 from tui.core.identity import read_device_id
 from tui.core.jwt import IDENTITY_WIDTH, identity_of
-from tui.core.keys import region_of_slot
+from tui.core.keys import named_account_label, region_of_slot
 from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
@@ -188,6 +188,9 @@ def signed_in_as(status: SlotStatus) -> str:
 def signed_in_phrase(status: SlotStatus) -> Phrase:
     """`signed_in_as` as a `Phrase`, for findings that are data too (doctor's)."""
     slot = one_line(status.name, 60)
+    named = named_account_label(status.name)
+    if named and status.identity:
+        return Phrase(N_("Signed in as {who} · {region}"), who=status.identity, region=named)
     if status.identity and status.region:
         return Phrase(N_("Signed in as {who} · {region}"), who=status.identity, region=status.region)
     if status.identity:
