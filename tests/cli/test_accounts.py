@@ -226,3 +226,9 @@ def test_exec_by_account_puts_that_accounts_token_in_the_environment(two, server
     assert done.returncode == 0, done.stderr
     assert done.stdout == work  # not the active (personal) one
     assert run("exec", "--account", "nobody", "--", "true").returncode == 1
+
+
+def test_token_json_names_the_account(two):
+    data = json.loads(run("token", "--json").stdout)
+    assert data["account"] == "personal" and data["slot"] == account_slot("cn", "personal") and data["region"] == "cn"
+    assert json.loads(run("token", "--json", "--account", "work").stdout)["account"] == "work"

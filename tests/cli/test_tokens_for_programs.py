@@ -53,7 +53,17 @@ def test_json_matches_the_token_and_the_file(home, server):
         "user-1",
         1,
     )
-    assert set(data) == {"access_token", "expires_at", "expires_in", "region", "slot", "identity", "schema_version"}
+    assert data["account"] == "default"  # the region's own sign-in (named accounts: #44)
+    assert set(data) == {
+        "access_token",
+        "expires_at",
+        "expires_in",
+        "region",
+        "slot",
+        "account",
+        "identity",
+        "schema_version",
+    }
 
 
 def test_json_without_expiry_or_identity_says_null(home):

@@ -107,6 +107,7 @@ def token_record(chosen, token: str) -> dict:
             "expires_in": None if expires_at is None else int(expires_at - time.time()),
             "region": chosen.get("region") if isinstance(chosen.get("region"), str) else None,
             "slot": chosen.get("slot") if isinstance(chosen.get("slot"), str) else None,
+            "account": _account(chosen.get("slot")),
             "identity": chosen.get("identity") if isinstance(chosen.get("identity"), str) else None,
             "agent": True,
         }
@@ -127,8 +128,17 @@ def token_record(chosen, token: str) -> dict:
         "expires_in": None if expires_at is None else int(expires_at - time.time()),
         "region": region_of_slot(slot),
         "slot": slot,
+        "account": _account(slot),
         "identity": identity_of(token),
     }
+
+
+def _account(slot: object) -> str | None:
+    """The account a slot is (`default` for a region's own, a named one's name), else None."""
+    from tui.core.keys import account_of_slot  # lazy: off token's path
+
+    named = account_of_slot(slot) if isinstance(slot, str) else None
+    return named[1] if named is not None else None
 
 
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here
