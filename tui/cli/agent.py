@@ -19,7 +19,7 @@ from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_js
 from tui.cli.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.core.agent import place
 from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.peer import this_program
+from tui.core.agent.ours import this_program
 from tui.core.agent.protocol import Request
 from tui.core.agent.server import Agent, Event
 from tui.core.agent.view import event_line

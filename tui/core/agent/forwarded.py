@@ -17,7 +17,7 @@ import stat
 
 from tui.core import paths
 from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.peer import this_program
+from tui.core.agent.ours import this_program
 from tui.core.agent.protocol import Request
 from tui.core.files.regular import read_regular
 

@@ -6,7 +6,6 @@ it). A request's own words never decide any of this."""
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
 from dataclasses import dataclass
@@ -68,16 +67,3 @@ def _read(path: str) -> str:
             return handle.read(65536)
     except OSError:
         return ""
-
-
-def this_program(pid: int, command: bytes) -> bool:
-    """Process `pid` runs this program's `command` (b"agent", b"relay"), as this user: a pid reused
-    by another program, or another user's process, is never taken for one (never signalled)."""
-    try:
-        owner = os.stat(f"/proc/{pid}").st_uid
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            words = handle.read(65536).split(b"\0")
-    except OSError:
-        return False
-    ours = any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words)
-    return owner == os.geteuid() and ours and command in words
