@@ -5,6 +5,7 @@ serving a laptop and two forwarded connections, and `--confirm`'s question over 
 from __future__ import annotations
 
 import pathlib
+import time
 from typing import Any
 
 from textual.app import App
@@ -91,5 +92,16 @@ class AgentSceneApp(App[None]):
 
 async def ask_over_it(pilot) -> None:
     """`--confirm`: connection #2, from build-server through ssh, asks for a token of region cn."""
-    pilot.app.push_screen(AskScreen(2, "forwarded", "region cn", 30.0, "token", "build-server"))
-    await pilot.pause(0.3)
+    pilot.app.push_screen(AskScreen(2, "forwarded", "region cn", 30.0, "token", "build-server", clock=lambda: 0.0))
+    deadline = time.monotonic() + 60  # the exact state drawn: the dialog mounted, its countdown said
+    while not _countdown_drawn(pilot.app.screen):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the question was not drawn")
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def _countdown_drawn(screen: object) -> bool:
+    if not isinstance(screen, AskScreen):
+        return False
+    return any("30" in str(widget.render()) for widget in screen.query("#ask-left"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pathlib
 import time
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -69,13 +70,21 @@ class AskScreen(ModalScreen[str]):
     ]
 
     def __init__(
-        self, number: int, origin: str, asked_for: str, wait: float, op: str = "token", host: str = ""
+        self,
+        number: int,
+        origin: str,
+        asked_for: str,
+        wait: float,
+        op: str = "token",
+        host: str = "",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        self.clock = clock  # the countdown's clock (fixed in the screenshot scenes)
         self.number, self.origin, self.asked_for = number, origin, one_line(asked_for, 300)
         self.host = one_line(host, 80)
         self.op = op if op in TITLES else "token"
-        self.deadline = time.monotonic() + wait
+        self.deadline = clock() + wait
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
@@ -94,7 +103,7 @@ class AskScreen(ModalScreen[str]):
         self.set_interval(1.0, self.tick)
 
     def tick(self) -> None:
-        left = max(int(self.deadline - time.monotonic() + 0.999), 0)
+        left = max(int(self.deadline - self.clock() + 0.999), 0)
         self.query_one("#ask-left", PlainStatic).set_text(_("Denied by itself in {n} s.").format(n=left))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
