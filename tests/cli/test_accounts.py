@@ -205,10 +205,16 @@ def test_a_hand_edited_provider_naming_a_missing_account_is_reported_not_repoint
 
 
 def test_completion_offers_the_account_names(two):
+    from tests.cli.test_account_cli import complete
     from tui.cli.options import complete_accounts
 
     assert complete_accounts("") == ["personal", "work"]
     assert complete_accounts("w") == ["work"]
+    # through the shell's protocol, as bash calls it
+    offered = complete("assistant-auth switch ", two)
+    assert [word for word in offered if not word.startswith("-")] == ["personal", "work"]
+    assert complete("assistant-auth token --account p", two) == ["personal"]
+    assert complete("assistant-auth login --account w", two) == ["work"]
 
 
 def test_refreshing_one_account_sends_only_its_refresh_token(two, server):
