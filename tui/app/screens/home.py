@@ -116,6 +116,13 @@ def account_options(view: Overview | None) -> list[Option]:
     return rows
 
 
+def prompt(view: Overview | None) -> str:
+    """What the list below offers: the regions, and the named accounts once there is one."""
+    if view is not None and any(account.name != DEFAULT_ACCOUNT for account in view.accounts):
+        return _("Choose a region, or one of your accounts:")
+    return _("Choose the region of your account:")
+
+
 class HomeScreen(AppScreen[None]):
     BINDINGS = [
         Binding("enter", "start", N_("Sign in"), priority=True),
@@ -144,7 +151,7 @@ class HomeScreen(AppScreen[None]):
         with Vertical(id="home"):
             yield Static(_("Your coding-assistant accounts"), id="title")
             yield PlainStatic(text, id="slot", classes=state)
-            yield Static(_("Choose the region of your account:"), classes="prompt")
+            yield Static(prompt(self.view), id="choose", classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
                 _("Enter signs in to the highlighted region or account, w switches to its existing sign-in."),
@@ -178,6 +185,7 @@ class HomeScreen(AppScreen[None]):
         for option in now:
             regions.remove_option(option.id or "")
         regions.add_options(wanted)
+        self.query_one("#choose", Static).update(prompt(self.view))
         ids = [regions.get_option_at_index(i).id for i in range(regions.option_count)]
         regions.highlighted = ids.index(kept) if kept in ids else 0
 
