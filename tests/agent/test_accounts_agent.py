@@ -153,3 +153,13 @@ def test_status_on_a_server_names_each_account_and_selects_one_by_name(laptop, s
     assert any(line.startswith("  personal (cn): valid") for line in lines), lines
     data = json.loads(chosen.stdout)
     assert data["selected"] == account_slot("cn", "personal") and data["usable"] is True
+
+
+def test_switch_on_a_server_served_by_the_agent_points_at_the_agent_not_at_a_sign_in_here(accounts_agent, server_home):
+    agent, _made = accounts_agent
+    # the agent answers as serving another home: this one is a server (a home the agent's files are not)
+    done = run_on_server({**on_server(agent.path, server_home), "ASSISTANT_LANG": "en"}, "switch", "work")
+    assert done.returncode == 2
+    assert "token --account work" in done.stderr and "ssh --relay --account work" in done.stderr
+    assert "login" not in done.stderr
+    assert not (server_home / "config.toml").exists()

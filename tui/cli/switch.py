@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
+from tui.core.agent.presence import agent_elsewhere
+from tui.core.agent.protocol import SOCKET_ENV
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.overview import overview
@@ -38,6 +41,15 @@ def _to_account(name: str, region: Region | None) -> int:
     try:
         where = find(name, region)
     except AuthError as exc:
+        if not regions_with(name) and served_from_elsewhere():
+            err(
+                _(
+                    "assistant-auth: no account named {name} on this machine, whose tokens come from the token agent "
+                    "on your own machine: `assistant-auth token --account {name}` asks it, and "
+                    "`assistant-auth ssh --relay --account {name} HOST` feeds this machine's official client."
+                ).format(name=name)
+            )
+            return EXIT_ERROR
         fail(exc)
         return EXIT_ERROR if len(regions_with(name)) == 2 else EXIT_FAIL
     try:
@@ -47,6 +59,13 @@ def _to_account(name: str, region: Region | None) -> int:
         return EXIT_FAIL
     out(message)
     return EXIT_OK
+
+
+def served_from_elsewhere() -> bool:
+    """This machine gets its tokens from the token agent on the person's own machine (a server):
+    its accounts are there, and signing in here is not the next step."""
+    path = os.environ.get(SOCKET_ENV)
+    return bool(path) and agent_elsewhere(path or "")
 
 
 def _the_other_region() -> Region | None:
