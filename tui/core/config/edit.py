@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.core import paths
+from tui.core.config.guard import config_edit
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import decode_config, parse_config, read_config_raw
 from tui.core.digest import sha256_hex
@@ -268,10 +269,15 @@ def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
     Raises ConfigChanged if the file on disk is no longer what was loaded. The previous content
     is kept as `config.toml.bak` (same mode). Returns the backup path, if one was written.
     """
+    parse_config(new_text)  # never write what we could not read back
+    with config_edit():  # one writer of ours at a time: a `switch` cannot land between the check and the write
+        return _save_unchanged(snapshot, new_text)
+
+
+def _save_unchanged(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
     current = load_snapshot(snapshot.path)
     if current.raw != snapshot.raw:
         raise ConfigChanged(f"{snapshot.path} changed on disk since it was loaded; reload it and make your edit again")
-    parse_config(new_text)  # never write what we could not read back
     backup = None
     if snapshot.raw is not None:
         backup = snapshot.path.with_name(snapshot.path.name + ".bak")
