@@ -10,6 +10,7 @@ import time
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
+from tests.waiting import until
 from tui.app import AssistantAuthApp
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import account_key, account_slot
@@ -82,3 +83,24 @@ async def test_inspect_by_account_opens_on_its_slot_and_w_there_switches_to_it(s
         assert app.screen.selected.name == slot
         await pilot.press("w")
         await wait_for(pilot, lambda: managed_slot() == slot)
+
+
+async def test_signing_in_to_an_account_while_another_accounts_sign_in_waits_is_refused_with_what_to_do(server, home):
+    """One attempt per region: joining another account's waiting attempt would save its tokens
+    there, so the wizard says so instead (a toast) and starts nothing."""
+    from tests.cli.test_login_join import Login
+
+    two_accounts(server, home)
+    waiting = Login(home.parent, 1, "--no-browser", "--account", "personal", "--force")
+    try:
+        until(lambda: "Code:" in waiting.said)
+        app = AssistantAuthApp(no_browser=True, start="inspect", slot=account_slot("cn", "work"))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and app.screen.selected is not None)
+            await pilot.press("s")  # sign in to work again
+            await wait_for(pilot, lambda: any("account personal (cn)" in str(n.message) for n in app._notifications))
+            assert screen_name(app) == "CredentialsScreen"
+        assert server.count(DEVICE_PATH) == 1  # only the waiting one's
+    finally:
+        waiting.process.terminate()  # SIGTERM discards its attempt
+        waiting.end()

@@ -21,6 +21,7 @@ from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.phrase import N_
 from tui.core.regions import Region
+from tui.core.signin import ondisk
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
 # imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual
@@ -135,7 +136,22 @@ class AssistantAuthApp(App):
             SignInScreen,  # loaded when first opened (cold start)
         )
 
-        screen = SignInScreen(Region(region) if region else self.region, account=account)
+        chosen = Region(region) if region else self.region
+        waiting = ondisk.waiting_in(chosen)
+        if account is not None and waiting is not None and waiting.account != account:
+            # one attempt per region: joining it would save its tokens to the account it was started for
+            self.notify(
+                _(
+                    "A sign-in to account {account} ({region}) is waiting for approval: approve it, or abandon "
+                    "it with n on Home, then sign in to {wanted}."
+                ).format(account=waiting.account or DEFAULT_ACCOUNT, region=chosen.value, wanted=account),
+                title=_("Not started"),
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
+            return
+        screen = SignInScreen(chosen, account=account)
         self.switch_screen(screen) if replace else self.push_screen(screen)
 
     def show_outcome(self, attempt) -> None:
