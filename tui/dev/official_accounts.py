@@ -15,15 +15,12 @@ registries (or a kimi-cli checkout): a development tool, not part of `make test`
 
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
-import subprocess
 import sys
-import tempfile
 import time
 
-from tui.dev.official_clients import NPM_VERSION, npm_client, run_legacy, tool
+from tui.dev.official_clients import measure_both, npm_client, run_legacy, run_node
 
 WORK, PERSONAL = "kimi-code-account-cn-work", "kimi-code-account-cn-personal"
 NOW = int(time.time())
@@ -125,15 +122,11 @@ print(json.dumps(results))
 
 def run_npm(work: pathlib.Path, version: str) -> list[dict]:
     harness = npm_client(work, version, NODE_DRIVER, ("resolveKimiTokenStorageName",))
-    done = subprocess.run(
-        [tool("node"), str(harness), str(work / "home"), json.dumps(files()), json.dumps(STEPS)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"the current client's harness failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_node(harness, str(work / "home"), json.dumps(files()), json.dumps(STEPS))
+
+
+def run_pypi(work: pathlib.Path, given: str | None) -> tuple[list[dict], str]:
+    return run_legacy(work, given, PYTHON_DRIVER, json.dumps([files(), STEPS]))
 
 
 def follows(rows: list[dict]) -> bool:
@@ -164,23 +157,7 @@ def report(name: str, origin: str, rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--npm-version", default=NPM_VERSION)
-    parser.add_argument("--legacy-source", help="a kimi-cli checkout's src (used when the index has no kimi-cli)")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="official-accounts-") as where:
-        work = pathlib.Path(where)
-        (work / "npm").mkdir()
-        (work / "pypi").mkdir()
-        current = run_npm(work / "npm", args.npm_version)
-        legacy, origin = run_legacy(work / "pypi", args.legacy_source, PYTHON_DRIVER, json.dumps([files(), STEPS]))
-    if args.json:
-        print(json.dumps({"current": current, "legacy": legacy, "legacy_origin": origin}, indent=2))
-    else:
-        print(report("The current client", f"npm @moonshot-ai/kimi-code@{args.npm_version}", current))
-        print(report("The legacy client", origin, legacy))
-    return 0 if follows(current) and follows(legacy) else 1
+    return measure_both(argv, (__doc__ or "").splitlines()[0], run_npm, run_pypi, report, follows)
 
 
 if __name__ == "__main__":

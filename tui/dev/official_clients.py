@@ -34,6 +34,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 
 from tui.core.agent.relay import OFFICIAL_THRESHOLD, RENEW_LEFT
 from tui.dev.pythons import find
@@ -188,12 +189,13 @@ console.log(JSON.stringify(results));
 
 
 def run_npm(work: pathlib.Path, version: str) -> list[dict]:
-    harness = npm_client(work, version)
-    home = work / "home"
     stages = {stage: relayed_file(expires_at) for stage, expires_at in STAGES.items()}
-    done = subprocess.run(
-        [tool("node"), str(harness), str(home), json.dumps(stages)], capture_output=True, text=True, timeout=120
-    )
+    return run_node(npm_client(work, version), str(work / "home"), json.dumps(stages))
+
+
+def run_node(harness: pathlib.Path, *arguments: str) -> list[dict]:
+    """The current client's harness run in Node: the rows its last line prints."""
+    done = subprocess.run([tool("node"), str(harness), *arguments], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise SystemExit(f"the current client's harness failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -358,8 +360,17 @@ def report(name: str, origin: str, rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def measure_both(
+    argv: list[str] | None,
+    description: str,
+    current: Callable[[pathlib.Path, str], list[dict]],
+    legacy: Callable[[pathlib.Path, str | None], tuple[list[dict], str]],
+    report: Callable[[str, str, list[dict]], str],
+    good: Callable[[list[dict]], bool],
+) -> int:
+    """The command line of a measurement of both clients: each run in a temporary directory of
+    its own, then the report (or `--json`); exit 0 when both are `good`."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--npm-version", default=NPM_VERSION)
     parser.add_argument("--legacy-source", help="a kimi-cli checkout's src (used when the index has no kimi-cli)")
     parser.add_argument("--json", action="store_true")
@@ -368,14 +379,18 @@ def main(argv: list[str] | None = None) -> int:
         work = pathlib.Path(where)
         (work / "npm").mkdir()
         (work / "pypi").mkdir()
-        current = run_npm(work / "npm", args.npm_version)
-        legacy, origin = run_legacy(work / "pypi", args.legacy_source)
+        rows = current(work / "npm", args.npm_version)
+        older, origin = legacy(work / "pypi", args.legacy_source)
     if args.json:
-        print(json.dumps({"current": current, "legacy": legacy, "legacy_origin": origin}, indent=2))
+        print(json.dumps({"current": rows, "legacy": older, "legacy_origin": origin}, indent=2))
     else:
-        print(report("The current client", f"npm {NPM_PACKAGE}@{args.npm_version}", current))
-        print(report("The legacy client", origin, legacy))
-    return 0 if safe(current) and safe(legacy) else 1
+        print(report("The current client", f"npm {NPM_PACKAGE}@{args.npm_version}", rows))
+        print(report("The legacy client", origin, older))
+    return 0 if good(rows) and good(older) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return measure_both(argv, __doc__.splitlines()[0], run_npm, run_legacy, report, safe)
 
 
 if __name__ == "__main__":
