@@ -85,6 +85,19 @@ def sshd(tmp_path):
 
 
 @pytest.fixture
+def forwarded(laptop, server, sshd):
+    """The laptop's agent (whatever is signed in there, now or later) and a plain `ssh -R` to the
+    test's sshd holding its socket forwarded: the forwarded path on the "server"."""
+    agent = RunningAgent(os.environ.copy())
+    through = Forwarded(sshd, agent.path)
+    try:
+        yield through.path
+    finally:
+        through.close()
+        agent.stop()
+
+
+@pytest.fixture
 def forwarded_agent(laptop, server, sshd):
     """The laptop signed in, its agent running, and a plain `ssh -R` to the test's sshd holding the
     agent's socket forwarded: (the agent, the forward)."""

@@ -116,6 +116,30 @@ def remote(server_home: pathlib.Path, *words: str) -> list[str]:
     return ["env", f"ASSISTANT_CODE_HOME={shlex.quote(str(server_home))}", "ASSISTANT_LANG=en", SCRIPT, *words]
 
 
+def relaying_sshd(where: pathlib.Path, server_home: pathlib.Path) -> SshServer:
+    """An sshd whose sessions have the server's own home and the installed command on PATH: what
+    `assistant-auth ssh --relay` needs there (the relay is started by name)."""
+    settings = (
+        f"SetEnv ASSISTANT_CODE_HOME={server_home} ASSISTANT_LANG=en PATH={os.path.dirname(SCRIPT)}:/usr/bin:/bin"
+    )
+    return SshServer(where, extra=(settings,))
+
+
+def relay_and_read(sshd: SshServer, server_home: pathlib.Path, *ours: str) -> subprocess.CompletedProcess:
+    """`assistant-auth ssh --relay OURS… HOST` whose command waits until the relay has filled the
+    official client's file on the server, then prints it."""
+    target = shlex.quote(str(server_home / "credentials" / "assistant-code.json"))
+    script = f"until test -s {target}; do sleep 0.05; done; cat {target}"
+    return subprocess.run(
+        [SCRIPT, "ssh", "--relay", *ours, *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **popen) -> subprocess.Popen:
     """Plain `ssh -R REMOTE:AGENT` running `command` on the server."""
     argv = ["ssh", *sshd.options(), "-o", "ExitOnForwardFailure=yes", "-R", f"{remote_path}:{agent_path}"]

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
 
 import pytest
 
 from tests.agent.conftest import RunningAgent, on_server, run_on_server
-from tests.agent.openssh import Forwarded, SshServer, needs_openssh
-from tests.cli.test_cli import SCRIPT
+from tests.agent.openssh import needs_openssh, relay_and_read, relaying_sshd
 from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
 from tui.core.agent.protocol import BadRequest, Request, parse_request
@@ -57,17 +54,11 @@ def test_token_by_account_through_the_agent(accounts_agent, server_home):
 
 
 @needs_openssh
-def test_an_unknown_account_is_worded_for_the_server(laptop, server, sshd, server_home):
+def test_an_unknown_account_is_worded_for_the_server(laptop, server, forwarded, server_home):
     two_accounts(laptop, server)
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        env = {**on_server(through.path, server_home), "ASSISTANT_LANG": "en"}
-        unknown = run_on_server(env, "token", "--account", "nobody")
-        personal = run_on_server(env, "token", "--account", "personal")
-    finally:
-        through.close()
-        agent.stop()
+    env = {**on_server(forwarded, server_home), "ASSISTANT_LANG": "en"}
+    unknown = run_on_server(env, "token", "--account", "nobody")
+    personal = run_on_server(env, "token", "--account", "personal")
     assert unknown.returncode == 2
     assert "no account named nobody on your own machine" in unknown.stderr
     assert str(laptop) not in unknown.stderr and "login --account" not in unknown.stderr
@@ -112,22 +103,9 @@ def test_the_confirm_question_names_the_account():
 @needs_openssh
 def test_ssh_relay_account_through_the_real_sshd(laptop, server, tmp_path, server_home):
     made = two_accounts(laptop, server)
-    settings = (
-        f"SetEnv ASSISTANT_CODE_HOME={server_home} ASSISTANT_LANG=en PATH={os.path.dirname(SCRIPT)}:/usr/bin:/bin"
-    )
-    relaying = SshServer(tmp_path / "relaying", extra=(settings,))
-    target = server_home / "credentials" / "assistant-code.json"
-    script = f"until test -s {shlex.quote(str(target))}; do sleep 0.05; done; cat {shlex.quote(str(target))}"
+    relaying = relaying_sshd(tmp_path / "relaying", server_home)
     try:
-        done = subprocess.run(
-            [SCRIPT, "ssh", "--relay", "--account", "personal", *relaying.options(), relaying.host]
-            + ["sh", "-c", shlex.quote(script)],
-            capture_output=True,
-            text=True,
-            env=os.environ.copy(),
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        done = relay_and_read(relaying, server_home, "--account", "personal")
     finally:
         relaying.stop()
     assert done.returncode == 0, done.stderr
@@ -136,17 +114,11 @@ def test_ssh_relay_account_through_the_real_sshd(laptop, server, tmp_path, serve
 
 
 @needs_openssh
-def test_status_on_a_server_names_each_account_and_selects_one_by_name(laptop, server, sshd, server_home):
+def test_status_on_a_server_names_each_account_and_selects_one_by_name(laptop, server, forwarded, server_home):
     two_accounts(laptop, server)
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        env = {**on_server(through.path, server_home), "ASSISTANT_LANG": "en"}
-        listed = run_on_server(env, "status")
-        chosen = run_on_server(env, "status", "--account", "personal", "--json")
-    finally:
-        through.close()
-        agent.stop()
+    env = {**on_server(forwarded, server_home), "ASSISTANT_LANG": "en"}
+    listed = run_on_server(env, "status")
+    chosen = run_on_server(env, "status", "--account", "personal", "--json")
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert any(line.startswith("* work (cn): valid") for line in lines), lines  # the active one

@@ -17,7 +17,7 @@ import threading
 import time
 
 from tests.agent.conftest import RunningAgent, files_under
-from tests.agent.openssh import SshServer, forward, needs_openssh, remote
+from tests.agent.openssh import SshServer, forward, needs_openssh, relay_and_read, relaying_sshd, remote
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, write_creds
 from tests.waiting import PATIENCE
@@ -191,23 +191,10 @@ def test_ssh_relay_fills_the_servers_file_while_connected(laptop, server, tmp_pa
     """`assistant-auth ssh --relay`: the official client's file on the server holds the laptop's
     access token and no refresh token; the relay ends with the connection."""
     laptop_file = write_creds(laptop, expired(server))
-    # the server's sessions: their own home, and the installed command on PATH
-    settings = (
-        f"SetEnv ASSISTANT_CODE_HOME={server_home} ASSISTANT_LANG=en PATH={os.path.dirname(SCRIPT)}:/usr/bin:/bin"
-    )
-    relaying = SshServer(tmp_path / "relaying", extra=(settings,))
+    relaying = relaying_sshd(tmp_path / "relaying", server_home)
     watch = RefreshTokenWatch(server_home, lambda: [pair[1] for pair in server.issued], field_too=False)
-    target = server_home / "credentials" / "assistant-code.json"
-    script = f"until test -s {shlex.quote(str(target))}; do sleep 0.05; done; cat {shlex.quote(str(target))}"
     try:
-        done = subprocess.run(
-            [SCRIPT, "ssh", "--relay", *relaying.options(), relaying.host, "sh", "-c", shlex.quote(script)],
-            capture_output=True,
-            text=True,
-            env=os.environ.copy(),
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        done = relay_and_read(relaying, server_home)
         assert done.returncode == 0, done.stderr
         relayed = json.loads(done.stdout)
         assert relayed["access_token"] == server.issued[-1][0] == json.loads(laptop_file.read_text())["access_token"]

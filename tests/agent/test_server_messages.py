@@ -9,26 +9,12 @@ import json
 import os
 import subprocess
 
-import pytest
-
-from tests.agent.conftest import RunningAgent
-from tests.agent.openssh import Forwarded, needs_openssh
+from tests.agent.openssh import needs_openssh
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
 
 pytestmark = needs_openssh
-
-
-@pytest.fixture
-def forwarded(laptop, server, sshd):
-    agent = RunningAgent(os.environ.copy())
-    through = Forwarded(sshd, agent.path)
-    try:
-        yield through.path
-    finally:
-        through.close()
-        agent.stop()
 
 
 def on_server(path: str, server_home, *args: str) -> subprocess.CompletedProcess:
