@@ -104,3 +104,26 @@ async def test_signing_in_to_an_account_while_another_accounts_sign_in_waits_is_
     finally:
         waiting.process.terminate()  # SIGTERM discards its attempt
         waiting.end()
+
+
+async def test_a_code_screen_that_follows_another_accounts_attempt_names_that_account(server, home):
+    """Should two terminals start at the same instant, the one that follows saves where the
+    attempt it joined was started for: its code screen says that account, not the one it asked for."""
+    from tests.cli.test_login_join import Login
+    from tui.app.screens.sign_in import SignInScreen
+    from tui.core.regions import Region
+
+    waiting = Login(home.parent, 1, "--no-browser", "--account", "personal")
+    try:
+        until(lambda: "Code:" in waiting.said)
+        app = AssistantAuthApp(no_browser=True)
+        async with app.run_test(size=SIZE) as pilot:
+            app.push_screen(SignInScreen(Region.CN, account="work"))  # past the wizard's own refusal
+            await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
+            await wait_for(pilot, lambda: "Account personal" in screen_text(app))
+            assert "Account work" not in screen_text(app)
+            await pilot.press("escape")  # stop following; the other terminal's attempt goes on
+    finally:
+        waiting.process.terminate()
+        waiting.end()
+    assert server.count(DEVICE_PATH) == 1

@@ -229,6 +229,9 @@ class SignInScreen(AppScreen[None]):
 
     def show_code(self) -> None:
         attempt = self.attempt
+        if attempt.account != self.account:  # following another terminal's attempt: its account gets the tokens
+            self.account = attempt.account
+            self.pane.set_heading(code_heading(self.account_region, attempt.host, self.account))
         target = attempt.open_target
         self.refusal = address_refusal(target)
         self.can_open = self.refusal is None and self.browser_available()

@@ -45,6 +45,10 @@ class CodePane(Vertical):
         yield OneLine("", id="ssh-note")
         yield PlainStatic("", id="notice")
 
+    def set_heading(self, heading: str) -> None:
+        self.heading = heading
+        self.query_one("#host", OneLine).set_text(heading)
+
     def on_mount(self) -> None:
         for widget_id in HIDDEN_UNTIL_CODE:
             self.query_one(widget_id).display = False
