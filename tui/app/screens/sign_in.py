@@ -20,7 +20,7 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Header
 
 from tui.app.carry_on import hand_over
-from tui.app.host import AppScreen
+from tui.app.host import AppScreen, Host
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.qr import QRScreen
 from tui.app.widgets.code_pane import CodePane
@@ -90,6 +90,13 @@ def code_heading(region: Region, host: str, account: str | None) -> str:
     return _("Account {account} · {heading}").format(account=account, heading=heading) if account else heading
 
 
+def new_attempt(host: Host, region: Region, account: str | None) -> SignIn:
+    """The attempt a code screen draws. A lost terminal lets it carry on, except where tests drive
+    the HTTP client or in the demo (its server ends with the app)."""
+    detachable = host.http_client is None and host.demo is None
+    return SignIn(region, client=host.http_client, clock=host.signin_clock, detachable=detachable, account=account)
+
+
 class SignInScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
     BINDINGS = [
@@ -147,16 +154,7 @@ class SignInScreen(AppScreen[None]):
         self.sub_title = _("sign in · {region}").format(region=self.account_region.value)
         self.query_one("#qr-pane").display = False
         if self.made is None:
-            # a lost terminal lets the sign-in carry on, except where tests drive the HTTP client
-            # or in the demo (its server ends with the app)
-            detachable = self.host.http_client is None and self.host.demo is None
-            self.made = SignIn(
-                self.account_region,
-                client=self.host.http_client,
-                clock=self.host.signin_clock,
-                detachable=detachable,
-                account=self.account,
-            )
+            self.made = new_attempt(self.host, self.account_region, self.account)
         self.attempt.on_change = lambda event: self.post_message(self.Changed(event))
         self.set_interval(1, self.tick)
         self.tick()
