@@ -10,7 +10,7 @@ from tui.core.i18n import _
 from tui.core.overview import overview
 from tui.core.paths import credentials_path
 from tui.core.signin.store import remove_signin
-from tui.core.slots.accounts import account_label, switch_command
+from tui.core.slots.accounts import account_label, switch_to_another
 from tui.core.untrusted import one_line
 
 
@@ -52,8 +52,8 @@ def pointed_at_after(removed: str) -> str | None:
         return None
     if view.managed != removed:
         return _("The managed provider uses account {account}.").format(account=active)
-    others = [a for a in view.accounts if a.status.usable]
-    if not others:
+    command = switch_to_another(view.accounts)
+    if command is None:
         return _(
             "The managed provider still points at account {account}, now signed out: sign in again with "
             "`assistant-auth login`."
@@ -61,4 +61,4 @@ def pointed_at_after(removed: str) -> str | None:
     return _(
         "The managed provider still points at account {account}, now signed out: `{command}` uses another "
         "(the official client follows)."
-    ).format(account=active, command=switch_command(others[0], view.accounts))
+    ).format(account=active, command=command)

@@ -14,7 +14,7 @@ from tui.core.agent.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, named_account_label
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import said
 from tui.core.regions import Region
@@ -136,7 +136,7 @@ def _slot_lines(view: Overview, s: SlotStatus, selected: str) -> list[str]:
 
 def _slot_line(s: SlotStatus) -> str:
     """ "cn: valid, expires …, refresh token stored": each case one whole sentence of the catalog."""
-    name = named_account_label(s.name) or s.region or one_line(s.name, 60)  # the slot's name is on its path line
+    name = s.title(60)  # the slot's name is on its path line
     stored = s.has_refresh_token and not s.refresh_rejected
     if s.state == EXPIRED and s.expires_at is not None and s.expires_at > 0:
         ago = time.time() - s.expires_at

@@ -38,10 +38,11 @@ def _to_account(name: str, region: Region | None) -> int:
     if problem:
         err(_("assistant-auth: {problem}").format(problem=problem))
         return EXIT_ERROR
+    on_disk = regions_with(name)
     try:
         where = find(name, region)
     except AuthError as exc:
-        if not regions_with(name) and served_from_elsewhere():
+        if not on_disk and served_from_elsewhere():
             err(
                 _(
                     "assistant-auth: no account named {name} on this machine, whose tokens come from the token agent "
@@ -51,7 +52,7 @@ def _to_account(name: str, region: Region | None) -> int:
             )
             return EXIT_ERROR
         fail(exc)
-        return EXIT_ERROR if len(regions_with(name)) == 2 else EXIT_FAIL
+        return EXIT_ERROR if len(on_disk) == 2 else EXIT_FAIL
     try:
         message = switch_account(where, name)
     except AuthError as exc:

@@ -46,9 +46,14 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     return SCOPED_PREFIX + sha256_hex(text.encode("utf-8"))[:16]
 
 
+def _region_word(region: object) -> str:
+    """ "cn" or "global" for `region` ("cn"/"global" or a Region): anything else means cn."""
+    return "global" if str(region) == "global" else "cn"
+
+
 def region_key(region: object) -> str:
     """Spec 4.4 step 1: the OAuth key a sign-in in `region` ("cn"/"global" or a Region) uses."""
-    value = "global" if str(region) == "global" else "cn"
+    value = _region_word(region)
     return derive_scoped_key(settings.oauth_host(value), settings.base_url(value))
 
 
@@ -95,7 +100,7 @@ def valid_account_name(name: object) -> bool:
 def account_slot(region: object, name: str) -> str:
     """The storage name of account `name` in `region` ("cn"/"global" or a Region); the name is
     valid (the callers parse it at their door)."""
-    value = "global" if str(region) == "global" else "cn"
+    value = _region_word(region)
     if name == DEFAULT_ACCOUNT:
         return region_storage_name(value)
     if not valid_account_name(name):

@@ -19,7 +19,7 @@ from tui.core.agent.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, account_slot
+from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
@@ -67,7 +67,7 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     """(text, css class, managed region): every region's slot and any other slot on disk, the
     one the managed provider uses marked with *."""
     ordered = view.with_regions()
-    labels = [slot_label(status) for status in ordered]
+    labels = [status.title(24) for status in ordered]
     width = max([7] + [len(label) for label in labels])
     lines = []
     for status, label in zip(ordered, labels, strict=True):
@@ -92,14 +92,6 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         css = "broken"
     region = Region(current.region) if view.managed is not None and current.region else None
     return "\n".join(lines), css, region
-
-
-def slot_label(status: SlotStatus) -> str:
-    """A slot as Home names it: its region, a named account as `work (cn)`, else its name."""
-    named = account_of_slot(status.name)
-    if named is not None and named[1] != DEFAULT_ACCOUNT:
-        return f"{named[1]} ({named[0]})"
-    return status.region or one_line(status.name, 24)
 
 
 def account_options(view: Overview | None) -> list[Option]:

@@ -8,7 +8,7 @@ from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
-from tui.core.slots.accounts import Account, account_label, switch_command
+from tui.core.slots.accounts import Account, account_label, switch_to_another
 
 ACTIVE = "accounts.active"
 
@@ -28,12 +28,11 @@ def _active(view: Overview, accounts: list[Account]) -> Check | None:
     details = {"slot": view.managed, "account": label}
     if view.dangling is not None:
         region, name = view.dangling
-        others = [a for a in accounts if a.status.usable]
         fix = Phrase(
             N_("Sign in to it (`assistant-auth login --account {name} --region {region}`) or switch: `{command}`."),
             name=name,
             region=region,
-            command=switch_command(others[0], accounts) if others else "assistant-auth switch NAME",
+            command=switch_to_another(accounts) or "assistant-auth switch NAME",
         )
         finding = Phrase(
             N_("The managed provider points at account {account}, which has no credential file here (left as it is)."),

@@ -117,6 +117,13 @@ def find(name: str, region: Region | None = None) -> Region:
     )
 
 
+def switch_to_another(accounts: list[Account]) -> str | None:
+    """The `switch` to the first usable account among `accounts` (when the active one cannot
+    serve: signed out, or never there), else None."""
+    usable = [account for account in accounts if account.status.usable]
+    return switch_command(usable[0], accounts) if usable else None
+
+
 def switch_command(account: Account, accounts: list[Account]) -> str:
     """The `assistant-auth switch …` that names `account` among `accounts` unambiguously."""
     if account.name == DEFAULT_ACCOUNT:

@@ -117,6 +117,11 @@ class SlotStatus:
         claim = self.identity_claim
         return None if claim is None else one_line(claim, IDENTITY_WIDTH)
 
+    def title(self, width: int) -> str:
+        """How a list names the slot: a named account `work (cn)`, a region's own slot its region,
+        else its name (one line of at most `width`)."""
+        return named_account_label(self.name) or self.region or one_line(self.name, width)
+
     @property
     def region(self) -> str | None:
         """The region ("cn" or "global") whose sign-in writes this slot, with the current settings."""
