@@ -136,6 +136,32 @@ print(sorted(m for m in set(sys.modules) - before if not m.startswith('tui') and
     assert run(code) == "[]"
 
 
+def test_token_by_account_imports_nothing_more(tmp_path):
+    """`token --account NAME` finds the account by a look at two names (`slots.lookup`), not by
+    the slot states: no module beyond the plain path's (no dataclasses, pathlib or the enum of
+    regions), with the managed provider pointing elsewhere."""
+    code = f"""
+import json, os, sys, io
+home = {str(tmp_path)!r}
+os.environ['ASSISTANT_CODE_HOME'] = home
+os.makedirs(os.path.join(home, 'credentials'))
+for name in ('assistant-code', 'assistant-code-account-cn-work'):
+    open(os.path.join(home, 'credentials', name + '.json'), 'w').write(json.dumps({{'access_token': name, 'expires_at': 4102444800}}))
+before = set(sys.modules)
+from tui.cli import main
+out = io.StringIO()
+real, sys.stdout = sys.stdout, out
+try:
+    assert main(['token', '--account', 'work']) == 0
+finally:
+    sys.stdout = real
+assert out.getvalue() == 'assistant-code-account-cn-work\\n', out.getvalue()
+heavy = {'tui.core.regions', 'tui.core.slots.state', 'tui.core.slots.accounts'}
+print(sorted(m for m in set(sys.modules) - before if (not m.startswith('tui') or m in heavy) and m != '__future__'))
+"""
+    assert run(code) == "[]"
+
+
 def _repo_path(module) -> str | None:
     path = getattr(module, "__file__", None)
     if not path:

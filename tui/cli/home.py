@@ -9,7 +9,8 @@ from tui.cli.streams import wizard_problem
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import account_slot
-from tui.core.slots.accounts import find, name_problem
+from tui.core.slots.accounts import name_problem
+from tui.core.slots.lookup import find
 
 
 def run_app(**kwargs) -> int:
@@ -60,7 +61,7 @@ def run_inspect(ns) -> int:
         err(_("assistant-auth: {problem}").format(problem=problem))
         return EXIT_ERROR
     try:
-        region = find(account, ns.region)
+        region = find(account, ns.region.value if ns.region else None)
     except AuthError as exc:
         err(exc.said())
         return EXIT_FAIL

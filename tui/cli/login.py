@@ -29,7 +29,8 @@ from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import follow
 from tui.core.signin.attempt import Outcome, SignIn
 from tui.core.signin.place import odd
-from tui.core.slots.accounts import name_problem, regions_with
+from tui.core.slots.accounts import name_problem
+from tui.core.slots.lookup import regions_with
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
@@ -76,7 +77,7 @@ def run(ns) -> int:
 def _region_of(account: str) -> Region | None:
     """Without --region: the region where the account `account` already is, if exactly one."""
     where = regions_with(account)
-    return where[0] if len(where) == 1 else None
+    return Region(where[0]) if len(where) == 1 else None
 
 
 def waiting_elsewhere(record: follow.Record) -> str:

@@ -34,15 +34,16 @@ def selector_problem(values: dict) -> str | None:
     explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
     region = values.get("region")
     if account is not None:
-        from tui.core.slots.accounts import name_problem  # lazy: only with --account
+        from tui.core.keys import valid_account_name  # lazy: off token's path
 
         if explicit or [k for k in chosen if k != "region"]:
             from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             return _("--account goes with --region only (not --slot, --provider or --base-url)")
-        problem = name_problem(account)
-        if problem:
-            return problem
+        if not valid_account_name(account):
+            from tui.core.slots.accounts import name_problem  # lazy: only to say a problem
+
+            return name_problem(account)
     if len(chosen) > 1 or (chosen and explicit):
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 

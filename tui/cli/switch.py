@@ -12,7 +12,8 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.overview import overview
 from tui.core.regions import Region
-from tui.core.slots.accounts import find, name_problem, regions_with
+from tui.core.slots.accounts import name_problem
+from tui.core.slots.lookup import find, regions_with
 from tui.core.slots.switch import managed_region, switch_account, switch_region
 
 
@@ -40,7 +41,7 @@ def _to_account(name: str, region: Region | None) -> int:
         return EXIT_ERROR
     on_disk = regions_with(name)
     try:
-        where = find(name, region)
+        where = find(name, region.value if region else None)
     except AuthError as exc:
         if not on_disk and served_from_elsewhere():
             err(
@@ -54,7 +55,7 @@ def _to_account(name: str, region: Region | None) -> int:
         fail(exc)
         return EXIT_ERROR if len(on_disk) == 2 else EXIT_FAIL
     try:
-        message = switch_account(where, name)
+        message = switch_account(Region(where), name)
     except AuthError as exc:
         fail(exc)
         return EXIT_FAIL

@@ -8,21 +8,16 @@ No credential file is ever copied: each account's refresh token rotates in its o
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core import paths
-from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
     ACCOUNT_NAME_MAX,
     DEFAULT_ACCOUNT,
     account_of_slot,
-    account_slot,
     valid_account_name,
 )
-from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.slots.state import MISSING, SlotStatus
 
@@ -87,34 +82,6 @@ def account_label(slot: str | None) -> str | None:
     """`work (cn)` for an account's slot, else None."""
     named = account_of_slot(slot) if slot else None
     return f"{named[1]} ({named[0]})" if named else None
-
-
-def regions_with(name: str) -> list[Region]:
-    """The regions where account `name` has a file (of any kind: a broken one is still there)."""
-    return [r for r in Region if os.path.lexists(paths.credentials_path(account_slot(r, name)))]
-
-
-def find(name: str, region: Region | None = None) -> Region:
-    """The region of the existing account `name` (in `region` when given). AuthError when there
-    is none, or when both regions have one and none was said."""
-    where = regions_with(name)
-    if region is not None:
-        if region in where:
-            return region
-        where = []
-    if len(where) == 1:
-        return where[0]
-    if not where:
-        in_region = f" in {region.value}" if region is not None else ""
-        flag = f" --region {region.value}" if region is not None else ""
-        raise AuthError(
-            f"No account named {name}{in_region}",
-            Phrase(N_("Sign in to it first: assistant-auth login --account {name}{flag}"), name=name, flag=flag),
-        )
-    raise AuthError(
-        f"Both regions have an account named {name}",
-        Phrase(N_("Say which: --region cn or --region global")),
-    )
 
 
 def switch_to_another(accounts: list[Account]) -> str | None:

@@ -118,10 +118,9 @@ def select(
     """The slot a command means: a provider, an account (in a region), a slot by name, a region's
     slot, explicit key and hosts, else the managed provider of config.toml, else the default slot."""
     if account:
-        from tui.core.regions import parse_region  # lazy: off token's path
-        from tui.core.slots.accounts import find  # lazy: only with --account
+        from tui.core.slots.lookup import find  # lazy: only with --account
 
-        return account_selection(find(account, parse_region(region) if region else None), account)
+        return account_selection(find(account, region.strip().lower() if region else None), account)
     if provider:
         return provider_selection(provider)
     if slot:
@@ -220,20 +219,19 @@ def selection_for_slot(storage_name: str) -> Selection:
             return Selection(ref, ep.base_url, f"region {region.value}")
     named = account_of_slot(storage_name)
     if named is not None:  # a named account: its region's hosts, whatever the default slot's
-        return account_selection(Region(named[0]), named[1])
+        return account_selection(named[0], named[1])
     if storage_name == DEFAULT_STORAGE_NAME:
         return Selection(None, endpoints(Region.CN).base_url, "the default slot")
     return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")
 
 
-def account_selection(region: Region, name: str) -> Selection:
-    """Account `name` of `region`: its slot's key, refreshed at that region's host."""
+def account_selection(region: str, name: str) -> Selection:
+    """Account `name` of `region` ("cn", "global"): its slot's key, refreshed at that region's
+    host (from the settings, as `regions.endpoints` gives them: `token --account` loads no more)."""
     from tui.core.keys import account_key  # lazy: off token's path
-    from tui.core.regions import Region, endpoints  # lazy: off token's path
 
-    ep = endpoints(region)
-    ref = {"key": account_key(region, name), "oauthHost": ep.oauth_host if region is Region.GLOBAL else None}
-    return Selection(ref, ep.base_url, f"account {name} ({region.value})")
+    ref = {"key": account_key(region, name), "oauthHost": settings.oauth_host(region) if region == "global" else None}
+    return Selection(ref, settings.base_url(region), f"account {name} ({region})")
 
 
 def region_for_slot(storage_name: str) -> Region:

@@ -1,0 +1,43 @@
+"""Which region an account name is in, by the files on disk: `token --account NAME` (and `exec`,
+`refresh`, `switch`) find the slot with a look at two names, never a listing, and load nothing
+the plain `token` does not (no dataclasses, no slot states): plain `os`."""
+
+from __future__ import annotations
+
+import os
+
+from tui.core import paths
+from tui.core.errors import AuthError
+from tui.core.keys import account_slot
+from tui.core.phrase import N_, Phrase
+
+REGIONS = ("cn", "global")  # as words: the Region enum (dataclasses, pathlib) is not loaded here
+
+
+def regions_with(name: str) -> list[str]:
+    """The regions ("cn", "global") where account `name` has a file (of any kind: a broken one is
+    still there)."""
+    return [r for r in REGIONS if os.path.lexists(paths.credentials_file(account_slot(r, name)))]
+
+
+def find(name: str, region: str | None = None) -> str:
+    """The region ("cn", "global") of the existing account `name` (in `region` when given).
+    AuthError when there is none, or when both regions have one and none was said."""
+    where = regions_with(name)
+    if region is not None:
+        if region in where:
+            return region
+        where = []
+    if len(where) == 1:
+        return where[0]
+    if not where:
+        in_region = f" in {region}" if region is not None else ""
+        flag = f" --region {region}" if region is not None else ""
+        raise AuthError(
+            f"No account named {name}{in_region}",
+            Phrase(N_("Sign in to it first: assistant-auth login --account {name}{flag}"), name=name, flag=flag),
+        )
+    raise AuthError(
+        f"Both regions have an account named {name}",
+        Phrase(N_("Say which: --region cn or --region global")),
+    )
