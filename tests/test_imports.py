@@ -156,7 +156,7 @@ try:
 finally:
     sys.stdout = real
 assert out.getvalue() == 'assistant-code-account-cn-work\\n', out.getvalue()
-heavy = {'tui.core.regions', 'tui.core.slots.state', 'tui.core.slots.accounts'}
+heavy = {"tui.core.regions", "tui.core.slots.state", "tui.core.slots.accounts"}
 print(sorted(m for m in set(sys.modules) - before if (not m.startswith('tui') or m in heavy) and m != '__future__'))
 """
     assert run(code) == "[]"
