@@ -32,14 +32,16 @@ ENV_NAMES = (
 
 
 class Terminal:
-    def __init__(self, *args: str, size=(80, 24)):
+    """A tmux server of its own running `assistant-auth ARGS…` (or `program ARGS…`) in its one pane."""
+
+    def __init__(self, *args: str, size=(80, 24), program: str | None = None):
         self.socket = f"aa-test-{uuid.uuid4().hex[:8]}"
         env_flags = []
         for name in ENV_NAMES:
             if name in os.environ:
                 env_flags += ["-e", f"{name}={os.environ[name]}"]
         # COLUMNS/LINES inherited from the test process would override the pane's real size
-        command = " ".join(shlex.quote(a) for a in ("env", "-u", "COLUMNS", "-u", "LINES", SCRIPT, *args))
+        command = " ".join(shlex.quote(a) for a in ("env", "-u", "COLUMNS", "-u", "LINES", program or SCRIPT, *args))
         subprocess.run(
             [
                 TMUX,
@@ -80,6 +82,17 @@ class Terminal:
 
     def keys(self, *keys: str) -> None:
         subprocess.run([TMUX, "-L", self.socket, "send-keys", *keys], check=True)
+
+    def pane_pid(self) -> int:
+        """The pid of the shell that runs the pane's command (`sh -c "…"`)."""
+        shown = subprocess.run(
+            [TMUX, "-L", self.socket, "display", "-p", "#{pane_pid}"], capture_output=True, text=True
+        )
+        return int(shown.stdout)
+
+    def kill_window(self) -> None:
+        """The window goes (its pane's processes get SIGHUP), as a person closing it does."""
+        subprocess.run([TMUX, "-L", self.socket, "kill-window"], capture_output=True)
 
     def close(self) -> None:
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)

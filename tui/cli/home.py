@@ -15,7 +15,9 @@ from tui.core.slots.lookup import find
 
 def run_app(**kwargs) -> int:
     """The app. A sign-in whose terminal went away goes on in a thread of its own after the app
-    (the code screen hands it over); that thread ends the process when the sign-in ends.
+    (the code screen hands it over); that thread ends the process when the sign-in ends, and this
+    one waits for it (`carry_on.carried_on`): a process whose main thread returned would begin to
+    shut down under the sign-in.
 
     The garbage collector rests from here to the first frame: loading Textual and drawing Home
     make about 73,000 objects it tracks, nearly all of them still alive then, and the hundred or
@@ -39,9 +41,11 @@ def run_app(**kwargs) -> int:
                 raise
     finally:
         gc.enable()  # also when the app ended before its first frame
-    if app.return_code and app.detached_attempt is None:  # SIGTERM during a sign-in: discarded
-        return app.return_code
-    return EXIT_OK  # with a detached sign-in, its thread decides the exit status
+    if app.detached_attempt is not None:
+        from tui.app.carry_on import carried_on  # lazy: only after a lost terminal
+
+        carried_on(app.detached_attempt)  # never returns: the sign-in's end decides the exit status
+    return app.return_code or EXIT_OK  # SIGTERM during a sign-in: discarded
 
 
 def run(ns) -> int:

@@ -123,6 +123,42 @@ async def test_a_detached_attempt_retrying_trouble_stops_at_the_codes_deadline(h
     assert follow.read(Region.CN).outcome == "expired"
 
 
+@pytest.mark.parametrize(
+    "error",
+    [RuntimeError("cannot schedule new futures after interpreter shutdown"), KeyError("dc-1"), AttributeError("?")],
+    ids=["executor-shut-down", "key-error", "attribute-error"],
+)
+@respx.mock
+async def test_an_unexpected_error_ends_a_detached_attempt_with_an_outcome(home, error):
+    """An error no step expects (the resolver's executor refusing work while the interpreter
+    shuts down, a bug) ends an attempt without a terminal as "error" on its record, the lease let
+    go: never "pending" with nobody polling. The line carries no secret."""
+    respx.post(DEVICE_URL).mock(return_value=code())
+    respx.post(TOKEN_URL).mock(side_effect=[err("authorization_pending"), error])
+    t = FakeTime()
+    attempt = SignIn(Region.CN, clock=t.clock, sleep=t.sleep, detachable=True)
+    await attempt.request_code()
+    assert attempt.detach()
+    outcome = await attempt.carry_on()
+    assert outcome.kind == "error" and type(error).__name__ in outcome.error
+    ended = follow.read(Region.CN)
+    assert ended.state == follow.ENDED and ended.outcome == "error" and "unexpected error" in ended.detail
+    assert "dc-1" not in (home / "signin" / "cn.json").read_text()
+    assert not attempt.shared.lease.held
+
+
+@respx.mock
+async def test_an_unexpected_error_with_a_terminal_is_the_faces_to_report(home):
+    """Attached, the face's error boundary reports it (and the lease goes with the process)."""
+    respx.post(DEVICE_URL).mock(return_value=code())
+    respx.post(TOKEN_URL).mock(side_effect=RuntimeError("boom"))
+    t = FakeTime()
+    attempt = SignIn(Region.CN, clock=t.clock, sleep=t.sleep, detachable=True)
+    await attempt.request_code()
+    with pytest.raises(RuntimeError):
+        await attempt.poll()
+
+
 @respx.mock
 async def test_a_recorded_attempt_past_its_deadline_is_not_followed(home):
     respx.post(DEVICE_URL).mock(return_value=code(expires_in=4))

@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.http import REQUEST_TIMEOUT
+from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
+from tui.core.redact import redact
 from tui.core.regions import Region, endpoints
 from tui.core.signin import follow
 from tui.core.signin.moves import Moves
@@ -52,11 +54,17 @@ from tui.core.signin.protocol import (
 from tui.core.signin.saving import Approval
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
 from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.untrusted import one_line
 
 if TYPE_CHECKING:
     import httpx
 
 __all__ = ["EVENTS", "InvalidTransition", "Outcome", "Phase", "SignIn", "TRANSITIONS", "outcome_for"]
+
+
+def unexpected_error(exc: BaseException) -> str:
+    """An error no step expects, as one line without a secret."""
+    return _("unexpected error: {error}").format(error=one_line(f"{type(exc).__name__}: {redact(str(exc))}", 300))
 
 
 class _Discarded(Exception):
@@ -181,6 +189,10 @@ class SignIn(Moves):
             if not self.detached:  # Esc, Ctrl+C, SIGTERM: the attempt is discarded
                 self._finish(outcome_for("discarded"), notify=False)
             raise
+        except Exception as exc:
+            if not self.detached:  # a face is there to report it (its error boundary)
+                raise
+            return self.end_unexpectedly(exc)
         return self._finish(outcome_for(self._kind(result)))
 
     def _kind(self, result: PollResult) -> str:
@@ -192,17 +204,34 @@ class SignIn(Moves):
         """To the end without a terminal: save tokens already approved, else keep polling the
         same code (retrying network or server trouble after the back-off, until the deadline)."""
         self.detached = True
-        if self.approval is not None and self.phase is Phase.SAVING:
-            try:
-                await self._save(self.approval.tokens)
-            except AuthError as exc:
-                return self._finish(failed(exc, transient=False))
-            return self._finish(outcome_for("success"))
-        outcome = self.outcome if self.phase is Phase.ENDED and self.outcome else await self.poll()
-        while self.can_keep_polling:
-            await self.sleep(self.BACK_OFF)
-            outcome = await self.poll()
-        return outcome
+        try:
+            if self.approval is not None and self.phase is Phase.SAVING:
+                try:
+                    await self._save(self.approval.tokens)
+                except AuthError as exc:
+                    return self._finish(failed(exc, transient=False))
+                return self._finish(outcome_for("success"))
+            outcome = self.outcome if self.phase is Phase.ENDED and self.outcome else await self.poll()
+            while self.can_keep_polling:
+                await self.sleep(self.BACK_OFF)
+                outcome = await self.poll()
+            return outcome
+        except Exception as exc:  # nobody is there to report it: the record says how it ended
+            return self.end_unexpectedly(exc)
+
+    def end_unexpectedly(self, exc: BaseException) -> Outcome:
+        """An error no step expects ended an attempt without a terminal: it ends as an "error"
+        outcome (not one to poll through again), and its record says so, never "pending" with
+        nobody polling. The error is told in one line, without any secret."""
+        error = unexpected_error(exc)
+        if self.phase is Phase.ENDED and self.outcome is not None:
+            if self.can_keep_polling:  # ended on trouble it would have polled through: it ends here
+                self.outcome = outcome_for("error", error)
+                self.give_up()
+            return self.outcome
+        if self.phase is Phase.SAVING and self.approval is not None:
+            error = _("{error}; the approved sign-in was not saved").format(error=error)
+        return self._finish(outcome_for("error", error))
 
     # -- following another terminal's attempt -------------------------------------------------
     def _absorb(self, record: follow.Record) -> None:

@@ -1,0 +1,119 @@
+"""A dropped connection never loses a sign-in: the wizard and `login --no-tui` over a real `sshd`
+on a pseudo-terminal (`ssh -t` in tmux, the ssh client killed with SIGTERM or SIGKILL) and in a
+local window closed under them, with the authorization host by name (`localhost`: global) and by
+address (`127.0.0.1`: cn). After the drop the attempt keeps polling on its own, its first polls
+resolve the host again (a name goes through the resolver's executor), and approving the code
+saves the tokens; the process then ends with status 0 and the record says how it ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+from tests.agent.openssh import SshServer, needs_openssh
+from tests.cli.test_signin_survives import alive
+from tests.cli.test_tui_in_tmux import ENV_NAMES, SCRIPT, TMUX
+from tests.conftest import read_json
+from tests.waiting import until
+from tui.core.keys import DEFAULT_ACCOUNT, account_slot
+from tui.core.regions import Region
+from tui.demo.server import TOKEN_PATH
+
+pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
+
+HOSTS = {"global": "by name", "cn": "by address"}  # the test server: global is localhost, cn 127.0.0.1
+FACES = {"wizard": ("--no-browser",), "cli": ("--no-tui",)}
+
+
+def record(home, region: str) -> dict:
+    try:
+        return json.loads((home / "signin" / f"{region}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def slot_file(home, region: str):
+    """The region's own slot (as the test's settings name it)."""
+    return home / "credentials" / f"{account_slot(Region(region), DEFAULT_ACCOUNT)}.json"
+
+
+def show_code(term, face: str, region: str) -> None:
+    if face == "cli":
+        term.wait_for("Code:")
+        return
+    term.wait_for("Choose the region of your account")
+    term.keys("Enter")  # `--region` preselected it
+    term.wait_until(lambda s: "Waiting for you to approve" in s, "the code screen")
+
+
+def carried_on_and_approved(home, server, region: str, pid: int) -> None:
+    """After the drop: the attempt goes on by itself through more than one poll (each a new
+    connection to the host), then the approval is saved and the process ends."""
+    until(lambda: record(home, region).get("detached"), what="the attempt carrying on without a terminal")
+    polls = server.count(TOKEN_PATH)
+    until(lambda: server.count(TOKEN_PATH) >= polls + 2, what="two polls without a terminal")
+    assert alive(pid), record(home, region)
+    server.approve(server.grants()[-1].user_code)
+    until(lambda: slot_file(home, region).exists(), what="the saved tokens")
+    assert read_json(slot_file(home, region))["access_token"] == server.issued[-1][0]
+    until(lambda: not alive(pid), what="the carried-on process ending")
+    ended = record(home, region)
+    assert ended["state"] == "ended" and ended["outcome"] == "success", ended
+
+
+def ssh_pid(term) -> int:
+    """The ssh client the pane's shell started."""
+    shell = term.pane_pid()
+    children = subprocess.run(["pgrep", "-P", str(shell), "-x", "ssh"], capture_output=True, text=True).stdout
+    return int(children.split()[0])
+
+
+@needs_openssh
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["kill", "kill-9"])
+@pytest.mark.parametrize("region", list(HOSTS), ids=list(HOSTS.values()))
+@pytest.mark.parametrize("face", list(FACES))
+def test_killing_the_ssh_client_never_loses_the_sign_in(terminal, home, server, tmp_path, face, region, how):
+    sshd = SshServer(tmp_path / "sshd")
+    try:
+        settings = [f"{name}={os.environ[name]}" for name in ENV_NAMES if name in os.environ]
+        command = shlex.join(["env", *settings, "ASSISTANT_LANG=en", SCRIPT, "login", "--region", region, *FACES[face]])
+        term = terminal("-t", *sshd.options(), sshd.host, command, program=shutil.which("ssh"))
+        show_code(term, face, region)
+        pid = until(lambda: record(home, region).get("poller_pid"), what="the attempt's record")
+        os.kill(ssh_pid(term), how)
+        carried_on_and_approved(home, server, region, pid)
+    finally:
+        sshd.stop()
+
+
+@pytest.mark.parametrize("region", list(HOSTS), ids=list(HOSTS.values()))
+@pytest.mark.parametrize("face", list(FACES))
+def test_closing_a_local_window_never_loses_the_sign_in(terminal, home, server, face, region):
+    term = terminal("login", "--region", region, *FACES[face])
+    show_code(term, face, region)
+    pid = until(lambda: record(home, region).get("poller_pid"), what="the attempt's record")
+    term.kill_window()
+    carried_on_and_approved(home, server, region, pid)
+
+
+@needs_openssh
+def test_the_chinese_wizard_at_60x18_over_ssh_survives_too(terminal, home, server, tmp_path):
+    sshd = SshServer(tmp_path / "sshd")
+    try:
+        settings = [f"{name}={os.environ[name]}" for name in ENV_NAMES if name in os.environ]
+        command = shlex.join(["env", *settings, "ASSISTANT_LANG=zh_CN", SCRIPT, "login", "--region", "global"])
+        term = terminal("-t", *sshd.options(), sshd.host, command, program=shutil.which("ssh"), size=(60, 18))
+        term.wait_for("选择账号所在的地区")
+        term.keys("Enter")
+        term.wait_for("等待你在浏览器中授权")
+        pid = until(lambda: record(home, "global").get("poller_pid"), what="the attempt's record")
+        os.kill(ssh_pid(term), signal.SIGTERM)
+        carried_on_and_approved(home, server, "global", pid)
+    finally:
+        sshd.stop()
