@@ -33,9 +33,9 @@ async def test_home_offers_a_waiting_sign_in_and_n_abandons_it(home, server):
     assert follow.is_pending(record)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app))
+        await wait_for(pilot, lambda: "sign-in has nobody polling it" in screen_text(app))
         await answer(pilot, "n", "y")
-        await wait_for(pilot, lambda: "sign-in waits for approval" not in screen_text(app))
+        await wait_for(pilot, lambda: "sign-in has nobody polling it" not in screen_text(app))
     assert not follow.is_pending(follow.read(Region.CN))
 
 
@@ -43,7 +43,7 @@ async def test_enter_on_home_follows_it_with_the_same_code(home, server):
     record = await waiting_record(server)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "sign-in waits for approval" in screen_text(app))
+        await wait_for(pilot, lambda: "sign-in has nobody polling it" in screen_text(app))
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and "Waiting for you" in screen_text(app))
         assert " ".join(record.user_code) in screen_text(app)

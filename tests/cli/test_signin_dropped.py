@@ -13,6 +13,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -23,7 +24,7 @@ from tests.conftest import read_json
 from tests.waiting import until
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.regions import Region
-from tui.demo.server import TOKEN_PATH
+from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
 
@@ -117,3 +118,70 @@ def test_the_chinese_wizard_at_60x18_over_ssh_survives_too(terminal, home, serve
         carried_on_and_approved(home, server, "global", pid)
     finally:
         sshd.stop()
+
+
+# -- a sign-in whose poller died is known as such --------------------------------------------------
+
+
+def poller_killed(terminal, home, server, region: str = "cn") -> tuple[str, int]:
+    """A `login --no-tui` shows its code, then its process is killed (nothing can end its record):
+    (user code, pid)."""
+    term = terminal("login", "--no-tui", "--region", region)
+    term.wait_for("Code:")
+    pid = until(lambda: record(home, region).get("poller_pid"), what="the attempt's record")
+    os.kill(pid, signal.SIGKILL)
+    until(lambda: not alive(pid), what="the poller dying")
+    return server.grants()[-1].user_code, pid
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+
+
+def test_a_sign_in_nobody_polls_is_said_so_and_login_resumes_it(terminal, home, server):
+    code, _pid = poller_killed(terminal, home, server)
+    said = run("status").stdout
+    assert "has nobody polling it (its process ended)" in said and "`assistant-auth login` resumes it" in said
+    assert "is waiting for approval" not in said
+    doctor = run("doctor", "--json")
+    found = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "files.signin.cn")
+    assert found["status"] == "warn" and "nobody polls it" in found["finding"]
+    server.approve(code)  # approved while nobody polls: saved once a login resumes it
+    wizard = terminal("login", "--no-browser")  # straight to the code screen, never Home
+    wizard.wait_until(lambda s: "Waiting for you" in s or "Signed in" in s, "the resumed sign-in")
+    wizard.wait_for("Signed in as user-1")
+    assert read_json(slot_file(home, "cn"))["access_token"] == server.issued[-1][0]
+    assert server.count(DEVICE_PATH) == 1  # the same code, resumed
+
+
+def test_a_wizard_login_picks_a_polled_sign_in_up_at_once(terminal, home, server):
+    first = terminal("login", "--no-tui")
+    first.wait_for("Code:")
+    code = server.grants()[-1].user_code
+    wizard = terminal("login", "--no-browser")
+    screen = wizard.wait_until(lambda s: "Enter this code there" in s, "the followed code screen")
+    assert " ".join(code) in screen
+    server.approve(code)
+    first.wait_for("Signed in as user-1 · cn")
+    wizard.wait_for("Signed in as user-1")
+    assert server.count(DEVICE_PATH) == 1
+
+
+def test_another_account_is_told_how_to_resume_the_abandoned_one(terminal, home, server):
+    poller_killed(terminal, home, server)
+    refused = run("login", "--no-tui", "--account", "work", "--region", "cn")
+    assert refused.returncode == 2
+    assert "has nobody polling it (its process ended)" in refused.stderr
+    assert "`assistant-auth login` resumes it" in refused.stderr and "--new" in refused.stderr
+
+
+def test_past_its_deadline_a_sign_in_nobody_polled_has_ended(terminal, home, server):
+    server.device_ttl = 4
+    poller_killed(terminal, home, server)
+    until(lambda: record(home, "cn").get("deadline", 0) < time.time(), what="the deadline")
+    said = run("status").stdout
+    assert "did not complete: nobody polled it after" in said and "so nothing was saved" in said
+    assert "waiting" not in said and "nobody polling" not in said
+    fresh = terminal("login", "--no-tui")
+    fresh.wait_for("Code:")  # a new attempt: nothing to follow
+    assert server.count(DEVICE_PATH) == 2

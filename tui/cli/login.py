@@ -52,15 +52,20 @@ def run(ns) -> int:
         account = None if account == DEFAULT_ACCOUNT else account
     if not ns.force and not _may_sign_in_here():
         return EXIT_ERROR
-    if not ns.no_tui and account is None:  # the wizard: --region preselects on the home screen, Enter starts
-        return run_app(region=given, no_browser=ns.no_browser)
+    if not ns.no_tui and account is None:
+        waiting = _waiting_for(given)
+        if waiting is not None and ns.new:
+            abandon_waiting(waiting)
+        elif waiting is not None:  # picked up at once: the same code, followed or resumed
+            return run_app(region=waiting.region, no_browser=ns.no_browser, start="signin", account=waiting.account)
+        return run_app(region=given, no_browser=ns.no_browser)  # --region preselects on Home, Enter starts
     if ns.no_tui:
         say_while_away()
     region = given or (_the_waiting_region() if ns.no_tui else None) or Region.CN
     for line in odd(region) if ns.no_tui else ():  # never used by the sign-in below; said so it can be removed
         err(line.said())
-    record = follow.read(region)
-    live = follow.is_pending(record)
+    record = follow.waiting_in(region)
+    live = record is not None
     if ns.new and record is not None and live:
         abandon_waiting(record)
         live = False
@@ -82,8 +87,16 @@ def _region_of(account: str) -> Region | None:
 
 def waiting_elsewhere(record: follow.Record) -> str:
     """One region has one sign-in waiting for approval at a time: one for another account is
-    finished (or abandoned) first, never joined (its tokens would go to that account)."""
+    finished (or abandoned) first, never joined (its tokens would go to that account); one nobody
+    polls any more is resumed first."""
     other = record.account or DEFAULT_ACCOUNT
+    if not record.polled:
+        return _(
+            "assistant-auth: a sign-in to account {account} ({region}) started at {started} has nobody polling it "
+            "(its process ended); `{command}` resumes it, or run this again with --new to abandon it."
+        ).format(
+            account=other, region=record.region.value, started=record.started_clock(), command=record.resume_command()
+        )
     return _(
         "assistant-auth: a sign-in to account {account} ({region}) started at {started} is waiting for approval; "
         "approve it or run this again with --new to abandon it."
@@ -94,6 +107,15 @@ def _the_waiting_region() -> Region | None:
     """Without --region: the region of the one sign-in waiting for approval, if exactly one is."""
     waiting = follow.waiting()
     return waiting[0].region if len(waiting) == 1 else None
+
+
+def _waiting_for(region: Region | None) -> follow.Record | None:
+    """The sign-in `login` picks up: the one waiting in `region`, or without one the only one
+    waiting anywhere."""
+    if region is not None:
+        return follow.waiting_in(region)
+    waiting = follow.waiting()
+    return waiting[0] if len(waiting) == 1 else None
 
 
 def abandon_waiting(record: follow.Record) -> None:

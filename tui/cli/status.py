@@ -15,7 +15,7 @@ from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
-from tui.core.overview import Overview, away_text, overview
+from tui.core.overview import Overview, away_text, overview, waiting_text
 from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import ondisk
@@ -169,13 +169,7 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
         else:
             lines.append(_("To sign in: {command}").format(command=command))
     lines += [away_text(record) for record in view.away]  # said until seen on a terminal
-    for record in view.waiting:
-        command = "assistant-auth login" + (" --region global" if record.region is Region.GLOBAL else "")
-        lines.append(
-            _("A sign-in in {region} is waiting for approval: `{command}` follows it.").format(
-                region=record.region.value, command=command
-            )
-        )
+    lines += [waiting_text(record) for record in view.waiting]
     return lines
 
 

@@ -11,12 +11,14 @@ the host their key was made for, and whether config.toml itself could not be rea
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import config_text_and_problem, parsed_and_problem
 from tui.core.errors import AuthError
+from tui.core.humantime import clock
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
 from tui.core.signin import ondisk
@@ -146,6 +148,24 @@ def away_text(record: Record) -> str:
     detail = one_line(record.detail, 300) if record.detail else _("it stopped with an error")
     return _("While you were away, the sign-in started at {started} did not complete: {detail}").format(
         started=started, detail=detail
+    )
+
+
+def waiting_text(record: Record) -> str:
+    """ "A sign-in in cn is waiting for approval: …", or, when nobody polls it, that it waits to be resumed."""
+    command = record.resume_command()
+    if record.polled:
+        return _("A sign-in in {region} is waiting for approval: `{command}` follows it.").format(
+            region=record.region.value, command=command
+        )
+    return _(
+        "A sign-in in {region} started at {started} has nobody polling it (its process ended): "
+        "`{command}` resumes it with the same code ({left} left)."
+    ).format(
+        region=record.region.value,
+        started=record.started_clock(),
+        command=command,
+        left=clock(record.deadline - time.time()),
     )
 
 

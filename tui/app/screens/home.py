@@ -77,11 +77,12 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         lines.append(_("* used by the managed provider and by assistant-auth token"))
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
         left = clock(max(record.deadline - time.time(), 0))
-        lines.append(
-            _("A {region} sign-in waits for approval ({left} left): Enter follows it, n abandons it.").format(
-                region=record.region.value, left=left
-            )
+        text = (
+            _("A {region} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
+            if record.polled
+            else _("A {region} sign-in has nobody polling it ({left} left): Enter resumes it, n abandons it.")
         )
+        lines.append(text.format(region=record.region.value, left=left))
     lines.extend(away_text(record) for record in view.away)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:

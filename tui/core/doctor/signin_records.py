@@ -10,7 +10,6 @@ import stat
 from tui.core.doctor.local import NO_LINKS, chmod_repair, entries
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region
 from tui.core.repairs import (
     Repair,
     Seen,
@@ -38,7 +37,7 @@ def check_signin_records() -> list[Check]:
     checks = _directory_mode(where, found)
     for entry in entries(where):
         checks.extend(_signin_entry(entry))
-    checks += [_waiting(region) for region in Region if follow.is_pending(follow.read(region))]
+    checks += [_waiting(record) for record in follow.waiting()]
     finding = Phrase(N_("{path} is private (0700) and holds only what sign-ins make."), path=where)
     return checks or [Check("files.signin", OK, finding, "", {"path": str(where)})]
 
@@ -84,10 +83,22 @@ def _directory_mode(where: pathlib.Path, found: Seen) -> list[Check]:
     return []
 
 
-def _waiting(region: Region) -> Check:
-    """A live sign-in: reported, never removed here (`login --new` abandons it)."""
-    finding = Phrase(N_("A {region} sign-in is waiting for approval."), region=region.value)
-    return Check(f"files.signin.{region.value}", OK, finding, "", {"region": region.value, "state": "pending"})
+def _waiting(record: follow.Record) -> Check:
+    """A live sign-in: reported, never removed here (`login --new` abandons it); one nobody polls
+    (its process ended) is a warning: an approval saves nothing until a `login` resumes it."""
+    region = record.region.value
+    name = f"files.signin.{region}"
+    if record.polled:
+        finding = Phrase(N_("A {region} sign-in is waiting for approval."), region=region)
+        return Check(name, OK, finding, "", {"region": region, "state": "pending"})
+    finding = Phrase(
+        N_(
+            "A {region} sign-in waits for approval, but nobody polls it (its process ended): approving it saves nothing."
+        ),
+        region=region,
+    )
+    fix = Phrase(N_("`{command}` resumes it with the same code."), command=record.resume_command())
+    return Check(name, WARN, finding, fix, {"region": region, "state": "pending", "polled": False})
 
 
 def _signin_entry(entry: Seen) -> list[Check]:

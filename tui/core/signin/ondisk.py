@@ -53,10 +53,9 @@ def waiting_in(region: Region) -> Record | None:
     """The region's attempt while it can still be approved (Home's Enter joins it, `n` abandons it)."""
     if not _there(region):
         return None
-    from tui.core.signin.follow import is_pending, read  # lazy: only where a record is on disk
+    from tui.core.signin.follow import waiting_in as read_waiting_in  # lazy: only where a record is on disk
 
-    record = read(region)
-    return record if is_pending(record) else None
+    return read_waiting_in(region)
 
 
 def seen(region: Region) -> None:

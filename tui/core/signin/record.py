@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, valid_account_name
 from tui.core.regions import Region
 
@@ -72,6 +73,7 @@ class Record:
     seen: bool = False
     ended_at: float | None = None
     account: str | None = None  # the named account its tokens go to (None: the region's own slot)
+    polled: bool = True  # not on disk: a process holds its lease (`follow.shown` looks; its poller may be gone)
 
     @classmethod
     def parse(cls, data: object, region: Region | None = None) -> Record | None:
@@ -190,3 +192,16 @@ class Record:
 
     def started_clock(self) -> str:
         return time.strftime("%H:%M", time.localtime(self.started_at))
+
+    def resume_command(self) -> str:
+        """The `login` that picks this attempt up (follows it, or resumes it when nobody polls)."""
+        if self.account is not None:
+            return f"assistant-auth login --region {self.region.value} --account {self.account}"
+        return "assistant-auth login" + (" --region global" if self.region is Region.GLOBAL else "")
+
+    def left_behind(self) -> Record:
+        """A pending attempt past its deadline whose poller is gone, as the ended one it is: an
+        approval nobody polled for is saved nowhere."""
+        last = time.strftime("%H:%M", time.localtime(self.last_poll or self.started_at))
+        detail = _("nobody polled it after {time} (its process ended), so nothing was saved").format(time=last)
+        return self.ended("error", None, seen=False, detail=detail)
