@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from tests.conftest import write_creds
-from tests.waiting import PATIENCE
+from tests.waiting import PATIENCE, until
 
 TMUX = shutil.which("tmux")
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
@@ -141,6 +141,25 @@ def test_inspect_and_config_subcommands(terminal, home, server):
     assert "https://p.test/v1" in screen
     term.keys("C-q")
     term.wait_for("EXITED=0")
+
+
+def test_keys_sent_in_one_burst_edit_the_field_in_order(terminal, home):
+    """End, two Backspaces and `v2` in one write (fast typing, a paste, a laggy link): the value
+    ends in v2, and Ctrl+S saves exactly that."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "config.toml"
+    config.write_text('# mine\n[providers.p]\nbase_url = "https://p.test/v1"\n')
+    term = terminal("config")
+    term.wait_until(lambda s: "https://p.test/v1" in s and "Save" in s, "the provider form")
+    term.keys("Tab")  # the first field: base_url
+    term.wait_until(lambda s: term.last_line(s).endswith("f1 Help"), "a text field's footer (? types itself there)")
+    term.keys("End", "BSpace", "BSpace", "v", "2")  # one send-keys: one burst
+    term.wait_for("https://p.test/v2")
+    term.keys("C-s")
+    term.wait_for("Write these changes")
+    term.keys("y")
+    until(lambda: "https://p.test/v2" in config.read_text(), what="the saved value")
+    assert config.read_text() == '# mine\n[providers.p]\nbase_url = "https://p.test/v2"\n'
 
 
 def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, home):

@@ -14,6 +14,7 @@ from textual.widgets import Button, Input
 
 from tui.app.screens.confirm import keyed
 from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.app.widgets.text_field import TextField
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.slots.accounts import name_problem
@@ -46,7 +47,7 @@ class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
                     "signing in again replaces this one's tokens, for the official client too."
                 ).format(state=self.state)
             )
-            yield Input(placeholder=_("name of another account: work, personal, team-2"), id="account-name")
+            yield TextField(placeholder=_("name of another account: work, personal, team-2"), id="account-name")
             yield PlainStatic("", id="account-problem")
             with Horizontal(id="confirm-buttons"):
                 yield Button(keyed(_("Add another account"), "a"), id="add", variant="primary")

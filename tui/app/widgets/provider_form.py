@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, Switch
 
 from tui.app.widgets.safe import OneLine, PlainStatic
+from tui.app.widgets.text_field import TextField
 from tui.core.config.edit import BOOL_FIELDS, validate
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -58,7 +59,7 @@ class ProviderForm(VerticalScroll, can_focus=False):
                     yield Switch(id=f"field-{field}")
                     yield Static(_("off"), id=f"state-{field}", classes="switch-state", markup=False)
                 else:
-                    yield Input(id=f"field-{field}", password=field == "api_key", compact=True)
+                    yield TextField(id=f"field-{field}", password=field == "api_key", compact=True)
             yield OneLine("", classes="form-error", id=f"error-{field}")
 
     def show(self, title: str, values: dict[str, object]) -> None:
