@@ -64,3 +64,8 @@ async def answer(pilot, key: str, answer_key: str, timeout: float = PATIENCE) ->
     await wait_for(pilot, lambda: screen_name(pilot.app) == "ConfirmScreen", timeout)
     await pilot.press(answer_key)
     await wait_for(pilot, lambda: screen_name(pilot.app) != "ConfirmScreen", timeout)
+
+
+def footer_text(app) -> str:
+    """The screen's last row: its footer's keys."""
+    return screen_text(app).splitlines()[-1]

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from tests.app.helpers import run_palette_command, screen_name, screen_text, wait_for
+from tests.app.helpers import footer_text, run_palette_command, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 
@@ -78,5 +78,9 @@ async def test_no_repair_says_so(home):
     app = AssistantAuthApp()
     async with app.run_test(size=(100, 30)) as pilot:
         await open_doctor(pilot)
-        await pilot.press("f")  # first row: the config dir, which does not exist yet: nothing to repair
-        assert any("No safe repair" in n.message for n in app._notifications)
+        # first row: the config dir, which does not exist yet: nothing to repair, so f is not offered
+        assert app.screen.selected.repair is None and not app.screen.check_action("fix", ())
+        assert "Repair" not in footer_text(app)
+        await pilot.press("f")
+        await pilot.pause()
+        assert screen_name(app) == "DoctorScreen"  # no question, nothing changed

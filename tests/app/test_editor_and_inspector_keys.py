@@ -134,10 +134,13 @@ async def test_inspector_columns_fit_their_content_and_stale_messages_go(home):
         text = screen_text(app)
         assert "managed:assistant-code" in text and region_storage_name(Region.GLOBAL) in text
         assert "▊" not in text.splitlines()[1]
-        await pilot.press("m")  # already private: says so
-        notice = lambda: str(app.screen.query_one("#inspector-notice").render())  # noqa: E731
-        assert "already private" in notice()
+        assert not app.screen.check_action("fix_mode", ())  # already private: m is not offered
+        assert not app.screen.check_action("switch", ())  # already the managed provider's
         await pilot.press("down")
+        await pilot.press("w")  # the other region's sign-in: switched, and said
+        notice = lambda: str(app.screen.query_one("#inspector-notice").render())  # noqa: E731
+        await wait_for(pilot, lambda: notice() != "")
+        await pilot.press("up")
         await pilot.pause()
         assert notice() == ""  # the message was about the other row
 
@@ -202,3 +205,29 @@ async def test_inspector_switches_the_managed_provider(home):
         await pilot.press("w")
         await wait_for(pilot, lambda: managed_region() == Region.GLOBAL)
         assert any("global" in n.message for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 18)])
+async def test_an_unparsable_slot_offers_only_move_aside_and_sign_in(home, size):
+    """A broken file can be moved aside (x) or signed in again (s): it cannot be switched to, its
+    mode is already private, and logging out would lose what `x` keeps."""
+    path = write_creds(home, "{not json", name="assistant-code")
+    provision_managed_provider(region_key(Region.GLOBAL), Region.GLOBAL)
+    for directory in (home, path.parent):
+        os.chmod(directory, 0o700)
+    app = AssistantAuthApp()
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and app.screen.selected is not None)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.selected.name == "assistant-code")
+        offered = {
+            action
+            for action in ("switch", "logout", "fix_mode", "move_aside", "sign_in", "refresh_token")
+            if screen.check_action(action, ())
+        }
+        assert offered == {"move_aside", "sign_in"}
+        await pilot.press("w", "d", "m")
+        await pilot.pause()
+        assert not [n for n in app._notifications if "Switched" in str(n.title)]
+        assert screen_name(app) == "CredentialsScreen" and path.read_text() == "{not json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import footer_text, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
@@ -67,13 +67,19 @@ async def test_switch_on_home_moves_the_managed_provider(server, home):
         assert "Signed in as user-global" in home_line(screen_text(app), "global")
 
 
-async def test_switch_to_a_region_without_a_sign_in_is_refused(server, home):
+async def test_switch_is_offered_only_to_a_usable_sign_in_not_in_use(server, home):
     write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
     provision_managed_provider(region_key(Region.CN), Region.CN)
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("down", "w")
-        await wait_for(pilot, lambda: any("Cannot switch to global" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: "Credentials" in footer_text(app))
+        assert "Switch to it" not in footer_text(app)  # cn: already in use
+        await pilot.press("down")  # global: nobody signed in there
+        await pilot.pause()
+        assert "Switch to it" not in footer_text(app)
+        await pilot.press("w")
+        await pilot.pause()
+        assert not app._notifications  # nothing sends the person out of the wizard
         assert managed_region() is Region.CN
         assert home_line(screen_text(app), "cn").lstrip().startswith("*")
 

@@ -55,6 +55,8 @@ def run(ns) -> int:
         for check in checks:
             if check.repair is None:
                 continue
+            if check.repair.preview:  # what changes, line by line, before the question
+                err(check.repair.preview.rstrip("\n"))
             question = _("{check}: {finding}\n  Repair: {change}?").format(
                 check=check.name, finding=said(check.finding), change=said(check.repair.change)
             )

@@ -104,6 +104,7 @@ class Repair:
 
     change: str
     apply: Callable[[], str]
+    preview: str = ""  # what changes, line by line (a diff), shown with `change` where there is room
 
     def __post_init__(self) -> None:
         self.change = one_line(self.change, 1000)  # paths of files others may name: one line

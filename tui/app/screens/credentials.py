@@ -70,12 +70,17 @@ def disk_signature() -> tuple[tuple[str, int, int, int], ...]:
     return tuple(entries)
 
 
+def _mode_to_fix(slot: SlotStatus) -> bool:
+    """The file or a directory above it is not private (what `m` would change, seen now)."""
+    return slot.mode is not None and bool(permission_plan(slot.name)[0])
+
+
 ACTION_APPLIES = {
     "refresh_token": lambda slot: slot.has_expiry and slot.has_refresh_token,
-    "logout": lambda slot: slot.state != MISSING,
-    "fix_mode": lambda slot: slot.mode is not None,
+    "logout": lambda slot: slot.state != MISSING and slot.state not in BROKEN,  # a broken file: x moves it aside
+    "fix_mode": _mode_to_fix,
     "move_aside": lambda slot: slot.state in BROKEN,
-    "switch": lambda slot: slot.state != MISSING and account_of_slot(slot.name) is not None,
+    "switch": lambda slot: slot.usable and account_of_slot(slot.name) is not None,
 }
 
 
@@ -164,11 +169,15 @@ class CredentialsScreen(AppScreen[None]):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Offer only what the selected slot allows: an empty slot has nothing to refresh, remove,
-        fix, move aside or switch to (its keys leave the footer; `s` signs in)."""
+        fix, move aside or switch to (its keys leave the footer; `s` signs in); a broken one is
+        moved aside (not logged out of or switched to); `m` only where a mode is wrong; `w` only
+        to a usable account's slot not in use yet."""
         applies = ACTION_APPLIES.get(action)
         if applies is None:
             return True
         slot = self.selected
+        if action == "switch" and slot is not None and self.view is not None and slot.name == self.view.managed:
+            return False  # in use already: nothing to switch
         return slot is not None and applies(slot)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -85,6 +85,7 @@ class DoctorScreen(AppScreen[None]):
             )
         table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
+        self.refresh_bindings()
 
     @property
     def selected(self):
@@ -115,6 +116,14 @@ class DoctorScreen(AppScreen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`f Repair` is offered only on a finding that has a repair not yet made."""
+        if action == "fix":
+            check = self.selected
+            return check is not None and check.repair is not None and not check.repaired
+        return True
 
     # -- actions ---------------------------------------------------------------------------------
     def action_fix(self) -> None:
@@ -140,8 +149,13 @@ class DoctorScreen(AppScreen[None]):
                 )
                 self.show_detail()
 
+        change = tilde(said(check.repair.change))
+        preview = check.repair.preview
         question = ConfirmScreen(
-            _("Repair {check}?").format(check=check.name), tilde(said(check.repair.change)), yes=_("Repair")
+            _("Repair {check}?").format(check=check.name),
+            f"{change}\n\n{preview}" if preview else change,
+            yes=_("Repair"),
+            lexer="diff" if preview else None,
         )
         self.app.push_screen(question, answer)
 

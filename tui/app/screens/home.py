@@ -239,7 +239,15 @@ class HomeScreen(AppScreen[None]):
             return self.view is not None and any(r.region is self.selected_region for r in self.view.waiting)
         if action == "agent":  # offered only where a token agent is pointed at
             return agent_socket() is not None
+        if action == "switch":  # offered only where the highlighted row has a usable sign-in not in use yet
+            if self.view is None:
+                return False
+            slot = account_slot(self.selected_region, self.selected_account or DEFAULT_ACCOUNT)
+            return slot != self.view.managed and self.view.slot(slot).usable
         return True
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.refresh_bindings()  # what `w` and `n` can do depends on the highlighted row
 
     def action_abandon(self) -> None:
         region = self.selected_region

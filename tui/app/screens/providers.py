@@ -27,10 +27,12 @@ from tui.core.config.edit import (
 )
 from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
+from tui.core.config.restore import Restore, backup_path, restore_offer
 from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
 from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.phrase import N_, said
+from tui.core.repairs import NotDone
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
 
@@ -88,6 +90,7 @@ class ProvidersScreen(AppScreen[None]):
         Binding("ctrl+s", "save", N_("Save"), priority=True),
         Binding("ctrl+r", "reload", N_("Reload"), priority=True),
         Binding("f2", "toggle_raw", N_("File on disk")),
+        Binding("b", "restore_backup", N_("Restore last good copy")),  # offered only for a file that does not parse
     ]
 
     def __init__(self) -> None:
@@ -99,6 +102,7 @@ class ProvidersScreen(AppScreen[None]):
         self.doc = None
         self.notice_text = ""
         self.disk = DiskWatch()  # whether config.toml moved since it was loaded, and if that was said
+        self.restore: Restore | None = None  # config.toml does not parse and its .bak does: `b` offers it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,15 +142,22 @@ class ProvidersScreen(AppScreen[None]):
                 _("No config.toml yet at {path}; signing in creates it.").format(path=short_path(self.snapshot.path))
             )
             return
+        self.restore = None
         try:
             self.doc = parse_config(self.snapshot.text)
             rows = provider_rows(self.doc)
         except AuthError as exc:
-            self._show_problem(
-                _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=exc)
-            )
+            self.restore = restore_offer(self.snapshot.path)
+            text = _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=exc)
+            if self.restore is not None:
+                text += "\n" + _("b restores the last good copy ({backup}) after showing what changes.").format(
+                    backup=short_path(backup_path(self.snapshot.path))
+                )
+            self._show_problem(text)
             self._show_raw(True)
+            self.refresh_bindings()
             return
+        self.refresh_bindings()
         problem.display = False
         for name, cells in rows:
             table.add_row(*(cell(c) for c in cells), key=name)
@@ -272,6 +283,36 @@ class ProvidersScreen(AppScreen[None]):
             return
         self.load()
         self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "restore_backup":
+            return self.restore is not None
+        return True
+
+    def action_restore_backup(self) -> None:
+        """The repair doctor offers too (`tui.core.config.restore`): a diff, a question, then the
+        restore after it re-checks both files."""
+        restore = restore_offer(self.snapshot.path if self.snapshot else None)  # seen now, not at load
+        if restore is None:
+            self.load()
+            self.notice(_("Nothing to restore: config.toml or its copy changed."))
+            return
+        repair = restore.repair()
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                done = repair.apply()
+            except (NotDone, AuthError, OSError) as exc:
+                reason = exc.reason if isinstance(exc, NotDone) else str(exc)
+                self.notify(said(one_line(reason, 1000)), title=_("Not restored"), severity="error", markup=False)
+                return
+            self.load()
+            self.notice(said(one_line(done, 1000)))
+
+        body = f"{said(repair.change)}\n\n{repair.preview}"
+        self.app.push_screen(ConfirmScreen(_("Restore config.toml?"), body, yes=_("Restore"), lexer="diff"), answer)
 
     def action_reload(self) -> None:
         changed = self.changed_labels()

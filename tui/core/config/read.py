@@ -122,7 +122,9 @@ def parse_config(text: str) -> Any:
         return tomlkit.parse(text.removeprefix(BOM))
     except Exception as exc:  # noqa: BLE001 - the one boundary: every parser error (duplicate
         # keys, bad nesting, recursion) becomes the spec's message, never a traceback
-        raise config_error(exc) from None
+        failed = exc
+    parse_config_readonly(text)  # one position for one error: the standard parser's, as doctor and `status` say it
+    raise config_error(failed) from None  # only tomlkit refuses it: its words
 
 
 def parse_config_readonly(text: str) -> dict[str, Any]:

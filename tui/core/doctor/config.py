@@ -15,6 +15,7 @@ from tui.core.config.read import (
     read_config_text,
     untrusted_because,
 )
+from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
@@ -68,6 +69,12 @@ def check_config() -> list[Check]:
             return [Check("config.parse", OK, finding, "", {"path": str(path)})]
         config = read_config_readonly()
     except AuthError as exc:
+        restore = restore_offer(path)
+        if restore is not None:
+            offer = Phrase(
+                N_("Restore the last good copy ({backup}), or fix {path} by hand."), backup=backup_path(path), path=path
+            )
+            return [Check("config.parse", FAIL, exc.message + ".", offer, {"path": str(path)}, repair=restore.repair())]
         hint = exc.hint or Phrase(N_("Fix {path} by hand."), path=path)
         return [Check("config.parse", FAIL, exc.message + ".", hint, {"path": str(path)})]
     parses = Check("config.parse", OK, Phrase(N_("{path} parses."), path=path), "", {"path": str(path)})
