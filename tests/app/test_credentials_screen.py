@@ -40,8 +40,10 @@ async def test_lists_slots_with_states_and_masks_tokens(home, server):
     async with app.run_test(size=(100, 45)) as pilot:
         await open_inspector(pilot)
         text = screen_text(app)
+        assert "credentials/assistant\n" in text or "assistant-code.json" in text  # the file, in the details
         for words in (
-            "assistant-code",
+            " cn ",  # the region's own slot named as Home names it
+            " global ",
             "valid",
             "unparsable",
             "not an object",
@@ -76,7 +78,7 @@ async def test_refresh_now_through_core(home, server):
         await pilot.press("r")
         assert screen_name(app) == "ConfirmScreen"
         await pilot.press("y")
-        await wait_for(pilot, lambda: "Refreshed assistant-code" in screen_text(app))
+        await wait_for(pilot, lambda: "Refreshed cn." in screen_text(app))
     assert server.count(TOKEN_PATH, "refresh_token") == 1
     assert read_json(path)["refresh_token"] != tokens["refresh_token"]
 
@@ -99,7 +101,7 @@ async def test_cancelled_confirmation_changes_nothing(home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot)
-        await pilot.press("d")
+        await pilot.press("l")
         await pilot.press("n")
         assert screen_name(app) == "CredentialsScreen"
     assert path.exists()
@@ -151,7 +153,7 @@ async def test_logout_removes_slot(home):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot)
-        await answer(pilot, "d", "y")
+        await answer(pilot, "l", "y")
         await wait_for(pilot, lambda: "Signed out" in screen_text(app))
     assert not path.exists()
 

@@ -41,11 +41,9 @@ async def test_doctor_from_home_shows_progress_then_checks_and_repairs_a_mode(ho
         # the table drawn with them (not only the checks known): the exact state asserted below
         await wait_for(pilot, lambda: "network.cn.host" in screen_text(app))  # the network stages ran too
         text = screen_text(app)
-        assert "✘ fail  files.slot.assistant-code" in text
+        assert "✘ fail  files.slot.cn" in text  # the slot named as Home names it
         # the cursor starts on the first failure: f repairs what the header points at
-        await wait_for(
-            pilot, lambda: "files.slot.assistant-code" in str(app.screen.query_one("#doctor-detail").render())
-        )
+        await wait_for(pilot, lambda: "files.slot.cn" in str(app.screen.query_one("#doctor-detail").render()))
         detail = str(app.screen.query_one("#doctor-detail").render())
         assert "has mode 0644" in detail and "Press f to repair: chmod 0600" in detail
         await pilot.press("f")
@@ -68,7 +66,7 @@ async def test_doctor_from_the_inspector_and_the_palette(home):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
-        await open_doctor(pilot, "D")
+        await open_doctor(pilot, "d")  # as on Home
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         await run_palette_command(pilot, "Doctor", "DoctorScreen")

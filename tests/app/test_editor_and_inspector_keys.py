@@ -132,7 +132,7 @@ async def test_inspector_columns_fit_their_content_and_stale_messages_go(home):
         await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         text = screen_text(app)
-        assert "managed:assistant-code" in text and region_storage_name(Region.GLOBAL) in text
+        assert "managed:assistant-code" in text and " global " in text  # named as Home names it
         assert "▊" not in text.splitlines()[1]
         assert not app.screen.check_action("fix_mode", ())  # already private: m is not offered
         assert not app.screen.check_action("switch", ())  # already the managed provider's
@@ -227,7 +227,7 @@ async def test_an_unparsable_slot_offers_only_move_aside_and_sign_in(home, size)
             if screen.check_action(action, ())
         }
         assert offered == {"move_aside", "sign_in"}
-        await pilot.press("w", "d", "m")
+        await pilot.press("w", "l", "m")
         await pilot.pause()
         assert not [n for n in app._notifications if "Switched" in str(n.title)]
         assert screen_name(app) == "CredentialsScreen" and path.read_text() == "{not json"

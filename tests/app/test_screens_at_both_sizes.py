@@ -96,7 +96,7 @@ async def test_inspector_after_logout_offers_only_sign_in(home, size):
         await open_screen(pilot, app, "i", "CredentialsScreen")
         await wait_for(pilot, lambda: "Log out" in footer(app))
         assert "r Refresh" in footer(app)
-        await answer(pilot, "d", "y")
+        await answer(pilot, "l", "y")
         await wait_for(pilot, lambda: "Signed out" in screen_text(app))
         await wait_for(pilot, lambda: "Log out" not in footer(app))
         line = footer(app)

@@ -127,6 +127,40 @@ def test_login_region_preselects_global(terminal, server):
     term.wait_for("EXITED=0")
 
 
+@pytest.mark.parametrize("command", ["inspect", "config"])
+def test_esc_on_the_screen_a_command_opened_returns_to_the_shell(terminal, home, server, command):
+    """Home was never opened: Esc goes back where the person came from."""
+    write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
+    term = terminal(command)
+    term.wait_until(lambda s: "Back" in term.last_line(s), "the screen's footer")
+    term.keys("Escape")
+    screen = term.wait_for("EXITED=0")
+    assert "Your coding-assistant accounts" not in screen
+
+
+def test_login_returns_to_the_shell_when_signed_in(terminal, home, server):
+    """As `gh auth login`: the wizard ends on success, who and where are printed in the shell."""
+    term = terminal("login", "--no-browser")
+    term.wait_for("Choose the region of your account")
+    term.keys("Enter")
+    term.wait_for("Waiting for you to approve")  # the code is there
+    server.approve(server.grants()[-1].user_code)
+    screen = term.wait_for("EXITED=0")
+    assert "✔ Signed in as user-1 · cn" in screen and "Credentials written to" in screen
+    assert "assistant-code.json" in screen
+
+
+def test_the_wizard_alone_keeps_the_done_screen(terminal, home, server):
+    term = terminal("--no-browser")
+    term.wait_for("Choose the region of your account")
+    term.keys("Enter")
+    term.wait_for("Waiting for you to approve")  # the code is there
+    server.approve(server.grants()[-1].user_code)
+    term.wait_until(lambda s: "Signed in as user-1" in s and "Home" in term.last_line(s), "the Done screen")
+    term.keys("Escape")
+    term.wait_for("Choose the region of your account")  # Home, which it came from
+
+
 def test_inspect_and_config_subcommands(terminal, home, server):
     write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
     term = terminal("inspect")

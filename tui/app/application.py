@@ -11,6 +11,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.content import Content
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 
 from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
@@ -50,8 +51,12 @@ class AssistantAuthApp(App):
         collector_paused: bool = False,
         account: str | None = None,
         slot: str | None = None,
+        from_login: bool = False,
     ) -> None:
         super().__init__()
+        # `login`: a finished sign-in returns to the shell (its lines printed there), as `gh auth login` does
+        self.from_login = from_login
+        self.farewell: list[str] = []  # printed by `run_app` once the terminal is the shell's again
         self.account = account  # `login --account NAME`: the named account the sign-in goes to
         self.start_slot = slot  # `inspect --account NAME`: the slot the inspector opens on
         self.collector_paused = collector_paused  # by `run_app` for the start: runs again from the first frame
@@ -75,9 +80,17 @@ class AssistantAuthApp(App):
                 return
         super().panic(*renderables)
 
+    def _on_notify(self, event: Notify) -> None:
+        """On a short terminal (60×18) one toast at a time, the newest: stacked, they covered half
+        of Home. (Textual's own handler, on the app's thread: a toast from a worker thread too.)"""
+        if self.size.height < 24:
+            self._notifications.clear()
+        super()._on_notify(event)
+
     def on_resize(self, event) -> None:
         # short terminals (60×18): less air on every screen, so what matters stays in view
         self.set_class(event.size.height < 24, "-short")
+        self.set_class(event.size.width < 70, "-narrow")  # 60 columns: dialogs' buttons keep their words
 
     def format_title(self, title: str, sub_title: str) -> Content:
         """ "assistant-auth · sign in · cn": a separator that survives every terminal and font."""
@@ -164,6 +177,12 @@ class AssistantAuthApp(App):
 
         while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
             self.pop_screen()
+        if attempt.outcome.success and self.from_login and self.demo is None:
+            from tui.app.screens.done import farewell  # lazy: the wizard's cold start (make bench)
+
+            self.farewell = farewell(attempt.region, note=attempt.config_note, account=attempt.account)
+            self.exit(return_code=0)
+            return
         if attempt.outcome.success:
             self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note, account=attempt.account))
         else:
@@ -200,6 +219,14 @@ class AssistantAuthApp(App):
 
         if not isinstance(self.screen, ProvidersScreen):
             self.push_screen(ProvidersScreen())
+
+    def back(self, return_code: int = 0) -> None:
+        """Back from the screen on top: to the screen under it; from the screen a command opened
+        (`inspect`, `config`, a sign-in of `login`), to the shell: Home was never opened there."""
+        if self.start != "home" and len(self.screen_stack) <= 2:
+            self.exit(return_code=return_code)
+        else:
+            self.pop_screen()
 
     def switch_managed(self, region, account: str | None = None) -> tuple[bool, str]:
         """Point the managed provider at `region`'s existing sign-in (its named `account`); a

@@ -38,6 +38,8 @@ class Host(Protocol):
 
     def switch_managed(self, region: Region, account: str | None = None) -> tuple[bool, str]: ...
 
+    def back(self, return_code: int = 0) -> None: ...
+
 
 ResultType = TypeVar("ResultType")
 

@@ -45,6 +45,8 @@ def run_app(**kwargs) -> int:
         from tui.app.carry_on import carried_on  # lazy: only after a lost terminal
 
         carried_on(app.detached_attempt)  # never returns: the sign-in's end decides the exit status
+    for line in app.farewell:  # `login`: how the sign-in ended, in the shell it returned to
+        err(line)
     return app.return_code or EXIT_OK  # SIGTERM during a sign-in: discarded
 
 

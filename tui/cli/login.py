@@ -57,8 +57,15 @@ def run(ns) -> int:
         if waiting is not None and ns.new:
             abandon_waiting(waiting)
         elif waiting is not None:  # picked up at once: the same code, followed or resumed
-            return run_app(region=waiting.region, no_browser=ns.no_browser, start="signin", account=waiting.account)
-        return run_app(region=given, no_browser=ns.no_browser)  # --region preselects on Home, Enter starts
+            return run_app(
+                region=waiting.region,
+                no_browser=ns.no_browser,
+                start="signin",
+                account=waiting.account,
+                from_login=True,
+            )
+        # --region preselects on Home, Enter starts
+        return run_app(region=given, no_browser=ns.no_browser, from_login=True)
     if ns.no_tui:
         say_while_away()
     region = given or (_the_waiting_region() if ns.no_tui else None) or Region.CN
@@ -75,7 +82,7 @@ def run(ns) -> int:
     if not live and not ns.force and not _may_replace(region, account):
         return EXIT_ERROR
     if not ns.no_tui:  # a named account, asked about like the plain face: straight to its sign-in
-        return run_app(region=region, no_browser=ns.no_browser, start="signin", account=account)
+        return run_app(region=region, no_browser=ns.no_browser, start="signin", account=account, from_login=True)
     return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json, account=account))
 
 

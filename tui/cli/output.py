@@ -8,7 +8,9 @@ import json
 import os
 import sys
 
-EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_TRANSIENT = 0, 1, 2, 3  # 3: network or server trouble, retry
+from tui.core.errors import EXIT_OK, EXIT_SIGN_IN as EXIT_FAIL, EXIT_TRANSIENT, EXIT_USAGE as EXIT_ERROR
+
+__all__ = ["EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_TRANSIENT"]
 
 
 def clean(text: str) -> str:

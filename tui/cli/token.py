@@ -11,8 +11,9 @@ import os
 import sys
 import time
 
+from tui.core.errors import EXIT_SIGN_IN, EXIT_TRANSIENT, EXIT_USAGE
+
 SCHEMA_VERSION = 1  # of `token --json`
-EXIT_SIGN_IN, EXIT_USAGE, EXIT_TRANSIENT = 1, 2, 3
 
 
 def usage_problem(problem: str) -> int:

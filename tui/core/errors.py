@@ -2,6 +2,12 @@
 
 MESSAGE_WIDTH = 1000  # characters of one message line: the spec's excerpts are 200, paths can be long
 
+# The exit codes, for every face and both sides of the token agent (docs/commands.md):
+EXIT_OK = 0
+EXIT_SIGN_IN = 1  # sign in again: not signed in, denied, expired, refresh rejected; a sign-in not completed
+EXIT_USAGE = 2  # usage: a name or a value that cannot be one; an unexpected error
+EXIT_TRANSIENT = 3  # network or server trouble: retry
+
 
 class AuthError(Exception):
     """str(error) is exactly the message text the specification gives (sections 3.2, 4.x, 7.2).

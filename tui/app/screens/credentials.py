@@ -30,7 +30,7 @@ from tui.core.regions import Region
 from tui.core.repairs import NotDone, move_aside, seen
 from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
-from tui.core.slots.state import BROKEN, MISSING, SlotStatus
+from tui.core.slots.state import BROKEN, MISSING, SlotStatus, slot_title
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
 
@@ -91,13 +91,13 @@ class CredentialsScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
-        Binding("d", "logout", N_("Log out")),
+        Binding("l", "logout", N_("Log out")),
         Binding("r", "refresh_token", N_("Refresh")),
         Binding("s", "sign_in", N_("Sign in")),
         Binding("w", "switch", N_("Switch")),
         Binding("m", "fix_mode", N_("Fix mode")),
         Binding("x", "move_aside", N_("Move aside")),
-        Binding("D", "app.doctor", N_("Doctor")),
+        Binding("d", "app.doctor", N_("Doctor")),  # as on Home
     ]
 
     def __init__(self, select: str | None = None) -> None:
@@ -120,7 +120,7 @@ class CredentialsScreen(AppScreen[None]):
         self.sub_title = _("credentials")
         table = self.query_one("#slots", DataTable)
         # sized to their content (the table scrolls sideways when it is wider than the terminal)
-        table.add_column(_("Slot"), key="slot")
+        table.add_column(_("Account"), key="slot")
         table.add_column(_("State"), key="state")
         table.add_column(_("Expires in"), key="left")
         table.add_column(_("Mode"), key="mode")
@@ -140,7 +140,7 @@ class CredentialsScreen(AppScreen[None]):
         table.clear()
         for slot in self.slots:
             table.add_row(
-                cell(one_line(slot.name, 80)),
+                cell(slot.title(80)),
                 cell(one_line(slot.label, 22)),
                 cell(expires_in_text(slot)),
                 cell("—" if slot.mode is None else f"{slot.mode:04o}"),
@@ -209,14 +209,14 @@ class CredentialsScreen(AppScreen[None]):
             self.notice(_("Only a readable slot with tokens can be refreshed."))
             return
         self._confirm(
-            _("Refresh {slot} now?").format(slot=slot.name),
+            _("Refresh {slot} now?").format(slot=slot.title(60)),
             _("The refresh token is used once and replaced by a new one."),
             lambda: self.run_refresh(slot.name),
         )
 
     @work(exclusive=True, group="refresh")
     async def run_refresh(self, name: str) -> None:
-        self.notice(_("Refreshing {slot}…").format(slot=name))
+        self.notice(_("Refreshing {slot}…").format(slot=slot_title(name)))
 
         selection = None
         try:
@@ -228,7 +228,7 @@ class CredentialsScreen(AppScreen[None]):
         except AuthError as exc:
             result = explain_for(exc, selection).said()
         else:
-            result = _("Refreshed {slot}.").format(slot=name)
+            result = _("Refreshed {slot}.").format(slot=slot_title(name))
         if not self.is_attached:  # the person left while the answer was being stored: nothing to show it on
             return
         # read again either way: a refresh changes the slot (a rejected one its state), and what it
@@ -269,14 +269,14 @@ class CredentialsScreen(AppScreen[None]):
             self.notice(_("No credential slot yet: nothing to fix."))
             return
         if slot.mode is None:
-            self.notice(_("{slot} has no file: nothing to fix.").format(slot=slot.name))
+            self.notice(_("{slot} has no file: nothing to fix.").format(slot=slot.title(60)))
             return
         plan, links = permission_plan(slot.name)  # seen now: the dialog shows exactly what changes
         if not plan:
             self.notice(
                 "; ".join(said(link) for link in links)
                 if links
-                else _("{slot} and its directories are already private (0600 / 0700).").format(slot=slot.name)
+                else _("{slot} and its directories are already private (0600 / 0700).").format(slot=slot.title(60))
             )
             return
 
@@ -289,7 +289,7 @@ class CredentialsScreen(AppScreen[None]):
             ]
 
         self._confirmed_change(
-            _("Make {slot} private?").format(slot=slot.name),
+            _("Make {slot} private?").format(slot=slot.title(60)),
             "\n".join([change.describe(short_path) for change in plan] + [said(link) for link in links]),
             apply,
             _("Could not change permissions: {reason}"),
@@ -306,7 +306,7 @@ class CredentialsScreen(AppScreen[None]):
             self.reload()
             return
         self._confirmed_change(
-            _("Move {slot} aside and sign in again?").format(slot=slot.name),
+            _("Move {slot} aside and sign in again?").format(slot=slot.title(60)),
             _(
                 "{path}\nwill be renamed to {name}.corrupt-<timestamp> (nothing is deleted), if it still does not parse."
             ).format(path=short_path(slot.path), name=slot.path.name),
@@ -330,7 +330,7 @@ class CredentialsScreen(AppScreen[None]):
             self.notice(_("Nothing to remove."))
             return
         self._confirmed_change(
-            _("Log out of {slot}?").format(slot=slot.name),
+            _("Log out of {slot}?").format(slot=slot.title(60)),
             _("{path} will be removed.").format(path=short_path(slot.path)),
             lambda: remove_signin(slot.name),
             _("Could not remove the file: {reason}"),
@@ -338,4 +338,4 @@ class CredentialsScreen(AppScreen[None]):
         )
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.host.back()

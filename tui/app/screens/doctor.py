@@ -21,6 +21,8 @@ from tui.core.phrase import N_, said
 from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
+CHECK_WIDTH = 24  # cells of a check's name in the table: the finding gets the rest (the details pane shows all)
+
 
 class DoctorScreen(AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
@@ -81,7 +83,10 @@ class DoctorScreen(AppScreen[None]):
         table.clear()
         for index, check in enumerate(self.checks):
             table.add_row(
-                cell(status_label(check.status)), cell(check.name), cell(tilde(said(check.finding))), key=str(index)
+                cell(status_label(check.status)),
+                cell(one_line(check.label, CHECK_WIDTH)),
+                cell(tilde(said(check.finding))),
+                key=str(index),
             )
         table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
@@ -100,7 +105,7 @@ class DoctorScreen(AppScreen[None]):
         if check is None:
             detail.set_text("")
             return
-        lines = [f"{status_label(check.status)}  {check.name}", said(check.finding)]
+        lines = [f"{status_label(check.status)}  {check.label}", said(check.finding)]
         if check.fix:
             lines.append(_("Fix: {fix}").format(fix=said(check.fix)))
         if check.repair is not None and not check.repaired:
@@ -169,4 +174,4 @@ class DoctorScreen(AppScreen[None]):
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "doctor")
-        self.app.pop_screen()
+        self.host.back()

@@ -46,6 +46,21 @@ def done_rows(region: Region, status: SlotStatus) -> list[tuple[str, str]]:
     ]
 
 
+def farewell(region: Region, note: str | None = None, account: str | None = None) -> list[str]:
+    """What a sign-in started by `login` leaves in the shell when the wizard ends on its success
+    (as `gh auth login` does): who, where the credentials went, when the token expires, what next."""
+    status = slot_status(account_slot(region, account or DEFAULT_ACCOUNT))
+    lines = [
+        f"✔ {signed_in_as(status)}",
+        _("Credentials written to {path}").format(path=short_path(credentials_path(status.name))),
+        _("Access token expires {when}").format(when=expiry(status.expires_at)),
+    ]
+    if note:
+        lines.append(note)
+    lines.append(_("Next: scripts can run `assistant-auth token` for a fresh access token."))
+    return lines
+
+
 def next_steps(demo: object | None) -> str:
     """What to do now. In a demo the files are in a temporary home that only the demo's own
     environment reaches: a plain `assistant-auth token` would read the real one."""
@@ -110,4 +125,4 @@ class DoneScreen(AppScreen[None]):
             self.refresh(recompose=True)  # compose reads the slot again
 
     def action_home(self) -> None:
-        self.app.pop_screen()
+        self.host.back()

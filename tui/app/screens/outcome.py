@@ -12,6 +12,7 @@ from textual.widgets import Button, Header, Static
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
+from tui.core.errors import EXIT_SIGN_IN
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.regions import Region
@@ -100,4 +101,4 @@ class OutcomeScreen(AppScreen[None]):
 
     def action_back(self) -> None:
         self._give_up()
-        self.app.pop_screen()
+        self.host.back(EXIT_SIGN_IN)

@@ -188,7 +188,7 @@ class ProvidersScreen(AppScreen[None]):
         self.loaded_values = {
             k: clean(v, keep_newlines=False) if isinstance(v, str) else v for k, v in provider_fields(entry).items()
         }
-        self.form.show(f'[providers."{name}"]', self.loaded_values)
+        self.form.show(f'[providers."{name}"]', self.loaded_values, managed=entry.get("managed") is True)
 
     @property
     def form(self) -> ProviderForm:
@@ -355,11 +355,11 @@ class ProvidersScreen(AppScreen[None]):
     def action_back(self) -> None:
         changed = self.changed_labels()
         if not changed:
-            self.app.pop_screen()
+            self.host.back()
             return
 
         self.app.push_screen(discard_question(changed, self.current), self._discard_if)
 
     def _discard_if(self, discard: bool | None) -> None:
         if discard:
-            self.app.pop_screen()
+            self.host.back()

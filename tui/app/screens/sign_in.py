@@ -26,6 +26,7 @@ from tui.app.screens.qr import QRScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRPane
+from tui.core.errors import EXIT_SIGN_IN
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
@@ -340,4 +341,4 @@ class SignInScreen(AppScreen[None]):
                 markup=False,
             )
         self.workers.cancel_group(self, "sign-in")
-        self.app.pop_screen()
+        self.host.back(EXIT_SIGN_IN)

@@ -20,6 +20,12 @@ from tui.core.untrusted import one_line
 HIDDEN_UNTIL_CODE = ("#uri", "#user-code", "#uri-complete", "#demo-page", "#ssh-note")
 
 
+def whole_parts(text: str) -> str:
+    """A line of parts joined by " · ", that a narrow screen wraps between parts only: "0 次"
+    never lands alone on a line of its own."""
+    return text.replace(" ", "\u00a0").replace("\u00a0·\u00a0", " · ")
+
+
 def spaced(code: str) -> str:
     """`WDJB-MJHT` -> `W D J B - M J H T`: easier to read aloud and to type."""
     return " ".join(one_line(code))
@@ -82,7 +88,7 @@ class CodePane(Vertical):
         state.set_text(
             _("Waiting for you to approve in the browser…  code expires in {left}").format(left=attempt.countdown())
         )
-        stats.set_text(attempt.stats())
+        stats.set_text(whole_parts(attempt.stats()))
 
     def show_complete_address(self, attempt: SignIn, *, linked: bool) -> None:
         """The address with the code filled in, as text too: a hyperlink (OSC 8) when `linked`

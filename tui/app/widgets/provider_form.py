@@ -31,6 +31,8 @@ class ProviderForm(VerticalScroll, can_focus=False):
     """The form: ↑/↓ move between its fields (the focused one scrolls into view), so what is typed
     always lands in a field the person sees; the mouse wheel still scrolls."""
 
+    managed = False  # the shown entry is the one a sign-in writes (`show`)
+
     BINDINGS = [
         Binding("up", "move_field(-1)", N_("Previous field"), show=False),
         Binding("down", "move_field(1)", N_("Next field"), show=False),
@@ -61,9 +63,13 @@ class ProviderForm(VerticalScroll, can_focus=False):
                 else:
                     yield TextField(id=f"field-{field}", password=field == "api_key", compact=True)
             yield OneLine("", classes="form-error", id=f"error-{field}")
+            if field == "active":
+                yield PlainStatic("", classes="form-note", id="note-active")
 
-    def show(self, title: str, values: dict[str, object]) -> None:
-        """A provider's values (as loaded), with no error shown."""
+    def show(self, title: str, values: dict[str, object], managed: bool = False) -> None:
+        """A provider's values (as loaded), with no error shown; `managed`: the entry a sign-in
+        writes (its `active` off is said in words: the spec writes it so, nothing of ours reads it)."""
+        self.managed = managed
         self.query_one("#form-title", PlainStatic).set_text(title)
         for field, _label in FORM:
             widget = self.query_one(f"#field-{field}")
@@ -102,6 +108,10 @@ class ProviderForm(VerticalScroll, can_focus=False):
     def show_switch(self, field: str, value: bool) -> None:
         """On/off in words beside the switch: two grey blocks say nothing under NO_COLOR."""
         self.query_one(f"#state-{field}", Static).update(_("on") if value else _("off"))
+        if field == "active":  # the managed entry's `active` off, said in words under it
+            note = self.query_one("#note-active", PlainStatic)
+            note.set_text(_("A sign-in writes it off; `assistant-auth token` uses this entry anyway."))
+            note.display = self.managed and not value
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         field = (event.switch.id or "").removeprefix("field-")

@@ -7,8 +7,8 @@ the client on the server words it in its reader's language (`server_words`)."""
 
 from __future__ import annotations
 
-from tui.core.agent.protocol import EXIT_SIGN_IN, EXIT_UNMET
-from tui.core.errors import AuthError
+from tui.core.agent.protocol import EXIT_UNMET
+from tui.core.errors import EXIT_SIGN_IN, AuthError
 from tui.core.phrase import N_, Phrase
 
 NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUNT, AMBIGUOUS_ACCOUNT = (

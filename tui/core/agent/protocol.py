@@ -46,6 +46,8 @@ from __future__ import annotations
 
 import json
 
+from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
+
 VERSION = 1
 SOCKET_ENV = "ASSISTANT_AUTH_SOCK"  # where a client finds the agent
 PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
@@ -56,7 +58,7 @@ DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (a
 SELECTORS = ("account", "region", "slot", "provider")  # at most one, or an account with its region
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
-EXIT_SIGN_IN, EXIT_UNMET, EXIT_AGAIN = 1, 2, 3
+EXIT_UNMET, EXIT_AGAIN = EXIT_USAGE, EXIT_TRANSIENT  # the exit codes an answer carries (core.errors)
 
 
 class BadRequest(ValueError):

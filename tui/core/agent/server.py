@@ -54,7 +54,6 @@ from tui.core.agent.policy import (
 from tui.core.agent.protocol import (
     ASKING,
     EXIT_AGAIN,
-    EXIT_SIGN_IN,
     REQUEST_LINE,
     WORKING,
     BadRequest,
@@ -65,6 +64,7 @@ from tui.core.agent.protocol import (
 )
 from tui.core.agent.status import slots
 from tui.core.agent.tokens import Tokens
+from tui.core.errors import EXIT_SIGN_IN
 
 READ_TIMEOUT = 10.0  # seconds for a request line to arrive whole
 WRITE_TIMEOUT = 10.0  # seconds for an answer to be taken

@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tui.core.agent.causes import SERVER_WORDS, cause_of
-from tui.core.agent.protocol import EXIT_AGAIN, EXIT_SIGN_IN, EXIT_UNMET, Request, failure, token_answer
+from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
 from tui.core.credentials.refresh import LifetimeTooShort, get_access_token, required_ttl
 from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
-from tui.core.errors import AuthError
+from tui.core.errors import EXIT_SIGN_IN, AuthError
 from tui.core.jwt import identity_of
 from tui.core.keys import region_of_slot
 from tui.core.slots.choice import Selection, explain_for, select, storage_name_of

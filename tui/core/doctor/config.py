@@ -29,7 +29,7 @@ from tui.core.slots.choice import inferred_hosts, provider_selection, storage_na
 if TYPE_CHECKING:
     import httpx
 
-from tui.core.slots.state import MISSING, OUR_DETAILS, REVOKED, VALID, SlotStatus, signed_in_phrase
+from tui.core.slots.state import MISSING, OUR_DETAILS, REVOKED, VALID, SlotStatus, signed_in_phrase, slot_title
 
 
 def _restore_host(name: str, host: str) -> Repair:
@@ -238,7 +238,8 @@ def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
     is a failure, in another slot a warning."""
     name = f"credentials.{status.name}"
     details = {"slot": status.name, "region": status.region, "identity": status.identity, "state": status.state}
-    label = Phrase(N_("{slot} (the managed provider's)"), slot=status.name) if status.name == managed else status.name
+    title = slot_title(status.name)
+    label = Phrase(N_("{slot} (the managed provider's)"), slot=title) if status.name == managed else title
     serious = FAIL if status.name == managed else WARN
     again = Phrase(N_("Sign in again (`assistant-auth login`)."))
     who = signed_in_phrase(status)

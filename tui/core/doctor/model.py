@@ -8,8 +8,10 @@ from typing import Any
 from tui.core.repairs import (
     Repair,  # every repair of a check goes through tui.core.repairs
 )
+from tui.core.slots.state import slot_title
 from tui.core.untrusted import one_line
 
+SLOT_CHECKS = ("credentials.", "files.slot.")  # checks named after a slot's file
 FINDING_WIDTH = 1000  # characters of a finding's one line (paths can be long)
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
@@ -32,6 +34,15 @@ class Check:
         self.name = one_line(self.name, FINDING_WIDTH)
         self.finding = one_line(self.finding, FINDING_WIDTH)
         self.fix = one_line(self.fix, FINDING_WIDTH)
+
+    @property
+    def label(self) -> str:
+        """The check as a person reads it: a slot named as Home names it (`credentials.global`,
+        `files.slot.work (cn)`); `name` stays the stable id (`--json`)."""
+        for prefix in SLOT_CHECKS:
+            if self.name.startswith(prefix):
+                return prefix + slot_title(self.name.removeprefix(prefix), 40)
+        return self.name
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -110,7 +110,7 @@ def text_lines(checks: list[Check]) -> list[tuple[str, str]]:
     colour; findings said in the reader's language (they are English as data)."""
     lines = []
     for check in checks:
-        line = f"{status_label(check.status, 4)} {check.name}: {said(check.finding)}"
+        line = f"{status_label(check.status, 4)} {check.label}: {said(check.finding)}"
         if check.fix and check.status in ("warn", "fail"):
             line += "\n" + INDENT + _("fix: {fix}").format(fix=said(check.fix))
         if check.repaired:

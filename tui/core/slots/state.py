@@ -47,6 +47,12 @@ LABELS = {
 }
 
 
+def slot_title(name: str, width: int = 60) -> str:
+    """How a person names a slot: a named account `work (cn)`, a region's own slot its region
+    (as Home says it), else its file's name (one line of at most `width`)."""
+    return named_account_label(name) or region_of_slot(name) or one_line(name, width)
+
+
 @dataclass(frozen=True)
 class SlotStatus:
     name: str
@@ -118,9 +124,8 @@ class SlotStatus:
         return None if claim is None else one_line(claim, IDENTITY_WIDTH)
 
     def title(self, width: int) -> str:
-        """How a list names the slot: a named account `work (cn)`, a region's own slot its region,
-        else its name (one line of at most `width`)."""
-        return named_account_label(self.name) or self.region or one_line(self.name, width)
+        """How a list names the slot (`slot_title`)."""
+        return slot_title(self.name, width)
 
     @property
     def region(self) -> str | None:
