@@ -103,8 +103,10 @@ def test_no_arguments_opens_the_wizard_and_signs_in(terminal, server, home):
     term.wait_for("Choose the region of your account")
     term.keys("Enter")
     term.wait_for("Enter this code there")
-    screen = term.wait_until(lambda s: "Copy code" in s and " answered · " in s, "the footer and the live stats")
-    assert "Cancel" in screen and " answered · " in screen
+    screen = term.wait_until(
+        lambda s: "Copy code" in s and " answered · " in s.replace("\xa0", " "), "the footer and the live stats"
+    )
+    assert "Cancel" in screen and " answered · " in screen.replace("\xa0", " ")
     server.approve(server.grants()[-1].user_code)  # only now: the live stats were seen first
     term.wait_for("Signed in")
     term.keys("q")

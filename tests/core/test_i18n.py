@@ -164,7 +164,7 @@ def test_a_phrase_is_english_as_text_and_said_in_the_readers_language(environmen
 def test_the_plain_live_line_fits_the_terminal_in_chinese(width, polls, slow_downs, interval):
     from types import SimpleNamespace
 
-    from tui.cli.login import live_line
+    from tui.cli.login_plain import live_line
     from tui.core.textwidth import cells
 
     attempt = SimpleNamespace(countdown=lambda: "14:59", interval=interval, polls=polls, slow_downs=slow_downs)

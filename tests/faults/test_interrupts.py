@@ -144,8 +144,9 @@ async def test_cancelling_the_caller_does_not_abandon_a_sent_refresh(home, slow_
 async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, slow_rotation):
     server = slow_rotation
     before = len(server.issued)
-    app = AssistantAuthApp(start="inspect")
+    app = AssistantAuthApp()
     async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("i")
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         await pilot.press("r")
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
@@ -158,6 +159,27 @@ async def test_leaving_the_inspector_during_a_refresh_keeps_the_rotation(home, s
             pilot,
             lambda: read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0],
         )
+    assert_rotation_kept(home, server)
+
+
+async def test_esc_to_the_shell_during_a_refresh_ends_the_app_after_the_answer_is_stored(home, slow_rotation):
+    """`assistant-auth inspect`, r, y, then Esc (back to the shell) while the answer is on its way:
+    the app ends only once the rotation is stored."""
+    server = slow_rotation
+    before = len(server.issued)
+    app = AssistantAuthApp(start="inspect")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: len(server.issued) > before)
+        await pilot.press("escape")  # back to the shell: the exit waits
+        await pilot.pause(0.3)
+        assert app.is_running  # the answer is not stored yet
+        server.refresh_gate.set()
+        await wait_for(pilot, lambda: not app.is_running)
+    assert read_json(home / "credentials" / f"{SLOT}.json")["access_token"] == server.issued[-1][0]
     assert_rotation_kept(home, server)
 
 

@@ -24,7 +24,7 @@ from tests.core.signin.test_follow import FIELDS, JSON
 from tui.core.doctor import apply_repair
 from tui.core.doctor.signin_records import check_signin_records
 from tui.core.regions import Region
-from tui.core.signin import follow
+from tui.core.signin import follow, shown
 from tui.core.signin.attempt import SignIn
 from tui.core.signin.follow import Lease, Role
 from tui.core.signin.place import SUFFIXES, odd
@@ -154,7 +154,7 @@ def test_a_record_of_another_region_in_a_regions_file_is_none(home, server):
     """`global.json` saying "cn": the cn code was shown and its device code sent to the global
     host, the answer saved as the global sign-in."""
     plant(home, "global.json", pending("cn"))
-    assert follow.read(Region.GLOBAL) is None and follow.waiting() == []
+    assert follow.read(Region.GLOBAL) is None and shown.waiting() == []
     status = run("status")
     assert "waiting for approval" not in status.stdout
     server.auto_approve = 0.5

@@ -254,7 +254,7 @@ async def test_inspector_and_doctor_screens_show_an_identity_as_one_line(home, i
         await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
         await wait_for(pilot, lambda: "Used by" in screen_text(app))
         inspector = screen_text(app)
-        await pilot.press("D")
+        await pilot.press("d")
         await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen" and bool(app.screen.checks), timeout=30)
         doctor = app.screen
         finding = next(c for c in doctor.checks if c.name == "credentials.assistant-code").finding

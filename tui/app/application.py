@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import pathlib
+import sys
 import time
 from collections.abc import Callable, Iterable
 
@@ -12,24 +13,24 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.content import Content
 from textual.notifications import Notify
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 
 from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
+from tui.app.signin_flow import SignInFlow
 from tui.core.agent.presence import agent_socket
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.phrase import N_
 from tui.core.regions import Region
-from tui.core.signin import ondisk
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
 # imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual
 # can (docs/performance.md, `make bench`).
 
 
-class AssistantAuthApp(App):
+class AssistantAuthApp(SignInFlow, App):
     COMMANDS = {Commands}  # the palette: our commands and Textual's, in the reader's language
     CSS_PATH = str(pathlib.Path(__file__).with_name("app.tcss"))  # absolute: subclasses work anywhere
     TITLE = "assistant-auth"
@@ -70,6 +71,15 @@ class AssistantAuthApp(App):
         # and `approve(user_code) -> str` (approves through that page, returns what happened)
         self.demo = demo
         self.detached_attempt = None  # a sign-in whose terminal went away: carried on after the app
+
+    def exit(self, result=None, return_code: int = 0, message=None) -> None:
+        """End the app, after the answer of a refresh already sent is stored: its worker would be
+        cancelled with the app, and a rotated refresh token lost (Esc, ctrl+q, `back` to the shell)."""
+        signals = sys.modules.get("tui.core.signals")  # never loaded: no refresh was ever sent
+        if signals is not None and signals.storing():
+            self.set_timer(0.05, lambda: self.exit(result, return_code, message))
+            return
+        super().exit(result, return_code, message)
 
     def panic(self, *renderables) -> None:
         """Textual's input reader dies of EIO when the terminal hangs up: during a sign-in that
@@ -142,60 +152,6 @@ class AssistantAuthApp(App):
             answers.close()  # its worker's read ends: the app exits without waiting for a question
 
     # -- actions reachable from every screen and the command palette --------------------------
-    def action_sign_in(self, region: str | None = None, replace: bool = False, account: str | None = None) -> None:
-        """A new sign-in in `region` (default: the app's), to the named `account` (default: the
-        region's own slot), over the current screen or instead of it."""
-        from tui.app.screens.sign_in import (  # lazy: the wizard's cold start (make bench)
-            SignInScreen,  # loaded when first opened (cold start)
-        )
-
-        chosen = Region(region) if region else self.region
-        waiting = ondisk.waiting_in(chosen)
-        if account is not None and waiting is not None and waiting.account != account:
-            # one attempt per region: joining it would save its tokens to the account it was started for
-            self.notify(
-                _(
-                    "A sign-in to account {account} ({region}) is waiting for approval: approve it, or abandon "
-                    "it with n on Home, then sign in to {wanted}."
-                ).format(account=waiting.account or DEFAULT_ACCOUNT, region=chosen.value, wanted=account),
-                title=_("Not started"),
-                severity="warning",
-                timeout=8,
-                markup=False,
-            )
-            return
-        screen = SignInScreen(chosen, account=account)
-        self.switch_screen(screen) if replace else self.push_screen(screen)
-
-    def show_outcome(self, attempt) -> None:
-        """A finished sign-in replaces its screen: Done on success, else what happened. A dialog,
-        the help or the QR code open above it is closed first: it was about the sign-in."""
-        from tui.app.screens.done import (  # lazy: the wizard's cold start (make bench)
-            DoneScreen,  # loaded when first opened (cold start)
-        )
-        from tui.app.screens.outcome import OutcomeScreen  # lazy: the wizard's cold start (make bench)
-
-        while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
-            self.pop_screen()
-        if attempt.outcome.success and self.from_login and self.demo is None:
-            from tui.app.screens.done import farewell  # lazy: the wizard's cold start (make bench)
-
-            self.farewell = farewell(attempt.region, note=attempt.config_note, account=attempt.account)
-            self.exit(return_code=0)
-            return
-        if attempt.outcome.success:
-            self.switch_screen(DoneScreen(attempt.region, note=attempt.config_note, account=attempt.account))
-        else:
-            self.switch_screen(OutcomeScreen(attempt.region, attempt.outcome, attempt))
-
-    def keep_polling(self, attempt) -> None:
-        """Back to the code screen, polling again with the same device code within its deadline."""
-        from tui.app.screens.sign_in import (  # lazy: the wizard's cold start (make bench)
-            SignInScreen,  # loaded when first opened (cold start)
-        )
-
-        self.switch_screen(SignInScreen(attempt.region, attempt))
-
     def action_inspect(self, slot: str | None = None) -> None:
         from tui.app.screens.credentials import (  # lazy: the wizard's cold start (make bench)
             CredentialsScreen,  # loaded when first opened (cold start)

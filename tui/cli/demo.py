@@ -13,7 +13,7 @@ import tempfile
 from types import SimpleNamespace
 
 from tui.cli.home import run_app
-from tui.cli.login import plain_login
+from tui.cli.login_plain import plain_login
 from tui.cli.output import err, out
 from tui.core.i18n import _
 from tui.core.regions import Region

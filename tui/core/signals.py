@@ -107,6 +107,13 @@ def storing_answer() -> Iterator[None]:
             _deliver(signum)
 
 
+def storing() -> bool:
+    """A sent refresh request's answer is being stored right now (in any thread or task): whatever
+    ends the process waits for it (the app's exit too)."""
+    with _lock:
+        return _depth > 0
+
+
 def pending_count() -> int:
     """For tests: signals held right now."""
     with _lock:

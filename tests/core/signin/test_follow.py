@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from tests.conftest import needs_root
 from tui.core.regions import Region
-from tui.core.signin import follow
+from tui.core.signin import follow, shown
 from tui.core.signin.follow import (
     JOIN_SLACK,
     Joined,
@@ -119,7 +119,7 @@ def test_another_users_record_is_never_trusted(home):
     os.chown(home / "signin" / "cn.json", 65534, 65534)
     with pytest.raises(follow.RecordProblem, match="belongs to another user"):
         follow.load(Region.CN)
-    assert follow.read(Region.CN) is None and follow.waiting() == []
+    assert follow.read(Region.CN) is None and shown.waiting() == []
     joined = follow.join(Lease(Region.CN))
     assert joined.role is Role.ALONE and "another user" in (joined.problem or "")
 

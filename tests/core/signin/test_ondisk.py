@@ -14,7 +14,7 @@ import pytest
 
 from tests.core.signin.test_follow import pending_record
 from tui.core.regions import Region
-from tui.core.signin import follow, ondisk
+from tui.core.signin import follow, ondisk, shown
 
 
 def ended_unseen(at: float | None = None) -> follow.Record:
@@ -64,7 +64,7 @@ def test_ondisk_reads_what_follow_reads(home, tmp_path, place):
     left_by_ours = listing(home)
     shutil.rmtree(home / "signin", ignore_errors=True)
     plant(home, tmp_path, place, at)
-    theirs = (follow.waiting(), follow.away(), follow.waiting_in(Region.CN))
+    theirs = (shown.waiting(), shown.away(), shown.waiting_in(Region.CN))
     assert ours == theirs
     assert left_by_ours == listing(home)
     if place == "pending":

@@ -75,6 +75,19 @@ def _mode_to_fix(slot: SlotStatus) -> bool:
     return slot.mode is not None and bool(permission_plan(slot.name)[0])
 
 
+def offered(action: str, slot: SlotStatus | None, managed: str | None) -> bool:
+    """Offer only what the selected slot allows: an empty slot has nothing to refresh, remove,
+    fix, move aside or switch to (its keys leave the footer; `s` signs in); a broken one is
+    moved aside (not logged out of or switched to); `m` only where a mode is wrong; `w` only to a
+    usable account's slot not in use yet."""
+    applies = ACTION_APPLIES.get(action)
+    if applies is None:
+        return True
+    if slot is None or (action == "switch" and slot.name == managed):
+        return False
+    return applies(slot)
+
+
 ACTION_APPLIES = {
     "refresh_token": lambda slot: slot.has_expiry and slot.has_refresh_token,
     "logout": lambda slot: slot.state != MISSING and slot.state not in BROKEN,  # a broken file: x moves it aside
@@ -168,17 +181,7 @@ class CredentialsScreen(AppScreen[None]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """Offer only what the selected slot allows: an empty slot has nothing to refresh, remove,
-        fix, move aside or switch to (its keys leave the footer; `s` signs in); a broken one is
-        moved aside (not logged out of or switched to); `m` only where a mode is wrong; `w` only
-        to a usable account's slot not in use yet."""
-        applies = ACTION_APPLIES.get(action)
-        if applies is None:
-            return True
-        slot = self.selected
-        if action == "switch" and slot is not None and self.view is not None and slot.name == self.view.managed:
-            return False  # in use already: nothing to switch
-        return slot is not None and applies(slot)
+        return offered(action, self.selected, self.view.managed if self.view is not None else None)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if self.selected is not None and self.selected.name != self.shown_slot:

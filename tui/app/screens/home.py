@@ -95,6 +95,18 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     return "\n".join(lines), css, region
 
 
+def abandon_question(region: Region):
+    """`n` on Home: the waiting sign-in's code stops being polled."""
+    from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
+
+    return ConfirmScreen(
+        _("Abandon the waiting {region} sign-in?").format(region=region.value),
+        _("Its code stops being polled; a new sign-in gets a new code."),
+        yes=_("Abandon"),
+        no=_("Keep it"),
+    )
+
+
 def account_options(view: Overview | None) -> list[Option]:
     """A row per named account (the regions' own are the rows above): who is signed in, * active."""
     rows = []
@@ -263,17 +275,7 @@ class HomeScreen(AppScreen[None]):
                 )
                 self.set_timer(0.5, self.refresh_slot)
 
-        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
-
-        self.app.push_screen(
-            ConfirmScreen(
-                _("Abandon the waiting {region} sign-in?").format(region=region.value),
-                _("Its code stops being polled; a new sign-in gets a new code."),
-                yes=_("Abandon"),
-                no=_("Keep it"),
-            ),
-            answer,
-        )
+        self.app.push_screen(abandon_question(region), answer)
 
     @property
     def selected_row(self) -> str:

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Header, Input
 
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.restore import ask_to_restore
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
 from tui.app.widgets.raw_config import RawConfig
@@ -31,8 +32,7 @@ from tui.core.config.restore import Restore, backup_path, restore_offer
 from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
 from tui.core.i18n import _
-from tui.core.phrase import N_, said
-from tui.core.repairs import NotDone
+from tui.core.phrase import N_
 from tui.core.untrusted import clean, one_line
 from tui.terminal.text import short_path
 
@@ -63,6 +63,19 @@ def provider_rows(doc) -> list[tuple[str, list[str]]]:
 
 
 FIX_FIELDS = N_("Fix the fields marked in red, then save again.")
+MOVED_ON_DISK = N_(
+    "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
+    "(it asks before your edits are dropped)."
+)
+
+
+def read_only_text(problem: AuthError, restorable: pathlib.Path | None) -> str:
+    """Why the file is shown read-only; with `restorable` (its path), that `b` restores its copy."""
+    text = _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=problem)
+    if restorable is None:
+        return text
+    backup = short_path(backup_path(restorable))
+    return text + "\n" + _("b restores the last good copy ({backup}) after showing what changes.").format(backup=backup)
 
 
 def reload_question(changed: list[str]) -> ConfirmScreen:
@@ -148,12 +161,7 @@ class ProvidersScreen(AppScreen[None]):
             rows = provider_rows(self.doc)
         except AuthError as exc:
             self.restore = restore_offer(self.snapshot.path)
-            text = _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=exc)
-            if self.restore is not None:
-                text += "\n" + _("b restores the last good copy ({backup}) after showing what changes.").format(
-                    backup=short_path(backup_path(self.snapshot.path))
-                )
-            self._show_problem(text)
+            self._show_problem(read_only_text(exc, self.snapshot.path if self.restore else None))
             self._show_raw(True)
             self.refresh_bindings()
             return
@@ -249,12 +257,7 @@ class ProvidersScreen(AppScreen[None]):
             return
         if DiskWatch.moved(self.snapshot):  # refused before the question: a yes could not be honoured
             self.said_change_on_disk()
-            self.notice(
-                _(
-                    "Not saved: config.toml changed on disk since it was loaded. Press ctrl+r to reload "
-                    "(it asks before your edits are dropped)."
-                )
-            )
+            self.notice(_(MOVED_ON_DISK))
             return
         try:
             new_text = edit_provider(self.snapshot.text, self.current, changes)
@@ -285,34 +288,14 @@ class ProvidersScreen(AppScreen[None]):
         self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "restore_backup":
-            return self.restore is not None
-        return True
+        return action != "restore_backup" or self.restore is not None  # `b` only for a file it can mend
 
-    def action_restore_backup(self) -> None:
-        """The repair doctor offers too (`tui.core.config.restore`): a diff, a question, then the
-        restore after it re-checks both files."""
-        restore = restore_offer(self.snapshot.path if self.snapshot else None)  # seen now, not at load
-        if restore is None:
+    def action_restore_backup(self) -> None:  # the repair doctor offers too: a diff, a question, a re-check
+        def done(said_line: str | None) -> None:
             self.load()
-            self.notice(_("Nothing to restore: config.toml or its copy changed."))
-            return
-        repair = restore.repair()
+            self.notice(said_line or _("Nothing to restore: config.toml or its copy changed."))
 
-        def answer(yes: bool | None) -> None:
-            if not yes:
-                return
-            try:
-                done = repair.apply()
-            except (NotDone, AuthError, OSError) as exc:
-                reason = exc.reason if isinstance(exc, NotDone) else str(exc)
-                self.notify(said(one_line(reason, 1000)), title=_("Not restored"), severity="error", markup=False)
-                return
-            self.load()
-            self.notice(said(one_line(done, 1000)))
-
-        body = f"{said(repair.change)}\n\n{repair.preview}"
-        self.app.push_screen(ConfirmScreen(_("Restore config.toml?"), body, yes=_("Restore"), lexer="diff"), answer)
+        ask_to_restore(self.app, self.snapshot.path if self.snapshot else None, done)
 
     def action_reload(self) -> None:
         changed = self.changed_labels()
@@ -329,8 +312,7 @@ class ProvidersScreen(AppScreen[None]):
         self.app.push_screen(reload_question(changed), reload)
 
     def action_toggle_raw(self) -> None:
-        raw = self.query_one("#raw-view")
-        self._show_raw(not raw.display)
+        self._show_raw(not self.query_one("#raw-view").display)
 
     def _show_raw(self, show: bool) -> None:
         raw = self.query_one(RawConfig)

@@ -18,7 +18,7 @@ from tui.core.repairs import (
     remove_odd_entry,
     seen,
 )
-from tui.core.signin import follow
+from tui.core.signin import follow, ondisk
 from tui.core.signin.place import ODD, wrong_kind
 
 
@@ -37,7 +37,7 @@ def check_signin_records() -> list[Check]:
     checks = _directory_mode(where, found)
     for entry in entries(where):
         checks.extend(_signin_entry(entry))
-    checks += [_waiting(record) for record in follow.waiting()]
+    checks += [_waiting(record) for record in ondisk.waiting()]
     finding = Phrase(N_("{path} is private (0700) and holds only what sign-ins make."), path=where)
     return checks or [Check("files.signin", OK, finding, "", {"path": str(where)})]
 

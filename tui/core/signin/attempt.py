@@ -62,9 +62,10 @@ if TYPE_CHECKING:
 __all__ = ["EVENTS", "InvalidTransition", "Outcome", "Phase", "SignIn", "TRANSITIONS", "outcome_for"]
 
 
-def unexpected_error(exc: BaseException) -> str:
-    """An error no step expects, as one line without a secret."""
-    return _("unexpected error: {error}").format(error=one_line(f"{type(exc).__name__}: {redact(str(exc))}", 300))
+def unexpected_error(exc: BaseException, unsaved: bool = False) -> str:
+    """An error no step expects, as one line without a secret (`unsaved`: approved tokens were lost)."""
+    error = _("unexpected error: {error}").format(error=one_line(f"{type(exc).__name__}: {redact(str(exc))}", 300))
+    return _("{error}; the approved sign-in was not saved").format(error=error) if unsaved else error
 
 
 class _Discarded(Exception):
@@ -223,14 +224,12 @@ class SignIn(Moves):
         """An error no step expects ended an attempt without a terminal: it ends as an "error"
         outcome (not one to poll through again), and its record says so, never "pending" with
         nobody polling. The error is told in one line, without any secret."""
-        error = unexpected_error(exc)
+        error = unexpected_error(exc, unsaved=self.phase is Phase.SAVING and self.approval is not None)
         if self.phase is Phase.ENDED and self.outcome is not None:
             if self.can_keep_polling:  # ended on trouble it would have polled through: it ends here
                 self.outcome = outcome_for("error", error)
                 self.give_up()
             return self.outcome
-        if self.phase is Phase.SAVING and self.approval is not None:
-            error = _("{error}; the approved sign-in was not saved").format(error=error)
         return self._finish(outcome_for("error", error))
 
     # -- following another terminal's attempt -------------------------------------------------

@@ -35,7 +35,7 @@ def waiting(now: float | None = None) -> list[Record]:
     """Attempts that can still be approved, one per region at most."""
     if not _any_there():
         return []
-    from tui.core.signin.follow import waiting as read_waiting  # lazy: only where a record is on disk
+    from tui.core.signin.shown import waiting as read_waiting  # lazy: only where a record is on disk
 
     return read_waiting(now)
 
@@ -44,7 +44,7 @@ def away(now: float | None = None) -> list[Record]:
     """Ended attempts nobody has seen yet (one per region), oldest first."""
     if not _any_there():
         return []
-    from tui.core.signin.follow import away as read_away  # lazy: only where a record is on disk
+    from tui.core.signin.shown import away as read_away  # lazy: only where a record is on disk
 
     return read_away(now)
 
@@ -53,7 +53,7 @@ def waiting_in(region: Region) -> Record | None:
     """The region's attempt while it can still be approved (Home's Enter joins it, `n` abandons it)."""
     if not _there(region):
         return None
-    from tui.core.signin.follow import waiting_in as read_waiting_in  # lazy: only where a record is on disk
+    from tui.core.signin.shown import waiting_in as read_waiting_in  # lazy: only where a record is on disk
 
     return read_waiting_in(region)
 
@@ -61,7 +61,7 @@ def waiting_in(region: Region) -> Record | None:
 def seen(region: Region) -> None:
     """A person saw how the region's attempt ended (shown on a terminal): its record goes."""
     if _there(region):
-        from tui.core.signin.follow import mark_seen  # lazy: only where a record is on disk
+        from tui.core.signin.shown import mark_seen  # lazy: only where a record is on disk
 
         mark_seen(region)
 

@@ -73,7 +73,7 @@ class Record:
     seen: bool = False
     ended_at: float | None = None
     account: str | None = None  # the named account its tokens go to (None: the region's own slot)
-    polled: bool = True  # not on disk: a process holds its lease (`follow.shown` looks; its poller may be gone)
+    polled: bool = True  # not on disk: a process holds its lease (`shown.shown` looks; its poller may be gone)
 
     @classmethod
     def parse(cls, data: object, region: Region | None = None) -> Record | None:
