@@ -69,6 +69,7 @@ HEAVY = {
     "rich.syntax": "pygments and its lexers: only when a diff or the raw file is drawn",
     "segno": "the QR encoder: only when a QR code is drawn",
     "tui.core.signin.follow": "a sign-in's lease, joining and watching: Home and `status` only where a record is on disk",
+    "tui.core.signin.shown": "the records as told to a person (it loads follow): only where a record is on disk",
 }
 
 
