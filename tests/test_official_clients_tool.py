@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.agent.relay import OFFICIAL_THRESHOLD, RENEW_LEFT
+from tui.core.agent.client.relay import OFFICIAL_THRESHOLD, RENEW_LEFT
 from tui.dev import official_clients as tool
 
 BUNDLE = """

@@ -14,7 +14,7 @@ from tests.agent.conftest import RunningAgent, on_server, run_on_server
 from tests.agent.openssh import needs_openssh, relay_and_read, relaying_sshd
 from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
-from tui.core.agent.protocol import BadRequest, Request, parse_request
+from tui.core.agent.wire.protocol import BadRequest, Request, parse_request
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import account_key, account_slot
 

@@ -19,8 +19,8 @@ from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_se
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, needs_root, read_json, write_creds
 from tests.waiting import PATIENCE, until
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import Request
 from tui.demo.server import TOKEN_PATH
 
 
@@ -327,8 +327,8 @@ def test_confirm_without_a_terminal_asks_in_the_wizard_and_refuses_while_none_is
 
 def test_confirm_with_no_place_to_ask_does_not_start(laptop, tmp_path, monkeypatch, capsys):
     """The key cannot be made (here: refused by the system): the agent says so and does not start."""
-    from tui.cli import agent as agent_command
-    from tui.core.agent import place
+    from tui.cli.agent import serve as agent_command
+    from tui.core.agent.server import place
 
     private = pathlib.Path(tempfile.mkdtemp(prefix="aa-"))  # short: a socket's path is at most 108 bytes
     monkeypatch.setattr(tempfile, "tempdir", str(private))  # where the socket's directory would be made

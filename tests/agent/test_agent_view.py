@@ -13,9 +13,9 @@ from tests.cli.test_cli import valid
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.app.agent_app import AgentApp
-from tui.core.agent import place
-from tui.core.agent.client import ask
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import ask
+from tui.core.agent.server import place
+from tui.core.agent.wire.protocol import Request
 
 
 async def test_the_foreground_view_shows_each_request_and_s_stops_serving(laptop, server):
@@ -69,7 +69,7 @@ async def test_confirm_asks_before_a_connections_first_token(laptop, server):
     again; deny (d) refuses it; no answer within the wait is deny, and the question goes away."""
     import socket as sockets
 
-    from tui.core.agent.protocol import Request as Asked
+    from tui.core.agent.wire.protocol import Request as Asked
 
     write_creds(laptop, valid(server))
     listener, path = place.listen()

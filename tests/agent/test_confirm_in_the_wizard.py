@@ -18,12 +18,11 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import valid
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.core.agent import place
-from tui.core.agent.answering import Question, Withdrawn, offer
-from tui.core.agent.client import ask
-from tui.core.agent.confirm import ALLOW_CONNECTION, DENY
-from tui.core.agent.protocol import Request, parse_answer, parse_request
-from tui.core.agent.server import Agent
+from tui.core.agent.client.answering import Question, Withdrawn, offer
+from tui.core.agent.client.ask import ask
+from tui.core.agent.server.agent import Agent, place
+from tui.core.agent.server.confirm import ALLOW_CONNECTION, DENY
+from tui.core.agent.wire.protocol import Request, parse_answer, parse_request
 
 
 def read_line(conn: socket.socket) -> dict:

@@ -14,8 +14,8 @@ from tests.agent.openssh import Forwarded, needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import terminate, write_creds
 from tests.waiting import PATIENCE
-from tui.core.agent.answering import Question, offer
-from tui.core.agent.confirm import ALLOW_CONNECTION, DENY
+from tui.core.agent.client.answering import Question, offer
+from tui.core.agent.server.confirm import ALLOW_CONNECTION, DENY
 
 pytestmark = needs_openssh
 

@@ -17,8 +17,8 @@ from tests.agent.openssh import Forwarded, SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
-from tui.core.agent.client import ask
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import ask
+from tui.core.agent.wire.protocol import Request
 
 pytestmark = needs_openssh
 

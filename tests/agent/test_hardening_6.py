@@ -27,14 +27,14 @@ from tests.waiting import PATIENCE, until
 from tui.app.agent_app import AgentApp
 from tui.app.screens.ask import asked_line
 from tui.cli import main
-from tui.core.agent import place
-from tui.core.agent.answering import _message
-from tui.core.agent.client import AgentUnavailable, ask
+from tui.core.agent.client.answering import _message
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.presence import agent_line
 from tui.core.agent.feed import RemoteFeed
-from tui.core.agent.policy import Access, access, local_roots, without_local_paths
-from tui.core.agent.presence import agent_line
-from tui.core.agent.protocol import Request, parse_request
+from tui.core.agent.server import place
+from tui.core.agent.server.policy import Access, access, local_roots, without_local_paths
 from tui.core.agent.view import connection_lines, event_line, header, slot_lines
+from tui.core.agent.wire.protocol import Request, parse_request
 from tui.core.untrusted import is_one_printable_line
 from tui.demo.server import TOKEN_PATH
 
@@ -447,7 +447,7 @@ def test_stop_through_the_agents_socket_is_refused_for_a_forwarded_connection_on
 def test_an_agent_of_an_earlier_version_still_counts_as_answering(tmp_path):
     """`ping` is new: an earlier agent refuses it as an unknown operation, and `ssh` must not take
     that for an agent that does not answer (it would start one of its own and say so)."""
-    from tui.cli.ssh import _answers
+    from tui.cli.agent.ssh import _answers
 
     where = socket_in(tmp_path)
     earlier = FakeAgent(where, lambda _request: line({"v": 1, "ok": False, "error": "bad request", "exit": 2}))
@@ -537,7 +537,7 @@ def test_an_agent_whose_lifetime_ends_with_a_fifo_at_its_word_still_ends(home, t
 
 
 def test_relay_notes_of_the_wrong_kind_are_no_relay(home, monkeypatch):
-    from tui.core.agent import forwarded
+    from tui.core.agent.client import forwarded
 
     registered = pathlib.Path(forwarded.directory())
     registered.mkdir(parents=True, mode=0o700)
@@ -554,7 +554,7 @@ def test_relay_notes_of_the_wrong_kind_are_no_relay(home, monkeypatch):
 
 
 def test_a_registration_that_leads_nowhere_of_ours_is_not_followed(home, tmp_path):
-    from tui.core.agent import forwarded
+    from tui.core.agent.client import forwarded
 
     registered = pathlib.Path(forwarded.directory())
     registered.mkdir(parents=True, mode=0o700)

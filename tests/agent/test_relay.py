@@ -22,10 +22,10 @@ from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, read_json, write_creds
 from tests.core.test_cotenancy import OFFICIAL, release, wait_locked
 from tests.waiting import until
-from tui.core.agent import relay as relay_rules
-from tui.core.agent.answering import Question, offer
-from tui.core.agent.confirm import ALLOW_CONNECTION
-from tui.core.agent.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
+from tui.core.agent.client import relay as relay_rules
+from tui.core.agent.client.answering import Question, offer
+from tui.core.agent.client.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
+from tui.core.agent.server.confirm import ALLOW_CONNECTION
 from tui.demo.server import TOKEN_PATH
 
 SLOT = "assistant-code"

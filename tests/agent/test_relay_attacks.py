@@ -16,7 +16,7 @@ import pytest
 from tests.agent.conftest import RunningAgent
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import needs_root, tmpfs, write_creds
-from tui.core.agent.relay import Verdict, judge, write_relayed
+from tui.core.agent.client.relay import Verdict, judge, write_relayed
 
 SLOT = "assistant-code"
 

@@ -13,7 +13,7 @@ from tests.agent.openssh import needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
-from tui.core.agent.sshline import Usage, split
+from tui.core.agent.ssh.sshline import Usage, split
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_ssh_account_needs_the_relay_and_a_valid_name(home, args, said):
 
 
 def test_the_relay_on_the_server_is_started_for_the_account_named():
-    from tui.cli.ssh import remote_command
+    from tui.cli.agent.ssh import remote_command
 
     line = remote_command("/tmp/x.sock", ["true"], relay=True, account="work")
     assert "assistant-auth relay --quiet --account work </dev/null &" in line

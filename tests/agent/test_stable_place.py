@@ -20,8 +20,8 @@ import pytest
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import default_signals, terminate
 from tests.waiting import PATIENCE, until
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import Request
 
 
 @pytest.fixture

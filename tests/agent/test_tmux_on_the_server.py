@@ -16,8 +16,8 @@ from tests.agent.openssh import needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import PATIENCE, until
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import Request
 
 pytestmark = needs_openssh
 

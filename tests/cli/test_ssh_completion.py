@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from tests.cli.test_account_cli import complete
-from tui.core.agent.ssh_hosts import config_hosts, known_hosts
+from tui.core.agent.ssh.hosts import config_hosts, known_hosts
 
 
 def test_config_hosts_skip_patterns_and_read_includes():

@@ -1,5 +1,5 @@
 """The wizard answers `agent --confirm`'s questions when the agent runs on this machine: a worker
-thread holds the connection (`tui.core.agent.answering`), each question is a dialog over whatever
+thread holds the connection (`tui.core.agent.client.answering`), each question is a dialog over whatever
 screen is open, and a question the agent stops waiting for closes as denied."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui.app.screens.ask import AskScreen
-from tui.core.agent.answering import Answering, Question, Withdrawn, offer
-from tui.core.agent.confirm import CONFIRM_WAIT, DENY
+from tui.core.agent.client.answering import Answering, Question, Withdrawn, offer
+from tui.core.agent.server.confirm import CONFIRM_WAIT, DENY
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -14,10 +14,10 @@ from textual.binding import Binding
 
 from tui.app.screens.agent import ForegroundAgentScreen
 from tui.app.screens.ask import AskScreen
-from tui.core.agent.confirm import DENY, Connection
 from tui.core.agent.feed import LocalFeed
-from tui.core.agent.protocol import Request
-from tui.core.agent.server import Agent
+from tui.core.agent.server.agent import Agent
+from tui.core.agent.server.confirm import DENY, Connection
+from tui.core.agent.wire.protocol import Request
 from tui.core.phrase import N_
 from tui.core.signals import stop_agent_on_signals
 

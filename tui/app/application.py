@@ -18,7 +18,7 @@ from textual.screen import Screen
 from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
 from tui.app.signin_flow import SignInFlow
-from tui.core.agent.presence import agent_socket
+from tui.core.agent.client.presence import agent_socket
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT

@@ -101,7 +101,7 @@ def _main(argv: list[str] | None = None) -> int:
         _setup_logging(verbose)
         return run_exec(args[1:])
     if args[:1] == ["ssh"]:  # parsed by hand: every option but the host and command is ssh's
-        from tui.cli.ssh import run_fast as run_ssh  # lazy: off token's path
+        from tui.cli.agent.ssh import run_fast as run_ssh  # lazy: off token's path
 
         _setup_logging(verbose)
         return run_ssh(args[1:])

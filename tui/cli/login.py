@@ -13,8 +13,8 @@ from tui.cli.output import (
     ask,
     err,
 )
-from tui.core.agent.presence import agent_elsewhere
-from tui.core.agent.protocol import SOCKET_ENV
+from tui.core.agent.client.presence import agent_elsewhere
+from tui.core.agent.wire.protocol import SOCKET_ENV
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import away_lines

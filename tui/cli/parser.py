@@ -34,9 +34,9 @@ COMMANDS = {
     "config": ("home", "run_config"),
     "demo": ("demo", "run"),
     "completion": ("completion", "run"),
-    "agent": ("agent", "run"),
-    "ssh": ("ssh", "run"),
-    "relay": ("relay", "run"),
+    "agent": ("agent.serve", "run"),
+    "ssh": ("agent.ssh", "run"),
+    "relay": ("agent.relay", "run"),
     "help": ("help", "run"),
 }
 STATUS_SCHEMA = 1  # of `status --json` (tui.cli.status.SCHEMA_VERSION)
@@ -265,8 +265,8 @@ def _agent(sub) -> None:
 
 
 def complete_ssh(prefix: str, parsed_args=None, **_) -> list[str]:
-    """`assistant-auth ssh <TAB>` (`tui.cli.ssh_completion`): loaded when a shell asks."""
-    from tui.cli.ssh_completion import complete  # lazy: only when a shell completes `ssh`
+    """`assistant-auth ssh <TAB>` (`tui.cli.agent.completion`): loaded when a shell asks."""
+    from tui.cli.agent.completion import complete  # lazy: only when a shell completes `ssh`
 
     return complete(prefix, parsed_args)
 

@@ -16,8 +16,8 @@ from tui.cli.output import (
     out_json,
 )
 from tui.cli.selection import selection, selector_usable
-from tui.core.agent.presence import agent_elsewhere, relayed_here, signed_in_here
-from tui.core.agent.protocol import SOCKET_ENV
+from tui.core.agent.client.presence import agent_elsewhere, relayed_here, signed_in_here
+from tui.core.agent.wire.protocol import SOCKET_ENV
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry

@@ -6,11 +6,11 @@ import os
 import sys
 import time
 
+from tui.cli.agent.status import SERVER, status_from_agent, where_served
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
-from tui.cli.status_agent import SERVER, status_from_agent, where_served
-from tui.core.agent.place import SOCKET_ENV
+from tui.core.agent.server.place import SOCKET_ENV
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _

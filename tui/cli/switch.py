@@ -6,8 +6,8 @@ import os
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
-from tui.core.agent.presence import agent_elsewhere
-from tui.core.agent.protocol import SOCKET_ENV
+from tui.core.agent.client.presence import agent_elsewhere
+from tui.core.agent.wire.protocol import SOCKET_ENV
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.overview import overview

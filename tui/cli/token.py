@@ -31,8 +31,8 @@ def obtain(values: dict, min_ttl: int | None):
     set, the token agent answers instead ((its answer, the token)), never this machine's files."""
 
     if os.environ.get("ASSISTANT_AUTH_SOCK"):
-        from tui.cli.agent_notes import UseLocal  # lazy: only through the agent
-        from tui.cli.through_agent import token_from_agent  # lazy: only through the agent
+        from tui.cli.agent.notes import UseLocal  # lazy: only through the agent
+        from tui.cli.agent.through import token_from_agent  # lazy: only through the agent
 
         try:
             return token_from_agent(values, min_ttl)

@@ -21,7 +21,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from tui.core.agent.protocol import Request
+from tui.core.agent.wire.protocol import Request
 
 RUNS = 25
 ANSWERS = 2000

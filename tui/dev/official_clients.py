@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from tui.core.agent.relay import OFFICIAL_THRESHOLD, RENEW_LEFT
+from tui.core.agent.client.relay import OFFICIAL_THRESHOLD, RENEW_LEFT
 from tui.dev.pythons import find
 
 NPM_PACKAGE = "@moonshot-ai/kimi-code"

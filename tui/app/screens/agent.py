@@ -17,7 +17,7 @@ from textual.widgets import Header, Static
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
-from tui.core.agent.client import AgentUnavailable
+from tui.core.agent.client.ask import AgentUnavailable
 from tui.core.agent.feed import Feed
 from tui.core.agent.view import Snapshot, connection_lines, event_line, header, slot_lines
 from tui.core.i18n import _, ngettext

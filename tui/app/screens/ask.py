@@ -17,7 +17,7 @@ from textual.widgets import Button
 
 from tui.app.screens.confirm import keyed
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.agent.confirm import ALLOW_CONNECTION, ALLOW_ONCE, DENY
+from tui.core.agent.server.confirm import ALLOW_CONNECTION, ALLOW_ONCE, DENY
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.untrusted import one_line

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
-from tui.core.agent.presence import agent_line, agent_socket
+from tui.core.agent.client.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tui.core.agent.client import ask
-from tui.core.agent.place import read_answer_key
-from tui.core.agent.protocol import Request
-from tui.core.agent.server import Agent
-from tui.core.agent.status import slots
+from tui.core.agent.client.ask import ask
+from tui.core.agent.server.agent import Agent
+from tui.core.agent.server.place import read_answer_key
+from tui.core.agent.server.status import slots
 from tui.core.agent.view import Snapshot
+from tui.core.agent.wire.protocol import Request
 
 
 class Feed(Protocol):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 
-from tui.core.agent import forwarded
-from tui.core.agent.client import AgentUnavailable, ask, on_a_server
-from tui.core.agent.presence import serves_elsewhere
-from tui.core.agent.protocol import SOCKET_ENV, Request
+from tui.core.agent.client import forwarded
+from tui.core.agent.client.ask import AgentUnavailable, ask, on_a_server
+from tui.core.agent.client.presence import serves_elsewhere
+from tui.core.agent.wire.protocol import SOCKET_ENV, Request
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.phrase import N_, Phrase
 

@@ -22,8 +22,8 @@ import os
 from collections.abc import Iterable
 
 from tui.core import paths
-from tui.core.agent.peer import FORWARDED
-from tui.core.agent.protocol import encode
+from tui.core.agent.server.peer import FORWARDED
+from tui.core.agent.wire.protocol import encode
 
 
 class Access(enum.Enum):

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 
-from tui.cli.agent_notes import UseLocal, waiting_for_approval
+from tui.cli.agent.notes import UseLocal, waiting_for_approval
 from tui.cli.output import EXIT_TRANSIENT, err
-from tui.core.agent import forwarded
-from tui.core.agent.causes import server_words
-from tui.core.agent.client import AgentUnavailable, ask, socket_path
-from tui.core.agent.protocol import SOCKET_ENV, Request
+from tui.core.agent.client import forwarded
+from tui.core.agent.client.ask import AgentUnavailable, ask, socket_path
+from tui.core.agent.wire.causes import server_words
+from tui.core.agent.wire.protocol import SOCKET_ENV, Request
 from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
@@ -23,7 +23,7 @@ def no_answer(request: Request, exc: AgentUnavailable, local: dict | None) -> di
     through = _through_another(request, socket_path() or "")
     if through is not None:
         return through
-    from tui.core.agent.presence import signed_in_here  # lazy: config.toml's reader, not on the fall-over (figure 6c)
+    from tui.core.agent.client.presence import signed_in_here  # lazy: config.toml's reader (figure 6c)
 
     if local is not None and signed_in_here(local):
         err(one_line(said(Phrase(STALE_HERE, socket=socket_path() or "", variable=SOCKET_ENV)), 2000))

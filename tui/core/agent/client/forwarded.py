@@ -16,10 +16,10 @@ import os
 import stat
 
 from tui.core import paths
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.ours import this_program
-from tui.core.agent.protocol import Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import Request
 from tui.core.files.regular import read_regular
+from tui.core.system.process import this_program
 
 DIRECTORY, LATEST = "forwarded", "latest.sock"
 LOOK = 3.0  # seconds for each connection's answer while looking for a live one

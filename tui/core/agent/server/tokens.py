@@ -20,8 +20,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from tui.core.agent.causes import SERVER_WORDS, cause_of
-from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
+from tui.core.agent.wire.causes import SERVER_WORDS, cause_of
+from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
 from tui.core.credentials.refresh import LifetimeTooShort, get_access_token, required_ttl
 from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
 from tui.core.errors import EXIT_SIGN_IN, AuthError

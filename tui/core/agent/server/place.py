@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from tui.core.agent.protocol import PID_ENV, SOCKET_ENV
+from tui.core.agent.wire.protocol import PID_ENV, SOCKET_ENV
 from tui.core.phrase import N_, Phrase
 
 __all__ = [

@@ -12,7 +12,7 @@ region, a slot or a provider, at most one) and the lifetime the token must still
 
 `ping` is the liveness answer (`{"v": 1, "ok": true, "alive": true}`: no identity, no path) that
 `ssh` and the relay need. Which operation is answered to whom is the server's policy
-(`tui.core.agent.server.POLICY`): `stop` never to a forwarded connection; under `--confirm`,
+(`tui.core.agent.server.agent.POLICY`): `stop` never to a forwarded connection; under `--confirm`,
 `token`, `status` and `events` only to a connection the person allowed. Any request may carry
 the answer `key` (a wizard on the agent's own machine, which read it there): that connection is
 the person's own, and asks nothing.
@@ -214,7 +214,7 @@ def failure(
     error: str, exit_code: int, hint: str = "", retry_after: int | None = None, cause: str | None = None
 ) -> bytes:
     """A refusal; `retry_after`: seconds after which the same request can be met; `cause`: why,
-    for a reader on a server to be told in its own words (`tui.core.agent.causes`)."""
+    for a reader on a server to be told in its own words (`tui.core.agent.wire.causes`)."""
     data: dict[str, object] = {"v": VERSION, "ok": False, "error": error, "hint": hint, "exit": exit_code}
     if retry_after is not None:
         data["retry_after"] = retry_after

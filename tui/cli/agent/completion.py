@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tui.core.agent.ssh_hosts import hosts as ssh_hosts
-from tui.core.agent.sshline import OURS, Usage, split
+from tui.core.agent.ssh.hosts import hosts as ssh_hosts
+from tui.core.agent.ssh.sshline import OURS, Usage, split
 
 
 def complete(prefix: str, parsed_args=None) -> list[str]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tui.core.agent.protocol import Request, parse_answer, question, withdrawn
+from tui.core.agent.wire.protocol import Request, parse_answer, question, withdrawn
 
 ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
 NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so

@@ -1,4 +1,4 @@
-"""`token` and `exec` (and `status`, `tui.cli.status_agent`) where `ASSISTANT_AUTH_SOCK` is set:
+"""`token` and `exec` (and `status`, `tui.cli.agent.status`) where `ASSISTANT_AUTH_SOCK` is set:
 the token agent on the person's own machine answers, and nothing is read from or written to this
 machine's files. An agent that does not answer ends the command with exit 3 and one line naming
 the socket. Light on purpose (no i18n, no dataclasses, no `socket` module): `token` through the
@@ -6,10 +6,10 @@ agent is measured against `token` from the file (`make bench`, figure 6)."""
 
 from __future__ import annotations
 
-from tui.cli.agent_notes import waiting_for_approval
+from tui.cli.agent.notes import waiting_for_approval
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import SELECTORS, Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import SELECTORS, Request
 from tui.core.credentials.slot import usable_token
 from tui.core.phrase import N_, Phrase, said
 
@@ -39,7 +39,7 @@ def asked(request: Request, local: dict | None = None) -> dict | int:
     try:
         answer = ask(request, on_asking=waiting_for_approval)
     except AgentUnavailable as exc:
-        from tui.cli.agent_trouble import no_answer  # lazy: the failure path only (make bench, figure 6)
+        from tui.cli.agent.trouble import no_answer  # lazy: the failure path only (make bench, figure 6)
 
         return no_answer(request, exc, local)
     return judged(request, answer)
@@ -48,7 +48,7 @@ def asked(request: Request, local: dict | None = None) -> dict | int:
 def judged(request: Request, answer: dict) -> dict | int:
     """The answer when it is `ok`, else its failure said on stderr and the exit code."""
     if not answer["ok"]:
-        from tui.cli.agent_trouble import refused  # lazy: the failure path only (make bench, figure 6)
+        from tui.cli.agent.trouble import refused  # lazy: the failure path only (make bench, figure 6)
 
         return refused(request, answer)
     return answer

@@ -15,17 +15,17 @@ import os
 import signal
 import sys
 
+from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
-from tui.cli.shell_lines import SH, set_lines, shell_of, unset_lines
-from tui.core.agent import place
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.ours import this_program
-from tui.core.agent.protocol import Request
-from tui.core.agent.server import Agent, Event
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.server import place
+from tui.core.agent.server.agent import Agent, Event
 from tui.core.agent.view import event_line
+from tui.core.agent.wire.protocol import Request
 from tui.core.i18n import _
 from tui.core.phrase import said
 from tui.core.signals import stop_agent_on_signals
+from tui.core.system.process import this_program
 from tui.core.timespec import parse_duration
 from tui.core.untrusted import one_line
 

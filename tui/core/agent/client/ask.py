@@ -14,7 +14,7 @@ import json
 import os
 import time
 
-from tui.core.agent.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
+from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
 from tui.core.untrusted import clean

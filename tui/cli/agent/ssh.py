@@ -2,7 +2,7 @@
 agent's socket forwarded to a fresh private path on the server (`-R`), and `ASSISTANT_AUTH_SOCK` set
 for the remote shell or command; the path is removed there when the shell or command ends. With
 `--relay`, `assistant-auth relay` runs on the server beside it (the official client's credential
-file kept filled with access tokens, `tui.cli.relay`) and is stopped when it ends.
+file kept filled with access tokens, `tui.cli.agent.relay`) and is stopped when it ends.
 
 The agent is the one this shell points at (`ASSISTANT_AUTH_SOCK`) when it answers; otherwise one
 is started for this connection alone, in this process, and stopped when `ssh` ends (a refresh in
@@ -21,12 +21,12 @@ import threading
 
 from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
-from tui.core.agent import place
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.forwarded import registration
-from tui.core.agent.protocol import Request
-from tui.core.agent.server import Agent
-from tui.core.agent.sshline import Usage, split, without_flag
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.forwarded import registration
+from tui.core.agent.server import place
+from tui.core.agent.server.agent import Agent
+from tui.core.agent.ssh.sshline import Usage, split, without_flag
+from tui.core.agent.wire.protocol import Request
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
@@ -40,7 +40,7 @@ def remote_command(
     remote: str, command: list[str], relay: bool = False, wait: bool = False, account: str | None = None
 ) -> str:
     """What the server's shell runs: the variable set and exported, the connection registered at the
-    server's stable place (`tui.core.agent.forwarded`), the socket's path and its registration
+    server's stable place (`tui.core.agent.client.forwarded`), the socket's path and its registration
     removed when the shell or command ends (however it ends), then the command (as ssh joins it), a
     login shell, or (`wait`, for `-N`) nothing until the connection ends. With `relay`,
     `assistant-auth relay --quiet` runs beside it (feeding the official client there the named

@@ -3,15 +3,15 @@ machine sees them, and that no refresh token is stored on this one."""
 
 from __future__ import annotations
 
-from tui.cli.agent_trouble import STALE_HERE, fall_over
+from tui.cli.agent.through import asked, selector_request
+from tui.cli.agent.trouble import STALE_HERE, fall_over
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
-from tui.cli.through_agent import asked, selector_request
-from tui.core.agent.client import AgentUnavailable, ask, socket_path
-from tui.core.agent.forwarded import relays_running
-from tui.core.agent.place import read_answer_key
-from tui.core.agent.presence import serves_elsewhere, signed_in_here
-from tui.core.agent.protocol import SOCKET_ENV, Request
+from tui.core.agent.client.ask import AgentUnavailable, ask, socket_path
+from tui.core.agent.client.forwarded import relays_running
+from tui.core.agent.client.presence import serves_elsewhere, signed_in_here
+from tui.core.agent.server.place import read_answer_key
+from tui.core.agent.wire.protocol import SOCKET_ENV, Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.keys import account_of_slot, named_account_label

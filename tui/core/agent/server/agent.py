@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from tui.core import paths
-from tui.core.agent import place
-from tui.core.agent.confirm import (
+from tui.core.agent.server import place
+from tui.core.agent.server.confirm import (
     ALLOW_CONNECTION,
     ALLOW_ONCE,
     DENIED,
@@ -42,8 +42,8 @@ from tui.core.agent.confirm import (
     Confirm,
     Connection,
 )
-from tui.core.agent.peer import FORWARDED, peer_of
-from tui.core.agent.policy import (
+from tui.core.agent.server.peer import FORWARDED, peer_of
+from tui.core.agent.server.policy import (
     NOT_FROM_A_SERVER,
     Access,
     access,
@@ -51,7 +51,9 @@ from tui.core.agent.policy import (
     without_cause,
     without_local_paths,
 )
-from tui.core.agent.protocol import (
+from tui.core.agent.server.status import slots
+from tui.core.agent.server.tokens import Tokens
+from tui.core.agent.wire.protocol import (
     ASKING,
     EXIT_AGAIN,
     REQUEST_LINE,
@@ -62,8 +64,6 @@ from tui.core.agent.protocol import (
     failure,
     parse_request,
 )
-from tui.core.agent.status import slots
-from tui.core.agent.tokens import Tokens
 from tui.core.errors import EXIT_SIGN_IN
 
 READ_TIMEOUT = 10.0  # seconds for a request line to arrive whole
@@ -262,7 +262,7 @@ class Agent:
         self.confirm.wait = seconds
 
     async def _answer(self, request: Request, connection: Connection, verdict: Access) -> tuple[bytes, str, str]:
-        """The answer to one request, as the policy (`tui.core.agent.policy`) judged it (`verdict`)."""
+        """The answer to one request, as the policy (`tui.core.agent.server.policy`) judged it (`verdict`)."""
         origin = connection.origin
         if verdict is Access.REFUSE:
             return failure(NOT_FROM_A_SERVER, 2), "", "refused"

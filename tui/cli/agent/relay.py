@@ -1,7 +1,7 @@
 """`assistant-auth relay [--account NAME | --region R | --slot NAME | --provider NAME] [--once]`, on a server whose
 `ASSISTANT_AUTH_SOCK` is the token agent's forwarded socket: the slot's shared credential file is
 kept filled with an access-only credential (refresh token empty) for the official client there,
-renewed before it would try to refresh (`tui.core.agent.relay`). Never over a sign-in of this
+renewed before it would try to refresh (`tui.core.agent.client.relay`). Never over a sign-in of this
 machine; it stops when the agent goes away, and the token it wrote simply expires.
 
 `assistant-auth ssh --relay HOST` starts it on the server for the connection's life."""
@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 
+from tui.cli.agent.through import selector_request
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, err
-from tui.cli.through_agent import selector_request
-from tui.core.agent.client import socket_path
-from tui.core.agent.forwarded import relay_started
-from tui.core.agent.protocol import SOCKET_ENV
-from tui.core.agent.relay import Relay
+from tui.core.agent.client.ask import socket_path
+from tui.core.agent.client.forwarded import relay_started
+from tui.core.agent.client.relay import Relay
+from tui.core.agent.wire.protocol import SOCKET_ENV
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import said

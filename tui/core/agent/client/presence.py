@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 
 from tui.core import paths
-from tui.core.agent.client import AgentUnavailable, ask
-from tui.core.agent.protocol import SOCKET_ENV, Request
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire.protocol import SOCKET_ENV, Request
 from tui.core.credentials.slot import try_load
 from tui.core.errors import AuthError
 from tui.core.i18n import _

@@ -10,7 +10,7 @@ import socket
 import struct
 from dataclasses import dataclass
 
-from tui.core.agent.sshline import Usage, split
+from tui.core.agent.ssh.sshline import Usage, split
 
 LOCAL, FORWARDED = "local", "forwarded"
 

@@ -7,7 +7,7 @@ the client on the server words it in its reader's language (`server_words`)."""
 
 from __future__ import annotations
 
-from tui.core.agent.protocol import EXIT_UNMET
+from tui.core.agent.wire.protocol import EXIT_UNMET
 from tui.core.errors import EXIT_SIGN_IN, AuthError
 from tui.core.phrase import N_, Phrase
 

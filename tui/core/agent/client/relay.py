@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core import paths
-from tui.core.agent.client import AgentUnavailable, Session
-from tui.core.agent.protocol import EXIT_AGAIN, EXIT_UNMET, Request
+from tui.core.agent.client.ask import AgentUnavailable, Session
+from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
 from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
 from tui.core.errors import AuthError

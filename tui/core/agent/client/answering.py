@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.agent import place
-from tui.core.agent.protocol import ANSWER_LINE, VERSION, Request, answer_line
+from tui.core.agent.server import place
+from tui.core.agent.wire.protocol import ANSWER_LINE, VERSION, Request, answer_line
 
 CONNECT_TIMEOUT = 5.0
 ASKABLE = ("token", "status", "events")  # what a question may be about (anything else reads as a token)

@@ -1,0 +1,1 @@
+"""The token agent's commands, one module each: `agent` (serve), `ssh`, `relay`, and `status` through the agent."""

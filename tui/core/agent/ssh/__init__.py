@@ -1,0 +1,1 @@
+"""OpenSSH as it is read: its command line and the hosts it knows."""

@@ -1,0 +1,1 @@
+"""What both sides of the token agent share and nothing else: the protocol, its causes, every socket name."""
