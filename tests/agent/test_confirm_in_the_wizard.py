@@ -22,6 +22,7 @@ from tui.core.agent.client.answering import Question, Withdrawn, offer
 from tui.core.agent.client.ask import ask
 from tui.core.agent.server.agent import Agent, place
 from tui.core.agent.server.confirm import ALLOW_CONNECTION, DENY
+from tui.core.agent.wire import naming
 from tui.core.agent.wire.protocol import Request, parse_answer, parse_request
 
 
@@ -134,7 +135,7 @@ def test_no_key_to_read_no_offer(laptop, server, tmp_path):
     plain = RunningAgent(os.environ.copy())
     try:
         assert offer(plain.path) is None
-        key = plain.path + place.ANSWER_KEY
+        key = naming.key_of(plain.path)
         os.symlink(str(tmp_path / "elsewhere"), key)
         (tmp_path / "elsewhere").write_text("a" * 32)
         assert place.read_answer_key(plain.path) is None

@@ -34,6 +34,7 @@ from tui.core.agent.feed import RemoteFeed
 from tui.core.agent.server import place
 from tui.core.agent.server.policy import Access, access, local_roots, without_local_paths
 from tui.core.agent.view import connection_lines, event_line, header, slot_lines
+from tui.core.agent.wire import naming
 from tui.core.agent.wire.protocol import Request, parse_request
 from tui.core.untrusted import is_one_printable_line
 from tui.demo.server import TOKEN_PATH
@@ -267,7 +268,7 @@ def test_a_base_too_long_for_a_socket_is_passed_over_or_said(tmp_path):
     with pytest.raises(place.NoPlace) as said:
         place.listen(str(deep))
     text = str(said.value)
-    assert "bytes" in text and "TMPDIR" in text and str(place.SUN_PATH) in text
+    assert "bytes" in text and "TMPDIR" in text and str(naming.SUN_PATH) in text
     assert list(deep.iterdir()) == []  # nothing was made there
 
 
@@ -280,7 +281,7 @@ def test_agent_with_a_long_tmpdir_binds_under_a_short_base(tmp_path, home, varia
     assert done.returncode == 0, done.stderr
     started = json.loads(done.stdout)
     try:
-        assert place.fits(started["socket"]) and not started["socket"].startswith(str(deep))
+        assert naming.fits(started["socket"]) and not started["socket"].startswith(str(deep))
         assert ask(Request("ping"), started["socket"])["ok"] is True
     finally:
         os.kill(started["pid"], signal.SIGTERM)

@@ -29,11 +29,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tui.core import paths
-from tui.core.credentials.locks import flock_holder, hold_slot_sync, is_stale
+from tui.core.credentials.locks import hold_slot_sync, is_stale
 from tui.core.credentials.slot import corrupt_name, parse_credentials
 from tui.core.errors import AuthError
 from tui.core.keys import resolve_storage_name
 from tui.core.phrase import N_, Phrase
+from tui.core.system.fds import chmod_fd
+from tui.core.system.locks import held
 from tui.core.untrusted import one_line
 
 THROUGH_A_LINK = N_("{path} is a symbolic link to {target}: nothing is changed through a link")
@@ -229,12 +231,8 @@ def fix_mode(what: Seen, mode: int) -> str:
 
 
 def _fchmod(fd: int, mode: int) -> None:
-    """chmod the object a descriptor holds (an O_PATH descriptor through /proc, where fchmod
-    refuses it): never a path lookup that could meet a link."""
-    try:
-        os.fchmod(fd, mode)
-    except OSError:
-        os.chmod(f"/proc/self/fd/{fd}", mode)
+    """chmod the object a descriptor holds: never a path lookup that could meet a link."""
+    chmod_fd(fd, mode)
 
 
 def still_unparsable(raw: bytes) -> bool:
@@ -371,4 +369,4 @@ def older_than(seconds: float) -> Callable[[os.stat_result], bool]:
 
 
 def unheld(path: str) -> Callable[[os.stat_result], bool]:
-    return lambda info: flock_holder(path) is None
+    return lambda info: not held(path)  # the lock itself probed, on every system

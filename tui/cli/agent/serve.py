@@ -187,7 +187,7 @@ def stop(as_json: bool = False, shell: str = SH) -> int:
             )
         )
         return EXIT_ERROR
-    if not this_program(pid, b"agent"):
+    if not this_program(pid, "agent"):
         if unreachable:
             err(unreachable)
         err(

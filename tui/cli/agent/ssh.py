@@ -26,6 +26,7 @@ from tui.core.agent.client.forwarded import registration
 from tui.core.agent.server import place
 from tui.core.agent.server.agent import Agent
 from tui.core.agent.ssh.sshline import Usage, split, without_flag
+from tui.core.agent.wire.naming import forwarded_socket, ident_of
 from tui.core.agent.wire.protocol import Request
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
@@ -46,7 +47,7 @@ def remote_command(
     `assistant-auth relay --quiet` runs beside it (feeding the official client there the named
     `account`'s token, else the active one's) and is stopped when it ends."""
     quoted = shlex.quote(remote)
-    start, end = registration(remote, remote.rsplit("-", 1)[-1].removesuffix(".sock"))
+    start, end = registration(remote, ident_of(remote) or "")
     head = (
         f"{place.SOCKET_ENV}={quoted}; export {place.SOCKET_ENV}; relay_pid=; {start}"
         f"aa_end() {{ ${{relay_pid:+kill $relay_pid}} 2>/dev/null; rm -f {quoted}; {end}; }}; "
@@ -110,7 +111,7 @@ def run_fast(args: list[str]) -> int:
         err(_("assistant-auth: {problem}").format(problem=problem))
         return EXIT_ERROR
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
-    remote = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # noqa: S108 - a path on the server, named above
+    remote = forwarded_socket(secrets.token_hex(8))
     local = os.environ.get(place.SOCKET_ENV, "")
     own: OwnAgent | None = None
     if not local or not _answers(local):

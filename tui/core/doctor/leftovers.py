@@ -14,7 +14,6 @@ from tui.core.credentials.locks import (
     DirLockState,
     age_text,
     dir_lock_state,
-    flock_holder,
     is_stale,
 )
 from tui.core.doctor.local import NO_LINKS, entries
@@ -28,6 +27,7 @@ from tui.core.repairs import (
     remove_stale_lock,
     unheld,
 )
+from tui.core.system.locks import held
 
 REMOVE_IT = Phrase(N_("Remove it."))
 EVERY_REFRESH_FAILS = N_("{lock}: every refresh of the slot fails until it is gone.")
@@ -76,7 +76,7 @@ def _leftover(found: Seen, now: float) -> Check | None:
         finding = Phrase(N_("{path} is an unreadable file moved aside earlier."), path=entry)
         hint = Phrase(N_("Kept for you to look at; delete it yourself when you no longer need it."))
         return Check(f"files.corrupt.{entry.name}", WARN, finding, hint, details)
-    if entry.name.endswith(".json.lock") and regular and flock_holder(str(entry)) is None:
+    if entry.name.endswith(".json.lock") and regular and not held(str(entry)):
         repair = Repair(
             Phrase(N_("remove the old lock file {path}, if still no process holds it"), path=entry),
             lambda: remove_leftover(found, unheld(found.path), Phrase(N_("an unheld lock file"))),

@@ -1,20 +1,95 @@
-"""Whether a process is one of this program's, as this user: `agent --stop` by pid and the
-relay's notes believe a pid only then. Plain `os`: the relay notes are read on `token`'s path
-through the agent when a forwarded connection has ended (`make bench`, figure 6c)."""
+"""Which process a pid is, where the system says: its owner, name, command line and start time
+(`Process`), or None. Linux reads `/proc/<pid>/`; a system without it says nothing here (the
+callers fail closed: a pid they cannot place is never signalled, never taken for `ssh`).
+
+Plain `os` and no dataclasses: `this_program` is read on `token`'s path through the agent when a
+forwarded connection has ended (`make bench`, figure 6c)."""
 
 from __future__ import annotations
 
 import os
+import sys
+
+from tui.core.system.facts import says_nothing
 
 
-def this_program(pid: int, command: bytes) -> bool:
-    """Process `pid` runs this program's `command` (b"agent", b"relay"), as this user: a pid reused
-    by another program, or another user's process, is never taken for one (never signalled)."""
+class Process:
+    """One process as the system describes it."""
+
+    __slots__ = ("argv", "name", "pid", "started", "uid")
+
+    def __init__(self, pid: int, uid: int | None, name: str, argv: list[str], started: int | None) -> None:
+        self.pid = pid
+        self.uid = uid
+        self.name = name  # the executable's short name (`ssh`)
+        self.argv = argv
+        self.started = started  # in the system's own clock: with the pid, one process even after reuse
+
+    @property
+    def connection(self) -> tuple[int, int] | None:
+        """(pid, start time): this process and no later one with its pid."""
+        return None if self.started is None else (self.pid, self.started)
+
+
+def _read(path: str) -> bytes | None:
     try:
-        owner = os.stat(f"/proc/{pid}").st_uid
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            words = handle.read(65536).split(b"\0")
+        with open(path, "rb") as handle:
+            return handle.read(65536)
     except OSError:
+        return None
+
+
+def _linux(pid: int) -> Process | None:
+    base = f"/proc/{pid}"
+    try:
+        uid: int | None = os.stat(base).st_uid
+    except OSError:
+        return None
+    cmdline = _read(base + "/cmdline")
+    if cmdline is None:
+        return None
+    argv = [word.decode("utf-8", "replace") for word in cmdline.split(b"\0")]
+    while argv and argv[-1] == "":
+        argv.pop()
+    name = (_read(base + "/comm") or b"").decode("utf-8", "replace").strip()
+    started = None
+    stat = (_read(base + "/stat") or b"").decode("utf-8", "replace")
+    try:
+        started = int(stat.rsplit(")", 1)[1].split()[19])
+    except (IndexError, ValueError):
+        started = None
+    return Process(pid, uid, name, argv, started)
+
+
+def _nothing(pid: int) -> Process | None:
+    return None
+
+
+_describe = _nothing if says_nothing() or not sys.platform.startswith("linux") else _linux
+
+
+def process(pid: int | None) -> Process | None:
+    """The process `pid`, or None: gone, not ours to read, or a system that does not say."""
+    return None if pid is None or pid <= 0 else _describe(pid)
+
+
+def alive(pid: int) -> bool:
+    """A process `pid` exists (on every system: a signal 0, never sent)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
-    ours = any(word.endswith(b"assistant-auth") or word == b"tui.cli" for word in words)
-    return owner == os.geteuid() and ours and command in words
+    except OSError:  # EPERM: another user's, alive
+        return True
+    return True
+
+
+def this_program(pid: int, command: str) -> bool:
+    """Process `pid` runs this program's `command` ("agent", "relay"), as this user: a pid reused
+    by another program, another user's process, or one the system cannot describe is never taken
+    for one (never signalled)."""
+    found = process(pid)
+    if found is None or found.uid != os.geteuid():
+        return False
+    ours = any(word.endswith("assistant-auth") or word == "tui.cli" for word in found.argv)
+    return ours and command in found.argv

@@ -14,9 +14,11 @@ import json
 import os
 import time
 
+from tui.core.agent.wire.naming import ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
+from tui.core.system.sockets import connect
 from tui.core.untrusted import clean
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on `token`'s path through the agent
@@ -103,10 +105,7 @@ def _connect(where: str) -> _socket.socket:
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
         conn.settimeout(CONNECT_TIMEOUT)
-        if len(os.fsencode(where)) >= SUN_PATH and os.path.isdir("/proc/self/fd"):
-            _connect_long(conn, where)
-        else:
-            conn.connect(where)
+        connect(conn, where)  # also a path longer than a socket address holds
     except TimeoutError:
         conn.close()
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
@@ -115,19 +114,6 @@ def _connect(where: str) -> _socket.socket:
         gone = exc.errno in (errno.ENOENT, errno.ECONNREFUSED)  # no socket, or nobody listening on it
         raise _unavailable(where, exc.strerror or str(exc), GONE if gone else "") from None
     return conn
-
-
-SUN_PATH = 108  # bytes a Unix socket's path may take on Linux, the final NUL included
-
-
-def _connect_long(conn: _socket.socket, where: str) -> None:
-    """Connect to a socket whose path is longer than a socket address holds (a deep home's
-    `forwarded/latest.sock`): through its directory, opened, as `/proc/self/fd/N/NAME`."""
-    directory = os.open(os.path.dirname(where) or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        conn.connect(f"/proc/self/fd/{directory}/{os.path.basename(where)}")
-    finally:
-        os.close(directory)
 
 
 def _exchange(
@@ -212,7 +198,6 @@ def read_line(conn: _socket.socket, pending: bytes, deadline: float, most: int =
 
 
 GONE, CLOSED = "gone", "closed"  # no agent listens at the path; the path's peer closed without an answer
-ENDED = ".ended"  # beside a socket: the agent stopped there because its --lifetime ended (its time inside)
 UNAVAILABLE_HERE = {
     GONE: N_(
         "The token agent at {socket} ({variable}) is not answering: it was stopped or killed (nothing listens "
@@ -262,19 +247,14 @@ def _unavailable(where: str, why: str, cause: str = "") -> AgentUnavailable:
 
 
 def on_a_server(where: str) -> bool:
-    """`where` is a forwarded socket: one `assistant-auth ssh` made (`/tmp/assistant-auth-<16 hex>.sock`)
-    or one registered on the server (`…/forwarded/…`)."""
-    name = os.path.basename(where)
-    forwarded = (
-        name.startswith("assistant-auth-") and name.endswith(".sock") and len(name) == len("assistant-auth-") + 21
-    )
-    return forwarded or os.path.basename(os.path.dirname(where)) == "forwarded"
+    """`where` is a forwarded socket (`naming.is_forwarded`)."""
+    return is_forwarded(where)
 
 
 def _ended_at(where: str) -> str:
     """When the agent that listened at `where` stopped because its --lifetime ended ("" if it did not)."""
     try:  # a regular file only, never through a link: a FIFO there must not hang the command
-        stamp = int(read_regular(where + ENDED, 32, follow_symlinks=False).strip())
+        stamp = int(read_regular(ended_of(where), 32, follow_symlinks=False).strip())
     except (OSError, ValueError):
         return ""
     return time.strftime("%H:%M:%S", time.localtime(stamp)) if 0 < stamp < 253402300799 else ""

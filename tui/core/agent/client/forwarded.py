@@ -17,11 +17,13 @@ import stat
 
 from tui.core import paths
 from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.wire import naming
+from tui.core.agent.wire.naming import FORWARDED_DIR
 from tui.core.agent.wire.protocol import Request
 from tui.core.files.regular import read_regular
 from tui.core.system.process import this_program
 
-DIRECTORY, LATEST = "forwarded", "latest.sock"
+DIRECTORY, LATEST = FORWARDED_DIR, naming.LATEST
 LOOK = 3.0  # seconds for each connection's answer while looking for a live one
 
 
@@ -146,6 +148,6 @@ def relays_running() -> list[tuple[str, int]]:
             pid = int(read_regular(os.path.join(directory(), name), 16, follow_symlinks=False))
         except (OSError, ValueError):
             continue
-        if this_program(pid, b"relay"):
+        if this_program(pid, "relay"):
             found.append((name[len(prefix) : -len(suffix)], pid))
     return found

@@ -1,7 +1,8 @@
 """The agent's socket: many clients at once, each checked and bounded.
 
-- **Peer check**: a connection from another user (its `SO_PEERCRED` uid, neither ours nor root's)
-  is refused before a byte is read, as `ssh-agent` refuses it. The socket is 0600 in a 0700
+- **Peer check**: a connection from another user (its uid as the system reports it,
+  `tui.core.system.peercred`: neither ours nor root's) is refused before a byte is read, as
+  `ssh-agent` refuses it. The socket is 0600 in a 0700
   directory besides: this is the second wall.
 - **Bounds**: a request line is at most `protocol.REQUEST_LINE` bytes (a longer one is answered
   with an error and the connection closed: memory stays bounded whatever a client sends); a

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tui.core.agent.wire.protocol import Request, parse_answer, question, withdrawn
+from tui.core.system.process import alive
 
 ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
 NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
@@ -100,7 +100,7 @@ class Confirm:
     def _remember(self, ssh: tuple[int, int]) -> None:
         """An SSH connection allowed; those whose ssh process has ended are forgotten (a reused
         pid has another start time: it never inherits an allowance)."""
-        self.allowed_ssh = {known for known in self.allowed_ssh if os.path.exists(f"/proc/{known[0]}")}
+        self.allowed_ssh = {known for known in self.allowed_ssh if alive(known[0])}
         self.allowed_ssh.add(ssh)
 
     async def _ask_a_wizard(self, connection: Connection, request: Request) -> str:

@@ -19,10 +19,10 @@ import os
 import secrets
 import socket
 import stat
-import sys
 import tempfile
 import time
 
+from tui.core.agent.wire.naming import STABLE_DIR, STABLE_NAME, SUN_PATH, ended_of, fits, key_of, lock_of
 from tui.core.agent.wire.protocol import PID_ENV, SOCKET_ENV
 from tui.core.phrase import N_, Phrase
 
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 
-SUN_PATH = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108  # bytes, the final NUL included
 PREFIX = "assistant-auth-"
 
 
@@ -64,11 +63,6 @@ def _bases() -> list[str]:
         if base not in bases:
             bases.append(base)
     return bases
-
-
-def fits(path: str) -> bool:
-    """A Unix socket can be bound at `path` (the system's `sun_path` holds it and its NUL)."""
-    return len(os.fsencode(path)) < SUN_PATH
 
 
 def _socket_name() -> str:
@@ -119,7 +113,7 @@ def _bound(path: str) -> socket.socket:
         os.chmod(path, 0o600)
         _ours[path] = os.lstat(path).st_ino
         with contextlib.suppress(OSError):
-            os.unlink(path + ENDED)  # an earlier agent's word: this one listens now
+            os.unlink(ended_of(path))  # an earlier agent's word: this one listens now
         listener.listen(128)
     except BaseException:
         listener.close()
@@ -128,15 +122,12 @@ def _bound(path: str) -> socket.socket:
     return listener
 
 
-ENDED = ".ended"  # beside the socket: this agent's --lifetime ended (the time, in seconds since the epoch)
-
-
 def mark_ended(path: str) -> None:
     """Leave a word beside the socket that the agent stopped because its --lifetime ended: a client
     there then says so, not "Broken pipe". Removed when an agent listens there again."""
     with contextlib.suppress(OSError):
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(path + ENDED, flags, 0o600)  # O_NONBLOCK: a FIFO at the name fails at once, never waits
+        fd = os.open(ended_of(path), flags, 0o600)  # O_NONBLOCK: a FIFO at the name fails at once, never waits
         try:
             if stat.S_ISREG(os.fstat(fd).st_mode):
                 os.write(fd, str(int(time.time())).encode("ascii"))
@@ -151,7 +142,7 @@ def remove(path: str) -> None:
         if _ours.pop(path, None) == os.lstat(path).st_ino:
             os.unlink(path)
     with contextlib.suppress(OSError):
-        os.unlink(_key_path(path))
+        os.unlink(key_of(path))
     where = os.path.dirname(path)
     name = os.path.basename(where)
     if name.startswith(PREFIX) and len(name) == len(PREFIX) + 8:  # made by mkdtemp for this agent
@@ -161,7 +152,6 @@ def remove(path: str) -> None:
 
 # -- a stable place: one agent per user, found by every shell ----------------------------------------
 
-STABLE_DIR, STABLE_NAME = "assistant-auth", "agent.sock"
 _ours: dict[str, int] = {}  # path -> the inode of the socket this process bound there
 
 
@@ -212,7 +202,7 @@ def _listen_at(path: str, make_parent: bool) -> socket.socket:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=Phrase(N_("its directory is not a private one of yours"))))
     try:
-        lock = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        lock = os.open(lock_of(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as exc:
         raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=exc.strerror or str(exc))) from None
     try:
@@ -258,12 +248,6 @@ CANNOT_BIND = N_("assistant-auth: the agent cannot listen at {path}: {reason}")
 # server, reaching the agent through the forwarded socket, cannot read that file; whatever
 # forwards the socket (ssh, socat, …) is never the peer that matters.
 
-ANSWER_KEY = ".key"  # the key's file is the socket's path with this added: `agent.sock.key`
-
-
-def _key_path(path: str) -> str:
-    return path + ANSWER_KEY
-
 
 KEY_BYTES = 32  # hex characters: 128 bits
 
@@ -271,7 +255,7 @@ KEY_BYTES = 32  # hex characters: 128 bits
 def write_answer_key(path: str) -> str:
     """A new random key beside the agent's socket `path` (0600, created, never through a link)."""
     key = secrets.token_hex(KEY_BYTES // 2)
-    where = _key_path(path)
+    where = key_of(path)
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, key.encode("ascii"))
@@ -283,7 +267,7 @@ def write_answer_key(path: str) -> str:
 def read_answer_key(path: str) -> str | None:
     """The answer key of the agent at socket `path`, or None: no key (the agent does not ask),
     not a private regular file of ours, or not readable here (another machine's agent)."""
-    where = _key_path(path)
+    where = key_of(path)
     try:
         fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:

@@ -41,24 +41,10 @@ def dir_lock_path(storage_name: str) -> str:
 
 
 def flock_holder(path: str) -> int | None:
-    """The pid holding a flock on `path`, from /proc/locks (Linux); None when unknown."""
-    try:
-        info = os.stat(path)
-        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return None
-    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    for line in lines:
-        parts = line.split()
-        if "->" in parts:  # a waiter, not the holder
-            continue
-        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == wanted:
-            try:
-                return int(parts[4])
-            except ValueError:
-                return None
-    return None
+    """The pid holding a flock on `path` where the system names it (`tui.core.system.locks`)."""
+    from tui.core.system.locks import holder  # lazy: off token's path (the pid is words for a lock waited on)
+
+    return holder(path)
 
 
 def is_stale(age: float) -> bool:
@@ -143,9 +129,9 @@ def lock_age(path: str) -> float | None:
 
 def describe_flock(storage_name: str) -> str:
     path = flock_path(storage_name)
-    holder = flock_holder(path)
-    if holder:
-        return Phrase(N_("the lock file {path} (held by process {pid})"), path=path, pid=holder)
+    pid = flock_holder(path)
+    if pid:
+        return Phrase(N_("the lock file {path} (held by process {pid})"), path=path, pid=pid)
     return Phrase(N_("the lock file {path}"), path=path)
 
 
