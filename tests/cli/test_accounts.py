@@ -146,7 +146,7 @@ def test_accounts_in_both_regions_need_the_region_said(home, server):
     assert "oauthHost" in config  # global: the host is written
     ambiguous = run("switch", "work")
     assert ambiguous.returncode == 2 and "--region" in ambiguous.stderr
-    assert run("token", "--account", "work").returncode == 1
+    assert run("token", "--account", "work").returncode == 2  # a name that does not fit: usage, everywhere
     done = run("switch", "work", "--region", "cn")
     assert done.returncode == 0, done.stderr
     assert managed_slot() == account_slot("cn", "work")
@@ -156,7 +156,7 @@ def test_accounts_in_both_regions_need_the_region_said(home, server):
 
 def test_switch_to_an_account_that_does_not_exist(two):
     done = run("switch", "nobody")
-    assert done.returncode == 1
+    assert done.returncode == 2  # an unknown name: usage, everywhere
     assert "No account named nobody" in done.stderr and "login --account nobody" in done.stderr
 
 
@@ -231,7 +231,7 @@ def test_exec_by_account_puts_that_accounts_token_in_the_environment(two, server
     done = run("exec", "--account", "work", "--", "sh", "-c", 'printf %s "$ASSISTANT_ACCESS_TOKEN"')
     assert done.returncode == 0, done.stderr
     assert done.stdout == work  # not the active (personal) one
-    assert run("exec", "--account", "nobody", "--", "true").returncode == 1
+    assert run("exec", "--account", "nobody", "--", "true").returncode == 2
 
 
 def test_token_json_names_the_account(two):

@@ -98,7 +98,7 @@ def test_token_for_provider_and_explicit_key(home, server):
     assert result.stdout.strip() == read_json(home / "credentials" / "work.json")["access_token"]
     assert run("token", "--base-url", "https://work.test/coding/v1", "--key", "oauth/work").stdout == result.stdout
     missing = run("token", "--provider", "nope")
-    assert missing.returncode == 1 and "No provider named 'nope'" in missing.stderr
+    assert missing.returncode == 2 and "No provider named 'nope'" in missing.stderr
 
 
 @pytest.mark.parametrize("args", [["--bogus"], ["--provider"], ["--key", "k"], ["--provider", "a", "--base-url", "b"]])

@@ -151,7 +151,7 @@ def test_cli_provider_name_is_only_a_lookup(home):
             text=True,
             env=os.environ.copy(),
         )
-        assert result.returncode == 1 and "No provider named" in result.stderr and "\x1b" not in result.stderr
+        assert result.returncode == 2 and "No provider named" in result.stderr and "\x1b" not in result.stderr
 
 
 async def test_inspector_shows_hostile_file_content_inert(home):

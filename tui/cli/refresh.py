@@ -7,9 +7,7 @@ import os
 from tui.cli.options import selector_values
 from tui.cli.output import (
     EXIT_ERROR,
-    EXIT_FAIL,
     EXIT_OK,
-    EXIT_TRANSIENT,
     err,
     fail,
     out,
@@ -42,7 +40,7 @@ def run(ns) -> int:
         )  # as `token`: no event loop
     except AuthError as exc:
         fail(explain_for(exc, chosen))
-        return EXIT_TRANSIENT if exc.transient else EXIT_FAIL
+        return exc.exit_code
     status = slot_status(storage_name_of(chosen))
     if ns.json:
         out_json(

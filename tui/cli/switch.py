@@ -53,12 +53,12 @@ def _to_account(name: str, region: Region | None) -> int:
             )
             return EXIT_ERROR
         fail(exc)
-        return EXIT_ERROR if len(on_disk) == 2 else EXIT_FAIL
+        return exc.exit_code  # unknown or ambiguous: usage (2), as everywhere
     try:
         message = switch_account(Region(where), name)
     except AuthError as exc:
         fail(exc)
-        return EXIT_FAIL
+        return exc.exit_code
     out(message)
     return EXIT_OK
 

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from tui.core.errors import EXIT_SIGN_IN, EXIT_TRANSIENT, EXIT_USAGE
+from tui.core.errors import EXIT_USAGE
 
 SCHEMA_VERSION = 1  # of `token --json`
 
@@ -38,7 +38,7 @@ def obtain(values: dict, min_ttl: int | None):
             return token_from_agent(values, min_ttl)
         except UseLocal:
             pass  # said: no agent answers there, and this machine's own sign-in serves
-    from tui.core.credentials.refresh import LifetimeTooShort, get_access_token_sync  # lazy: off token's path
+    from tui.core.credentials.refresh import get_access_token_sync  # lazy: off token's path
     from tui.core.errors import AuthError  # lazy: off token's path
     from tui.core.slots.choice import select  # lazy: off token's path
 
@@ -51,9 +51,7 @@ def obtain(values: dict, min_ttl: int | None):
         from tui.core.slots.choice import explain_for  # lazy: off token's path
 
         err(explain_for(exc, chosen).said())
-        if isinstance(exc, LifetimeTooShort):
-            return chosen, EXIT_USAGE
-        return chosen, EXIT_TRANSIENT if exc.transient else EXIT_SIGN_IN
+        return chosen, exc.exit_code  # by its kind: the one table (`tui.core.errors.EXIT`)
 
 
 def run_fast(args: list[str]) -> int:

@@ -43,19 +43,22 @@ exit codes: 0 ok; 1 sign in again (or denied, expired, not usable); 2 usage or e
 
 TOKEN_HELP = N_(
     """usage: assistant-auth token [--json] [--min-ttl SECONDS]
-                             [--slot NAME | --region cn|global | --provider NAME |
-                              --base-url URL [--key KEY] [--oauth-host HOST]]
+                             [--account NAME [--region cn|global] | --slot NAME | --region cn|global |
+                              --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]]
 
 Print a valid access token on stdout and nothing else, refreshing it first when it has expired.
-Exit codes: 0 a token was printed; 1 sign in again (no credentials, refresh rejected); 2 usage,
-or the server's tokens live less than --min-ttl; 3 transient (network or server trouble): retry
-later, the stored sign-in is kept.
+Exit codes: 0 a token was printed; 1 sign in again (no credentials, refresh rejected); 2 usage:
+no such account, provider or slot, or the server's tokens live less than --min-ttl; 3 transient
+(network or server trouble, a lock held too long): retry later, the stored sign-in is kept.
 
   --json             one JSON object: access_token, expires_at (epoch seconds), expires_in
-                     (seconds left now), region, slot, identity (null when unknown), schema_version
+                     (seconds left now), region, slot, account, identity (null when unknown),
+                     schema_version
   --min-ttl SECONDS  the token must live at least that long (at least 30): refreshed first if not
 
-slot selection (default: the slot of the provider managed:assistant-code, else the default slot):
+slot selection (default: the active account, the slot of the provider managed:assistant-code,
+else the default slot):
+  --account NAME     a named account (work, personal); with --region when both regions have one
   --slot NAME        a credential slot by the name `status` lists
   --region REGION    the slot a sign-in in that region (cn or global) writes
   --provider NAME    the slot a provider of config.toml uses
@@ -70,14 +73,15 @@ EXEC_HELP = N_(
 
 Run PROGRAM with a valid access token in its environment (ASSISTANT_ACCESS_TOKEN, or the variable
 --env names), refreshed first when needed; never on its command line. Nothing runs when no token
-can be had: exit 1 sign in again, 2 usage (or the server's tokens live less than --min-ttl), 3
-transient. Otherwise the exit code is PROGRAM's (127: not found, 126: not executable), so
-PROGRAM's own codes 1-3 look like ours. The token does not refresh itself inside PROGRAM: a
-long-running program should call `assistant-auth token` again.
+can be had: exit 1 sign in again, 2 usage (no such account, provider or slot, or the server's
+tokens live less than --min-ttl), 3 transient. Otherwise the exit code is PROGRAM's (127: not
+found, 126: not executable), so PROGRAM's own codes 1-3 look like ours. The token does not
+refresh itself inside PROGRAM: a long-running program should call `assistant-auth token` again.
 
   --env NAME         the variable that carries the token (default ASSISTANT_ACCESS_TOKEN)
   --min-ttl SECONDS  the token must live at least that long (at least 30): refreshed first if not
-  SELECTOR           --slot NAME | --region cn|global | --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]
+  SELECTOR           --account NAME [--region cn|global] | --slot NAME | --region cn|global |
+                     --provider NAME | --base-url URL [--key KEY] [--oauth-host HOST]
 """
 )
 

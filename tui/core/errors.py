@@ -9,6 +9,37 @@ EXIT_USAGE = 2  # usage: a name or a value that cannot be one; an unexpected err
 EXIT_TRANSIENT = 3  # network or server trouble: retry
 
 
+class Problem:
+    """What kind of failure an AuthError is, so a caller tells failures apart by their kind, never
+    by their words (the spec's text can change; a server's exit code must not with it). Plain
+    strings: this module is on `token`'s path. `EXIT` gives each its exit code."""
+
+    NOT_SIGNED_IN = "not signed in"  # no credential file for the slot
+    REJECTED = "rejected"  # the server rejected the refresh token: sign in again
+    DAMAGED = "damaged"  # the credential file cannot be read as credentials
+    UNKNOWN_SLOT = "unknown slot"
+    UNKNOWN_PROVIDER = "unknown provider"
+    UNKNOWN_ACCOUNT = "unknown account"
+    AMBIGUOUS_ACCOUNT = "ambiguous account"
+    INVALID_KEY = "invalid key"  # an oauth key that is no slot's name
+    LOCKED = "locked"  # gave up waiting for a slot's or config.toml's lock
+    UNMET = "unmet"  # a lifetime (--min-ttl) no token can have
+
+
+EXIT = {
+    Problem.NOT_SIGNED_IN: EXIT_SIGN_IN,
+    Problem.REJECTED: EXIT_SIGN_IN,
+    Problem.DAMAGED: EXIT_SIGN_IN,
+    Problem.UNKNOWN_SLOT: EXIT_USAGE,
+    Problem.UNKNOWN_PROVIDER: EXIT_USAGE,
+    Problem.UNKNOWN_ACCOUNT: EXIT_USAGE,
+    Problem.AMBIGUOUS_ACCOUNT: EXIT_USAGE,
+    Problem.INVALID_KEY: EXIT_SIGN_IN,
+    Problem.LOCKED: EXIT_TRANSIENT,
+    Problem.UNMET: EXIT_USAGE,
+}
+
+
 class AuthError(Exception):
     """str(error) is exactly the message text the specification gives (sections 3.2, 4.x, 7.2).
 
@@ -19,9 +50,12 @@ class AuthError(Exception):
     every body excerpt and transport detail goes through :func:`tui.core.redact.redact`.
     """
 
-    def __init__(self, message: str, hint: str = "", *, transient: bool = False, next_step: str = "") -> None:
+    def __init__(
+        self, message: str, hint: str = "", *, transient: bool = False, next_step: str = "", kind: str = ""
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.kind = kind  # a `Problem`, or "" for a failure no caller tells apart
         self.hint = hint
         # the next step the English message already says in its own words (a `Phrase`): said on
         # a line of its own only in another language, so every reader gets one in theirs
@@ -29,6 +63,14 @@ class AuthError(Exception):
         # network or server trouble (a transport failure, HTTP 5xx or 429): retrying may work,
         # and the stored sign-in is untouched. False means: something must change first.
         self.transient = transient
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of this failure, for every face: by its kind; else 3 for network or
+        server trouble, 1 for the rest (sign in again)."""
+        if self.kind in EXIT:
+            return EXIT[self.kind]
+        return EXIT_TRANSIENT if self.transient else EXIT_SIGN_IN
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.message

@@ -10,7 +10,7 @@ from __future__ import annotations
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core import settings
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def resolve_storage_name(key: str) -> str:
             return rest
     elif _valid_name(key):
         return key
-    raise AuthError(f"Invalid OAuth token key: {key}")
+    raise AuthError(f"Invalid OAuth token key: {key}", kind=Problem.INVALID_KEY)
 
 
 HOST_SPELLINGS = ("oauthHost", "oauth_host")  # the spec's, then the official client's

@@ -19,7 +19,7 @@ from tui.core.config.guard import config_edit
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import decode_config, parse_config, read_config_raw
 from tui.core.digest import sha256_hex
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import atomic_write
 from tui.core.http import insecure_reason
 from tui.core.i18n import _
@@ -130,7 +130,7 @@ def edit_provider(text: str, name: str, changes: dict[str, object]) -> str:
     table = providers_table(doc)
     entry = table.get(name) if table is not None else None
     if not isinstance(entry, dict):
-        raise AuthError(f"No provider named {name!r} in config.toml")
+        raise AuthError(f"No provider named {name!r} in config.toml", kind=Problem.UNKNOWN_PROVIDER)
     current = provider_fields(entry)
     for field, value in changes.items():
         if current.get(field) == value:

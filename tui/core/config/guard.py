@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 
 from tui.core import paths
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase
 
@@ -42,6 +42,7 @@ def config_edit() -> Iterator[None]:
                     raise AuthError(
                         f"Gave up after {WAIT:.0f} s: another assistant-auth process is editing {paths.config_file()}",
                         Phrase(N_("If no other assistant-auth command is running, try again.")),
+                        kind=Problem.LOCKED,
                     ) from None
                 time.sleep(STEP)
         yield

@@ -29,7 +29,7 @@ from tui.core.credentials.slot import (
     usable_token,
     write_merged,
 )
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.keys import context_fields, refuse_foreign_fallback
 from tui.core.phrase import N_, Phrase
 
@@ -74,7 +74,9 @@ class LifetimeTooShort(AuthError):
     """The server's tokens live less than the caller asked for (`min_ttl`): no refresh helps."""
 
     def __init__(self, lifetime: int, asked: float) -> None:
-        super().__init__(f"the server issues tokens for {lifetime} s; --min-ttl {asked:g} cannot be met")
+        super().__init__(
+            f"the server issues tokens for {lifetime} s; --min-ttl {asked:g} cannot be met", kind=Problem.UNMET
+        )
         self.lifetime = lifetime
 
 
@@ -310,7 +312,7 @@ def _send_and_keep(
         failed = f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}"
         if response.trouble:  # the server's trouble, not the sign-in's: never "sign in again" (README)
             raise AuthError(failed, SERVER_TROUBLE, transient=True)
-        raise AuthError(f"{failed}; {SIGN_IN_AGAIN}", sign_in_again(storage_name))
+        raise AuthError(f"{failed}; {SIGN_IN_AGAIN}", sign_in_again(storage_name), kind=Problem.REJECTED)
     try:
         tokens = parse_token_response(response.strict_text())
     except ValueError as exc:

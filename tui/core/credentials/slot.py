@@ -8,7 +8,7 @@ import time
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core import paths
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.files import jsonutil
 from tui.core.phrase import N_, Phrase
 
@@ -109,19 +109,24 @@ def parse_credentials(text: str) -> dict[str, Any]:
     try:
         data = jsonutil.loads(text)
     except ValueError as exc:
-        raise AuthError(f"Failed to parse OAuth credentials: {exc}") from None
+        raise AuthError(f"Failed to parse OAuth credentials: {exc}", kind=Problem.DAMAGED) from None
     if not isinstance(data, dict):
-        raise AuthError(f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}")
+        raise AuthError(
+            f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}",
+            kind=Problem.DAMAGED,
+        )
     if not isinstance(data.get("access_token"), str):
         problem = "missing" if "access_token" not in data else "not a string:"
-        raise AuthError(f"Failed to parse OAuth credentials: field `access_token` {problem}".rstrip(":"))
+        raise AuthError(
+            f"Failed to parse OAuth credentials: field `access_token` {problem}".rstrip(":"), kind=Problem.DAMAGED
+        )
     for field in ("refresh_token", "scope", "token_type"):
         if data.get(field) is not None and not isinstance(data[field], str):
-            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a string")
+            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a string", kind=Problem.DAMAGED)
     for field in ("expires_at", "expires_in"):
         value = data.get(field)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a number")
+            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a number", kind=Problem.DAMAGED)
     return data
 
 
@@ -145,7 +150,9 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         text = read_text(path)
     except FileNotFoundError as exc:
         raise AuthError(
-            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}", next_step=_login_step()
+            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}",
+            next_step=_login_step(),
+            kind=Problem.NOT_SIGNED_IN,
         ) from None
     except OSError as exc:
         from tui.core.files.regular import NotRegularFile, TooLarge  # lazy: off token's path
@@ -153,7 +160,9 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
         raise AuthError(
-            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}", next_step=_login_step()
+            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}",
+            next_step=_login_step(),
+            kind=Problem.NOT_SIGNED_IN,
         ) from None
     except ValueError as exc:
         raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
@@ -166,7 +175,7 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
 def _damaged(message: str, path: str | pathlib.Path) -> AuthError:
     from tui.core.hints import damaged_file  # lazy: off token's path
 
-    return AuthError(message, damaged_file(path))
+    return AuthError(message, damaged_file(path), kind=Problem.DAMAGED)
 
 
 def try_load(storage_name: str) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui.core.credentials.locks import reporting_to
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.regions import Region
 from tui.core.signin.store import save_signin
 
@@ -53,7 +53,7 @@ class Approval:
                         raise
                     self._rebound = False
                 except AuthError as exc:
-                    if self.bound is not None and exc.message.startswith("Gave up after"):
+                    if self.bound is not None and exc.kind == Problem.LOCKED:
                         raise AuthError(
                             f"approved but could not be saved: the slot was locked ({exc.message})"
                         ) from None

@@ -16,7 +16,7 @@ from tui.core.config.read import (
     read_config_trusted,
     scan_managed_provider,
 )
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.keys import MANAGED_PROVIDER, context_fields
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -61,7 +61,7 @@ def storage_name_of(selection: Selection) -> str:
 
 def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
     """Add a line naming the provider to an invalid-key refusal (the spec's text stays first)."""
-    if selection is not None and not exc.hint and exc.message.startswith("Invalid OAuth token key: "):
+    if selection is not None and not exc.hint and exc.kind == Problem.INVALID_KEY:
         exc.hint = (
             f"{selection.label}: its oauth key is not a valid slot name and its oauthHost is not the "
             "default slot's host, so no token is sent there. Fix the key with `assistant-auth config`."
@@ -78,7 +78,7 @@ def provider_selection(name: str, config: dict[str, Any] | None = None, untruste
     providers = config.get("providers")
     entry = providers.get(name) if isinstance(providers, dict) else None
     if not isinstance(entry, dict):
-        raise AuthError(f"No provider named {name!r} in {paths.config_file()}")
+        raise AuthError(f"No provider named {name!r} in {paths.config_file()}", kind=Problem.UNKNOWN_PROVIDER)
     base = entry.get("base_url")
     return provider_entry_selection(
         entry.get("oauth"), base if isinstance(base, str) else "", f"provider {name}", untrusted

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from tui.core import paths
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.keys import account_slot
 from tui.core.phrase import N_, Phrase
 
@@ -36,8 +36,10 @@ def find(name: str, region: str | None = None) -> str:
         raise AuthError(
             f"No account named {name}{in_region}",
             Phrase(N_("Sign in to it first: assistant-auth login --account {name}{flag}"), name=name, flag=flag),
+            kind=Problem.UNKNOWN_ACCOUNT,
         )
     raise AuthError(
         f"Both regions have an account named {name}",
         Phrase(N_("Say which: --region cn or --region global")),
+        kind=Problem.AMBIGUOUS_ACCOUNT,
     )

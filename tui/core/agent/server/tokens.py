@@ -20,11 +20,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from tui.core.agent.wire.causes import SERVER_WORDS, cause_of
+from tui.core.agent.wire.causes import cause_of
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
-from tui.core.credentials.refresh import LifetimeTooShort, get_access_token, required_ttl
+from tui.core.credentials.refresh import get_access_token, required_ttl
 from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
-from tui.core.errors import EXIT_SIGN_IN, AuthError
+from tui.core.errors import EXIT, EXIT_SIGN_IN, AuthError
 from tui.core.jwt import identity_of
 from tui.core.keys import region_of_slot
 from tui.core.slots.choice import Selection, explain_for, select, storage_name_of
@@ -66,10 +66,8 @@ class Tokens:
         except AuthError as exc:
             self._note_refresh(slot, held)  # a refresh whose token was still too short (LifetimeTooShort) counts
             explained = explain_for(exc, chosen)
-            code = EXIT_UNMET if isinstance(exc, LifetimeTooShort) else EXIT_AGAIN if exc.transient else EXIT_SIGN_IN
             cause = cause_of(exc, request.selector)
-            if cause is not None:
-                code = SERVER_WORDS[cause][1]
+            code = EXIT[cause] if cause is not None else exc.exit_code  # one table for every side
             slot = _slot_or_blank(chosen)
             return failure(explained.message, code, explained.hint, cause=cause), slot, OUTCOMES[code]
         stored = self._note_refresh(slot, held)

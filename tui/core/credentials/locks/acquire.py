@@ -38,7 +38,7 @@ from tui.core.credentials.locks.state import (
     flock_path,
     is_stale,
 )
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase, said
 from tui.core.signals import deaths_held, on_deadly_signal
@@ -110,7 +110,8 @@ class _Wait:
             raise AuthError(
                 f"Gave up after {self.timeout:g} s waiting for {describe() if describe else lock} of "
                 f"credential slot {self.storage_name}; nothing was sent. Another process is using "
-                "the slot: try again when it has finished."
+                "the slot: try again when it has finished.",
+                kind=Problem.LOCKED,
             )
         if self.waited() >= REPORT_AFTER and self.reported != lock:
             self.reported = lock
