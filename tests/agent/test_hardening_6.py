@@ -203,7 +203,7 @@ def test_every_field_of_every_answer_kind_reaches_a_person_as_one_printable_line
             assert "Traceback" not in said.err, context
             checked += 1
         # the wizard's faces: Home's line and the agent's view read the same answers
-        assert is_one_printable_line(agent_line(where)), kind
+        assert is_one_printable_line(agent_line()), kind  # the variable names `where`
         try:
             snapshot = RemoteFeed(where).snapshot()
         except AgentUnavailable:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 
 from tui.cli.home import run_app
@@ -13,8 +12,8 @@ from tui.cli.output import (
     ask,
     err,
 )
-from tui.core.agent.client.presence import agent_elsewhere
-from tui.core.agent.wire.protocol import SOCKET_ENV
+from tui.core.agent.client.source import served, socket_path
+from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import away_lines
@@ -130,8 +129,7 @@ def say_while_away() -> None:
 def _may_sign_in_here() -> bool:
     """On a machine whose tokens come from the token agent on the person's own machine, a sign-in
     here stores the refresh token the agent keeps away: said in one line, and asked (or --force)."""
-    path = os.environ.get(SOCKET_ENV)
-    if not path or not agent_elsewhere(path):
+    if not socket_path() or not served().elsewhere:
         return True
     err(
         _(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from tui.cli.options import selector_values
 from tui.cli.output import (
     EXIT_ERROR,
@@ -14,9 +12,10 @@ from tui.cli.output import (
     out_json,
 )
 from tui.cli.selection import selection, selector_usable
-from tui.core.agent.client.presence import agent_elsewhere, relayed_here, signed_in_here
-from tui.core.agent.wire.protocol import SOCKET_ENV
+from tui.core.agent.client.relay import written_by_the_relay
+from tui.core.agent.client.source import served, signed_in_here, socket_path
 from tui.core.credentials.refresh import get_access_token_sync
+from tui.core.credentials.slot import try_load
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
 from tui.core.i18n import _
@@ -66,13 +65,13 @@ def refreshed_elsewhere(ns) -> str:
     """What `refresh` says where the tokens are refreshed on the person's own machine (a server the
     agent serves, or whose file the relay fills): "" where this machine refreshes its own."""
     values = selector_values(ns)
-    if os.environ.get(SOCKET_ENV) and not signed_in_here(values) and agent_elsewhere(os.environ[SOCKET_ENV]):
+    if socket_path() and served(values).elsewhere and not signed_in_here(values):
         return _(
             "assistant-auth: tokens here come from the token agent on your own machine, which refreshes them "
             "there: `assistant-auth token` here gets a fresh one; to refresh now, run `assistant-auth refresh` there."
         )
     try:
-        relayed = relayed_here(storage_name_of(selection(ns)))
+        relayed = written_by_the_relay(try_load(storage_name_of(selection(ns))))
     except AuthError:
         return ""
     if relayed:

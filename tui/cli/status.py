@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
-from tui.cli.agent.status import SERVER, status_from_agent, where_served
+from tui.cli.agent.status import status_from_agent, where_served
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
-from tui.core.agent.server.place import SOCKET_ENV
+from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
@@ -28,13 +27,13 @@ SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or
 
 def run(ns) -> int:
     served: dict = {}
-    if os.environ.get(SOCKET_ENV):  # an agent serves tokens: on a server, its slots; here, this machine's truth
-        where = where_served(ns)
-        if where == SERVER:
-            return status_from_agent(ns)
-        if isinstance(where, int):
-            return where
-        served = where if isinstance(where, dict) else {}
+    found = where_served(ns)  # the one source: on a server, the agent's slots; here, this machine's truth
+    if found.where == ELSEWHERE:
+        return status_from_agent(ns)
+    if found.where == UNREACHABLE:
+        return found.exit_code
+    if found.where == AGENT_HERE:
+        served = {"socket": found.via, "pid": found.pid}
     narrowed = any(v is not None for v in selector_values(ns).values())
     chosen = selected_slot(ns) if narrowed else None
     if narrowed and chosen is None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
-from tui.core.agent.client.presence import agent_elsewhere
-from tui.core.agent.wire.protocol import SOCKET_ENV
+from tui.core.agent.client.source import served, socket_path
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.overview import overview
@@ -66,8 +64,7 @@ def _to_account(name: str, region: Region | None) -> int:
 def served_from_elsewhere() -> bool:
     """This machine gets its tokens from the token agent on the person's own machine (a server):
     its accounts are there, and signing in here is not the next step."""
-    path = os.environ.get(SOCKET_ENV)
-    return bool(path) and agent_elsewhere(path or "")
+    return bool(socket_path()) and served().elsewhere
 
 
 def _the_other_region() -> Region | None:

@@ -7,10 +7,10 @@ A refresh runs without an event loop (`tui.core.credentials.refresh.get_access_t
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
+from tui.core.agent.client import source
 from tui.core.errors import EXIT_USAGE
 
 SCHEMA_VERSION = 1  # of `token --json`
@@ -25,33 +25,27 @@ def usage_problem(problem: str) -> int:
 
 
 def obtain(values: dict, min_ttl: int | None):
-    """(selection, access token) for the selector `values`; on failure the error is said on
-    stderr and the exit code returned instead of the token (1 sign in again, 2 the lifetime
-    cannot be met, 3 transient). Shared by `token` and `exec`. Where `ASSISTANT_AUTH_SOCK` is
-    set, the token agent answers instead ((its answer, the token)), never this machine's files."""
-
-    if os.environ.get("ASSISTANT_AUTH_SOCK"):
-        from tui.cli.agent.notes import UseLocal  # lazy: only through the agent
-        from tui.cli.agent.through import token_from_agent  # lazy: only through the agent
-
-        try:
-            return token_from_agent(values, min_ttl)
-        except UseLocal:
-            pass  # said: no agent answers there, and this machine's own sign-in serves
-    from tui.core.credentials.refresh import get_access_token_sync  # lazy: off token's path
-    from tui.core.errors import AuthError  # lazy: off token's path
-    from tui.core.slots.choice import select  # lazy: off token's path
-
-    chosen = None
-    try:
-        chosen = select(**values)
-        return chosen, get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
-    except AuthError as exc:
+    """(where the token came from, the access token) for the selector `values`, from the one
+    source (`tui.core.agent.client.source`: the agent, a live forwarded connection, or this
+    machine's files); on failure its lines are said on stderr and the exit code returned instead
+    of the token (1 sign in again, 2 usage, 3 transient). Shared by `token` and `exec`."""
+    got = source.obtain(values, min_ttl, on_asking=_waiting_for_approval)
+    if got.notes or isinstance(got, source.Failed):
         from tui.cli.output import err  # lazy: off token's path
-        from tui.core.slots.choice import explain_for  # lazy: off token's path
 
-        err(explain_for(exc, chosen).said())
-        return chosen, exc.exit_code  # by its kind: the one table (`tui.core.errors.EXIT`)
+        for line in got.notes + (got.lines if isinstance(got, source.Failed) else []):
+            err(line)
+    if isinstance(got, source.Failed):
+        return None, got.code
+    return (got.answer if got.answer is not None else got.chosen), got.token
+
+
+def _waiting_for_approval() -> None:
+    """Said at once when the agent asks its person first (--confirm): where to look, and that we wait."""
+    from tui.cli.output import err  # lazy: only when an agent asks its person
+    from tui.core.phrase import N_, Phrase, said  # lazy: as above
+
+    err(said(Phrase(N_("assistant-auth: waiting for approval on your own machine (the token agent asks there)…"))))
 
 
 def run_fast(args: list[str]) -> int:

@@ -207,7 +207,7 @@ class HomeScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="home-agent")
     def look_at_the_agent(self) -> None:
-        line = agent_line(agent_socket() or "")
+        line = agent_line()
         self.app.call_from_thread(self.query_one("#agent-line", PlainStatic).set_text, line)
 
     def action_agent(self) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 
-from tui.cli.agent.through import selector_request
 from tui.cli.options import selector_values
 from tui.cli.output import EXIT_ERROR, err
-from tui.core.agent.client.ask import socket_path
 from tui.core.agent.client.forwarded import relay_started
 from tui.core.agent.client.relay import Relay
-from tui.core.agent.wire.protocol import SOCKET_ENV
+from tui.core.agent.client.source import Failed, socket_path
+from tui.core.agent.client.through import selector_request
+from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import said
@@ -37,8 +37,10 @@ def run(ns) -> int:
         return EXIT_ERROR
     values = selector_values(ns)
     request = selector_request("token", values)
-    if request is None:
-        return EXIT_ERROR
+    if isinstance(request, Failed):
+        for line in request.lines:
+            err(line)
+        return request.code
     try:
         # this machine's slot: what its official client reads (for a named account of the person's
         # own machine: the slot this machine's managed provider names, which its official client uses)

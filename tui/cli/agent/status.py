@@ -3,44 +3,31 @@ machine sees them, and that no refresh token is stored on this one."""
 
 from __future__ import annotations
 
-from tui.cli.agent.through import asked, selector_request
-from tui.cli.agent.trouble import STALE_HERE, fall_over
 from tui.cli.options import selector_values
-from tui.cli.output import EXIT_ERROR, EXIT_TRANSIENT, err, out, out_json
-from tui.core.agent.client.ask import AgentUnavailable, ask, socket_path
+from tui.cli.output import err, out, out_json
 from tui.core.agent.client.forwarded import relays_running
-from tui.core.agent.client.presence import serves_elsewhere, signed_in_here
+from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent, served, socket_path
+from tui.core.agent.client.through import selector_request
 from tui.core.agent.server.place import read_answer_key
-from tui.core.agent.wire.protocol import SOCKET_ENV, Request
+from tui.core.agent.wire.protocol import Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.keys import account_of_slot, named_account_label
-from tui.core.phrase import Phrase, said
 from tui.core.slots.state import LABELS
 from tui.core.untrusted import one_line
 
-SERVER = "server"  # this machine is a server the agent serves through a forward: its slots are asked for
 
-
-def where_served(ns) -> str | dict | int:
-    """Where `status` looks when `ASSISTANT_AUTH_SOCK` is set: SERVER (the agent's slots), this
-    machine's own files with the agent that serves them ({"socket", "pid"}: the agent's machine,
-    or {} when no agent answers but this machine has its own sign-in, said in one line), or the
-    exit code (no agent, no sign-in here: said)."""
-    where = socket_path() or ""
-    try:
-        alive = ask(Request("ping"), where, timeout=10)
-    except AgentUnavailable as exc:
-        if fall_over(where) is not None:  # another live forwarded connection: this is a server
-            return SERVER
-        if signed_in_here(selector_values(ns)):
-            err(one_line(said(Phrase(STALE_HERE, socket=where, variable=SOCKET_ENV)), 2000))
-            return {}
-        err(one_line(said(exc.args[0]), 2000))
-        return EXIT_TRANSIENT
-    if serves_elsewhere(alive):
-        return SERVER  # a server through ssh, or a container or home the agent's files are not
-    return {"socket": where, "pid": alive.get("pid") if isinstance(alive.get("pid"), int) else None}
+def where_served(ns) -> Served:
+    """Where `status` looks when `ASSISTANT_AUTH_SOCK` is set (the one source decides): the
+    agent's slots (ELSEWHERE: a server), this machine's files with the agent that serves them
+    (AGENT_HERE), this machine's own sign-in when no agent answers (FILES, said), or nothing
+    (UNREACHABLE: said, exit 3)."""
+    found = served(selector_values(ns))
+    for line in found.notes:
+        err(line)
+    if found.where == UNREACHABLE:
+        err(found.problem)
+    return found
 
 
 def status_from_agent(ns) -> int:
@@ -48,12 +35,16 @@ def status_from_agent(ns) -> int:
     machine sees it, and that no refresh token is stored here. Exit 0 when the slot `token`
     would use is usable, 1 when not, 3 when the agent does not answer."""
     values = {name: value for name, value in selector_values(ns).items() if value is not None}
-    if selector_request("status", values) is None:
-        return EXIT_ERROR
+    checked = selector_request("status", values)
+    if isinstance(checked, Failed):
+        return said_failure(checked)
     where = socket_path() or ""
-    answer = asked(Request("status", key=read_answer_key(where)))  # the key: this is the agent's machine
-    if isinstance(answer, int):
-        return answer
+    answer, notes = ask_agent(Request("status", key=read_answer_key(where)))  # the key: this is the agent's machine
+    for line in notes:
+        err(line)
+    if isinstance(answer, Failed):
+        return said_failure(answer)
+    where = socket_path() or where  # a live connection fallen over to, for the rest of this command
     slots = [s for s in answer.get("slots") or [] if isinstance(s, dict) and isinstance(s.get("name"), str)]
     selected = _selected(slots, values, str(answer.get("default") or ""))
     usable = bool(selected and selected.get("usable") is True)
@@ -87,6 +78,12 @@ def status_from_agent(ns) -> int:
             )
         )
     return 0 if usable else 1
+
+
+def said_failure(failed: Failed) -> int:
+    for line in failed.notes + failed.lines:
+        err(line)
+    return failed.code
 
 
 def _selected(slots: list[dict], values: dict, default: str) -> dict | None:

@@ -4,12 +4,9 @@ is a failure with the next step, naming the newest live forwarded connection whe
 
 from __future__ import annotations
 
-import os
-
 from tui.core.agent.client import forwarded
-from tui.core.agent.client.ask import AgentUnavailable, ask, on_a_server
-from tui.core.agent.client.presence import serves_elsewhere
-from tui.core.agent.wire.protocol import SOCKET_ENV, Request
+from tui.core.agent.client.source import ELSEWHERE, served
+from tui.core.agent.wire.naming import SOCKET_ENV, is_forwarded
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.phrase import N_, Phrase
 
@@ -17,15 +14,17 @@ NAME = "agent.socket"
 
 
 def check_agent_socket() -> list[Check]:
-    where = os.environ.get(SOCKET_ENV, "")
-    if not where:
+    """What the one source says (`source.served`): an agent serving this machine's sign-in, one
+    serving another machine's through this connection, or a socket that does not answer."""
+    found = served()
+    where = found.asked
+    if where is None:
         return []  # no agent in use: nothing to say about it
-    try:
-        alive = ask(Request("ping"), where, timeout=10)
-    except AgentUnavailable as exc:
-        return [_dead(where, str(exc.args[0]))]
-    details = {"socket": where, "asked_from": alive.get("asked_from"), "pid": alive.get("pid")}
-    if serves_elsewhere(alive):
+    if found.via != where:  # the variable's socket did not answer (a live connection fallen over to, or none)
+        return [_dead(where, found.problem)]
+    alive = found.answer or {}
+    details = {"socket": where, "asked_from": alive.get("asked_from"), "pid": found.pid}
+    if found.where == ELSEWHERE:
         finding = Phrase(
             N_(
                 "The token agent on your own machine answers at {socket}: access tokens come from there, and no "
@@ -36,7 +35,7 @@ def check_agent_socket() -> list[Check]:
         return [Check(NAME, OK, finding, "", details)]
     finding = Phrase(
         N_("The token agent (pid {pid}) at {socket} serves this machine's sign-in to programs that ask it."),
-        pid=alive.get("pid") if isinstance(alive.get("pid"), int) else "?",
+        pid=found.pid if found.pid is not None else "?",
         socket=where,
     )
     return [Check(NAME, OK, finding, "", details)]
@@ -52,7 +51,7 @@ def _dead(where: str, why: str) -> Check:
             live=live,
             stable=forwarded.stable_path(),
         )
-    elif on_a_server(where):
+    elif is_forwarded(where):
         fix = Phrase(N_("Reconnect with `assistant-auth ssh` from your own machine."))
     else:
         fix = Phrase(N_('Start the agent (eval "$(assistant-auth agent)"), or unset {variable}.'), variable=SOCKET_ENV)

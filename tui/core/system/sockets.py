@@ -3,10 +3,12 @@ and connecting to one whose path is longer than that (a deep home's `forwarded/l
 
 from __future__ import annotations
 
-import _socket  # not `socket`: the client's path through the agent stays light (make bench, figure 6)
 import os
 import sys
-import tempfile
+
+TYPE_CHECKING = False  # not `from typing import`: the names module (wire.naming) reads SUN_PATH on `token`'s path
+if TYPE_CHECKING:  # pragma: no cover
+    import _socket
 
 # bytes a Unix socket's path may take, the final NUL included: 104 on macOS and the BSDs, 108 on Linux
 SUN_PATH = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108
@@ -31,7 +33,8 @@ def connect(conn: _socket.socket, path: str) -> None:
         finally:
             os.close(directory)
         return
-    private = tempfile.mkdtemp(prefix="aa-", dir="/tmp")  # noqa: S108 - short, private (0700, O_EXCL)
+    private = f"/tmp/aa-{os.urandom(6).hex()}"  # noqa: S108 - short; made private (0700) and new (mkdir fails on any entry)
+    os.mkdir(private, 0o700)
     link = os.path.join(private, "s")
     try:
         os.symlink(path, link)

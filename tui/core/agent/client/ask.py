@@ -11,11 +11,11 @@ from __future__ import annotations
 import _socket  # not `socket`: 7 ms of imports (enum, selectors) on `token`'s path through the agent
 import errno
 import json
-import os
 import time
 
-from tui.core.agent.wire.naming import ended_of, is_forwarded
-from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, SOCKET_ENV, VERSION, WORKING, Request
+from tui.core.agent.client.where import socket_path
+from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
+from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
 from tui.core.system.sockets import connect
@@ -33,11 +33,6 @@ STALL = 10.0  # seconds without a line: the agent sends `working` every 2 s whil
 
 class AgentUnavailable(Exception):
     """The agent at the socket did not answer; the message says where and what to do."""
-
-
-def socket_path() -> str | None:
-    """The agent's socket this process is pointed at, or None (no agent: use the files)."""
-    return os.environ.get(SOCKET_ENV) or None
 
 
 def ask(

@@ -69,6 +69,21 @@ def classify(text: str | None) -> tuple[Verdict, dict[str, Any] | None]:
     return Verdict.RELAYED, data
 
 
+def written_by_the_relay(data: Mapping[str, Any] | None) -> bool:
+    """The shape `relayed` writes (an access token, an empty refresh token, expires_in 0, a real
+    expiry): what the official client on a server reads, renewed from the person's own machine.
+    Narrower than `Verdict.RELAYED` (any access-only file the relay may renew, a tombstone too)."""
+    data = data or {}
+    expires_at = data.get("expires_at")
+    return (
+        data.get("refresh_token") == ""
+        and data.get("expires_in") == 0
+        and isinstance(expires_at, (int, float))
+        and not isinstance(expires_at, bool)
+        and expires_at > 0
+    )
+
+
 def relayed(current: Mapping[str, Any] | None, access_token: str, expires_at: int | None) -> dict[str, Any]:
     """The file's new content: the fields it had (a scope, fields another client added) with the
     access token, an empty refresh token, expires_in 0 and the token's expiry (absent: unknown)."""

@@ -22,8 +22,17 @@ import stat
 import tempfile
 import time
 
-from tui.core.agent.wire.naming import STABLE_DIR, STABLE_NAME, SUN_PATH, ended_of, fits, key_of, lock_of
-from tui.core.agent.wire.protocol import PID_ENV, SOCKET_ENV
+from tui.core.agent.wire.naming import (
+    PID_ENV,
+    SOCKET_ENV,
+    STABLE_DIR,
+    STABLE_NAME,
+    SUN_PATH,
+    ended_of,
+    fits,
+    key_of,
+    lock_of,
+)
 from tui.core.phrase import N_, Phrase
 
 __all__ = [

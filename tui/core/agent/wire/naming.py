@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import os
 
+from tui.core.agent.wire import (  # the two environment names (the package's: token's path reads them)
+    PID_ENV,
+    SOCKET_ENV,
+)
 from tui.core.system.sockets import SUN_PATH, fits
 
 __all__ = [
     "ENDED",
+    "PID_ENV",
+    "SOCKET_ENV",
     "FORWARDED_DIR",
     "KEY",
     "LATEST",

@@ -49,8 +49,6 @@ import json
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
 
 VERSION = 1
-SOCKET_ENV = "ASSISTANT_AUTH_SOCK"  # where a client finds the agent
-PID_ENV = "ASSISTANT_AUTH_AGENT_PID"
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
 OPERATIONS = ("token", "ping", "status", "events", "stop", "answerer")

@@ -1,0 +1,140 @@
+"""Where this machine's tokens come from, decided once: the one answer `token`, `exec`, `status`,
+`refresh`, `login`, `switch`, `doctor` and Home ask (as OpenSSH's clients all ask
+`ssh_get_authentication_socket`, and gh's commands `ActiveToken`).
+
+    ASSISTANT_AUTH_SOCK unset                      FILES        this machine's own credential files
+    an agent answers and serves these files        AGENT_HERE   the agent's own machine: its files, as always
+    an agent answers and serves another machine's  ELSEWHERE    a server (a forward) or another home: no
+                                                                refresh token is needed or kept here
+    no agent answers at the variable:
+      another forwarded connection answers         ELSEWHERE    through that one, said (`FELL_OVER`)
+      this machine has a sign-in of its own        FILES        said (`STALE_HERE`)
+      nothing                                      UNREACHABLE  the cause, said for where it is read
+
+`obtain(selector, min_ttl)` gives a token by that same rule: `Issued` (the token, with the agent's
+answer or the selection it came from) or `Failed` (the lines to say and the exit code, from
+`tui.core.errors.EXIT`); both carry `notes`, lines said before the result (a fall-over, a stale
+agent). The commands print what they get and decide nothing.
+
+On `token`'s path (tests/test_imports.py): plain `os` at the top; the agent's machinery loads only
+where the variable is set, the files' only where they are read.
+"""
+
+from __future__ import annotations
+
+from tui.core.agent.client.where import (
+    AGENT_HERE,
+    ELSEWHERE,
+    FILES,
+    UNREACHABLE,
+    Failed,
+    Issued,
+    Served,
+    point_at,
+    socket_path,
+)
+
+__all__ = [
+    "AGENT_HERE",
+    "ELSEWHERE",
+    "FILES",
+    "UNREACHABLE",
+    "Failed",
+    "Issued",
+    "Served",
+    "ask_agent",
+    "obtain",
+    "point_at",
+    "served",
+    "signed_in_here",
+    "socket_path",
+]
+
+TYPE_CHECKING = False  # not `from typing import`: on `token`'s path
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+    from tui.core.agent.wire.protocol import Request
+
+
+# -- tokens ------------------------------------------------------------------------------------------
+
+
+def obtain(
+    values: dict[str, Any], min_ttl: int | None, on_asking: Callable[[], object] | None = None
+) -> Issued | Failed:
+    """A token for the selector `values` by the one rule; `on_asking` is called at once when the
+    agent asks its person first (--confirm)."""
+    if socket_path():
+        from tui.core.agent.client.through import from_the_agent  # lazy: only where an agent is pointed at
+
+        got = from_the_agent(values, min_ttl, on_asking, lambda: signed_in_here(values))
+        if got is not None:
+            return got
+        return _from_files(values, min_ttl, [_stale_here()])
+    return _from_files(values, min_ttl, [])
+
+
+def _from_files(values: dict[str, Any], min_ttl: int | None, notes: list[str]) -> Issued | Failed:
+    from tui.core.credentials.refresh import get_access_token_sync  # lazy: off token's valid path
+    from tui.core.errors import AuthError  # lazy: off token's valid path
+    from tui.core.slots.choice import select  # lazy: off token's valid path
+
+    chosen = None
+    try:
+        chosen = select(**values)
+        token = get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
+    except AuthError as exc:
+        from tui.core.slots.choice import explain_for  # lazy: the failure path only
+
+        return Failed(exc.exit_code, [explain_for(exc, chosen).said()], notes)
+    return Issued(token, chosen=chosen, notes=notes)
+
+
+def _stale_here() -> str:
+    from tui.core.agent.client.trouble import stale_here  # lazy: the failure path only
+
+    return stale_here(socket_path() or "")
+
+
+# -- where, for the commands that look before they act --------------------------------------------
+
+
+def served(values: dict[str, Any] | None = None) -> Served:
+    """Where this machine's tokens come from (blocking: one `ping`, and on no answer the newest
+    live forwarded connection). `values`: the selector whose own sign-in here counts when no
+    agent answers (the default slot without one)."""
+    where = socket_path()
+    if where is None:
+        return Served(FILES)
+    from tui.core.agent.client.trouble import look  # lazy: only where an agent is pointed at
+
+    return look(where, lambda: signed_in_here(values))
+
+
+def signed_in_here(values: dict[str, Any] | None = None) -> bool:
+    """This machine holds a sign-in of its own for the slot `values` select (a refresh token in
+    its file): the agent's own machine, or a server someone signed in on. A server that the agent
+    or the relay serves holds none, so it never falls back to a file there."""
+    from tui.core.credentials.slot import try_load  # lazy: config.toml's reader, not on the fall-over (figure 6c)
+    from tui.core.errors import AuthError  # lazy: as above
+    from tui.core.slots.choice import select, storage_name_of  # lazy: as above
+
+    try:
+        creds = try_load(storage_name_of(select(**(values or {}))))
+    except AuthError:
+        return False
+    refresh = (creds or {}).get("refresh_token")
+    return isinstance(refresh, str) and bool(refresh)
+
+
+def ask_agent(
+    request: Request, on_asking: Callable[[], object] | None = None
+) -> tuple[dict[str, Any] | Failed, list[str]]:
+    """(the agent's answer to `request` when it is `ok`, else `Failed` with the words for where it
+    is read; the lines to say first): falling over to the newest live connection when the
+    variable's has ended."""
+    from tui.core.agent.client.through import asked  # lazy: only where an agent is pointed at
+
+    return asked(request, on_asking)

@@ -1,0 +1,82 @@
+"""A request through the token agent, for `token`, `exec`, `status` and the relay: the request
+from the selector, the answer when it is `ok`, else what to say (by its cause, for where it is
+read) and the exit code. Nothing is printed here and nothing read from this machine's files.
+Light on purpose (no i18n, no dataclasses, no `socket` module): `token` through the agent is
+measured against `token` from the file (`make bench`, figure 6)."""
+
+from __future__ import annotations
+
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.where import Failed, Issued, UseFiles
+from tui.core.agent.wire.protocol import SELECTORS, Request
+from tui.core.credentials.slot import usable_token
+from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
+from tui.core.phrase import N_, Phrase, said
+
+TYPE_CHECKING = False  # not `from typing import`: on `token`'s path through the agent
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+NOT_BY_KEY = N_(
+    "assistant-auth: through the token agent, choose the slot with --account, --region, --slot or --provider"
+)
+NO_USABLE_TOKEN = N_("assistant-auth: the token agent sent no usable access token")
+
+
+def selector_request(op: str, values: dict[str, Any], min_ttl: int | None = None) -> Request | Failed:
+    """The request for `values` (the selector flags), or `Failed` (usage) when they name a slot
+    by a key or host the agent is not asked by."""
+    chosen = {name: value for name, value in values.items() if value is not None}
+    if any(name not in SELECTORS for name in chosen):
+        return Failed(EXIT_USAGE, [said(Phrase(NOT_BY_KEY))])
+    return Request(op, tuple(chosen.items()), min_ttl)
+
+
+def asked(
+    request: Request, on_asking: Callable[[], object] | None = None, own_sign_in: Callable[[], bool] | None = None
+) -> tuple[dict[str, Any] | Failed, list[str]]:
+    """(the agent's answer when it is `ok`, else `Failed` with its words; the lines to say
+    first). No answer at the variable's socket: the newest live forwarded connection answers
+    instead (said); else, with `local` (the selector) and a sign-in of this machine's own for it,
+    `UseFiles` is raised: its files serve (said by the caller, `source.obtain`)."""
+    try:
+        answer = ask(request, on_asking=on_asking)
+    except AgentUnavailable as exc:
+        from tui.core.agent.client.trouble import no_answer  # lazy: the failure path only (figure 6)
+
+        return no_answer(request, exc, own_sign_in, on_asking)
+    return judged(request, answer), []
+
+
+def judged(request: Request, answer: dict[str, Any]) -> dict[str, Any] | Failed:
+    """The answer when it is `ok`, else `Failed` with its words for where it is read."""
+    if not answer["ok"]:
+        from tui.core.agent.client.trouble import refused  # lazy: the failure path only (figure 6)
+
+        return refused(request, answer)
+    return answer
+
+
+def from_the_agent(
+    values: dict[str, Any],
+    min_ttl: int | None,
+    on_asking: Callable[[], object] | None,
+    own_sign_in: Callable[[], bool],
+) -> Issued | Failed | None:
+    """`source.obtain` through the agent: `Issued`, `Failed`, or None when no agent answers and
+    this machine's own sign-in serves instead (the caller reads its files, said)."""
+    request = selector_request("token", values, min_ttl)
+    if isinstance(request, Failed):
+        return request
+    try:
+        answer, notes = asked(request, on_asking, own_sign_in)
+    except UseFiles:
+        return None
+    if isinstance(answer, Failed):
+        answer.notes = notes + answer.notes
+        return answer
+    token = answer.get("access_token")
+    if not isinstance(token, str) or not usable_token(token):
+        return Failed(EXIT_TRANSIENT, [said(Phrase(NO_USABLE_TOKEN))], notes)
+    return Issued(token, answer=answer, notes=notes)

@@ -1,0 +1,141 @@
+"""When the token agent does not answer, or refuses: the newest live forwarded connection instead
+of one that has ended, this machine's own sign-in where it has one, the cause said for where it
+is read; and `look`, the blocking judgement behind `source.served`. Loaded only then: `token`
+through the agent is measured (`make bench`, figure 6)."""
+
+from __future__ import annotations
+
+import os
+
+from tui.core import paths
+from tui.core.agent.client import forwarded
+from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.where import (
+    AGENT_HERE,
+    ELSEWHERE,
+    FILES,
+    UNREACHABLE,
+    Failed,
+    Served,
+    UseFiles,
+    point_at,
+    socket_path,
+)
+from tui.core.agent.wire.causes import server_words
+from tui.core.agent.wire.naming import SOCKET_ENV
+from tui.core.agent.wire.protocol import Request
+from tui.core.errors import EXIT_TRANSIENT
+from tui.core.phrase import N_, Phrase, said
+from tui.core.untrusted import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+FELL_OVER = N_(
+    "assistant-auth: the connection at {old} has ended; tokens come through the newest live one, {new} "
+    "(set {variable} to {stable} to follow the newest connection)."
+)
+NONE_LIVE = N_(
+    "assistant-auth: no other forwarded connection answers either ({stable}): reconnect with `assistant-auth ssh`."
+)
+STALE_HERE = N_(
+    "assistant-auth: the token agent at {socket} ({variable}) does not answer; this machine's own sign-in is "
+    'used instead. Restart the agent (eval "$(assistant-auth agent)") or unset {variable}.'
+)
+LOOK = 10.0  # seconds for a `ping`'s answer
+
+
+def line(phrase: Phrase) -> str:
+    return one_line(said(phrase), 2000)
+
+
+def stale_here(where: str) -> str:
+    return line(Phrase(STALE_HERE, socket=where, variable=SOCKET_ENV))
+
+
+def no_answer(
+    request: Request,
+    exc: AgentUnavailable,
+    own_sign_in: Callable[[], bool] | None,
+    on_asking: Callable[[], object] | None = None,
+) -> tuple[dict[str, Any] | Failed, list[str]]:
+    """No answer at the variable's socket: through the newest live forwarded connection; else this
+    machine's own sign-in (`UseFiles`); else `Failed` (3), the reason said."""
+    where = socket_path() or ""
+    for new in forwarded.candidates(where):  # no look first: the request itself is the look
+        try:
+            answer = ask(request, new, on_asking=on_asking)
+        except AgentUnavailable:
+            continue
+        point_at(new)
+        return (answer if answer["ok"] else refused(request, answer)), [_fell_over(where, new)]
+    if own_sign_in is not None and own_sign_in():
+        raise UseFiles
+    lines = [line(exc.args[0])]
+    if os.path.isdir(forwarded.directory()):  # a server where connections register: none is live
+        lines.append(line(Phrase(NONE_LIVE, stable=forwarded.stable_path())))
+    return Failed(EXIT_TRANSIENT, lines), []
+
+
+def refused(request: Request, answer: dict[str, Any]) -> Failed:
+    """A refusal said for where it is read (a server: about the person's own machine), with its
+    exit code (the cause's, from the one table; else the agent's)."""
+    named = dict(request.selector)
+    worded = server_words(answer.get("cause"), named.get("slot") or named.get("provider") or named.get("account"))
+    if worded is not None:  # a server's reader: about the person's own machine, in its words
+        return Failed(worded[1], [line(Phrase(N_("assistant-auth: {problem}"), problem=worded[0]))])
+    lines = [one_line(answer.get("error") or said(Phrase(N_("the agent refused the request"))), 1000)]
+    if answer.get("hint"):
+        lines.append(one_line(answer["hint"], 1000))
+    code = answer.get("exit")
+    if isinstance(code, int) and not isinstance(code, bool) and code in (1, 2, 3):
+        return Failed(code, lines)
+    return Failed(EXIT_TRANSIENT, lines)
+
+
+def _fell_over(where: str, new: str) -> str:
+    stable = forwarded.stable_path()
+    return line(Phrase(FELL_OVER, old=where, new=new, variable=SOCKET_ENV, stable=stable))
+
+
+# -- looking: `source.served` -------------------------------------------------------------------------
+
+
+def look(where: str, own_sign_in: Callable[[], bool]) -> Served:
+    """Where tokens come from with the variable set to `where`: its agent's `ping` says whose
+    files it serves; no answer there: the newest live forwarded connection (said), this machine's
+    own sign-in (said), or nobody (the reason)."""
+    try:
+        alive = ask(Request("ping"), where, timeout=LOOK)
+    except AgentUnavailable as exc:
+        new = forwarded.newest_live(where)
+        if new is not None:
+            point_at(new)
+            try:
+                answer: dict[str, Any] | None = ask(Request("ping"), new, timeout=LOOK)
+            except AgentUnavailable:
+                answer = None
+            notes = [_fell_over(where, new)]
+            return Served(ELSEWHERE, where, new, answer=answer, problem=line(exc.args[0]), notes=notes)
+        if own_sign_in():
+            return Served(FILES, where, problem=line(exc.args[0]), notes=[stale_here(where)])
+        return Served(UNREACHABLE, where, problem=line(exc.args[0]))
+    kind = ELSEWHERE if serves_elsewhere(alive) else AGENT_HERE
+    return Served(kind, where, where, answer=alive)
+
+
+def same_files(home: str) -> bool:
+    """`home` (an agent's config dir, from its `ping`) is this process's config dir."""
+    try:
+        return os.path.samefile(home, paths.config_dir_str())
+    except OSError:
+        return os.path.realpath(home) == os.path.realpath(paths.config_dir_str())
+
+
+def serves_elsewhere(alive: dict[str, object]) -> bool:
+    """An agent's `ping` answer says it serves another machine's (or another home's) sign-in:
+    asked through a forward, or its config dir is not this one (a container, another home)."""
+    home = alive.get("home")
+    return alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home)
