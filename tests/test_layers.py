@@ -218,3 +218,21 @@ def test_rooms_stay_small_enough_to_read():
             if type(node) in limit and node.end_lineno - node.lineno + 1 > limit[type(node)]:
                 too_long.append(f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
     assert too_long == []
+
+
+def test_the_agents_sides_stand_apart():
+    """The token agent's two sides rest on the wire and the system, never on each other (OpenSSH's
+    authfd.c / ssh-agent.c / authfd.h / openbsd-compat): a client decision never reaches into the
+    server's modules, a server's never into the client's; the wire and the system know neither."""
+    crossings = []
+    rules = {
+        "tui.core.agent.client": ("tui.core.agent.server",),
+        "tui.core.agent.server": ("tui.core.agent.client",),
+        "tui.core.agent.wire": ("tui.core.agent.client", "tui.core.agent.server", "tui.cli", "tui.app"),
+        "tui.core.system": ("tui.core.agent", "tui.cli", "tui.app"),
+    }
+    for module, imports in GRAPH.items():
+        for side, forbidden in rules.items():
+            if module == side or module.startswith(side + "."):
+                crossings += [f"{module} -> {name}" for name in imports if name.startswith(forbidden)]
+    assert crossings == []

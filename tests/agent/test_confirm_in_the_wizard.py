@@ -18,6 +18,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import valid
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
+from tui.core.agent.client import proof
 from tui.core.agent.client.answering import Question, Withdrawn, offer
 from tui.core.agent.client.ask import ask
 from tui.core.agent.server.agent import Agent, place
@@ -138,23 +139,23 @@ def test_no_key_to_read_no_offer(laptop, server, tmp_path):
         key = naming.key_of(plain.path)
         os.symlink(str(tmp_path / "elsewhere"), key)
         (tmp_path / "elsewhere").write_text("a" * 32)
-        assert place.read_answer_key(plain.path) is None
+        assert proof.read_answer_key(plain.path) is None
         os.unlink(key)
         with open(key, "w") as handle:
             handle.write("a" * 32)
         os.chmod(key, 0o644)
-        assert place.read_answer_key(plain.path) is None
+        assert proof.read_answer_key(plain.path) is None
         os.unlink(key)
         os.mkfifo(key, 0o600)  # never waited on: opened without blocking, then not a regular file
-        assert place.read_answer_key(plain.path) is None
+        assert proof.read_answer_key(plain.path) is None
         os.unlink(key)
         os.mkdir(key, 0o700)
-        assert place.read_answer_key(plain.path) is None
+        assert proof.read_answer_key(plain.path) is None
         os.rmdir(key)
         with open(key, "w") as handle:
             handle.write("a" * 10_000_000)  # huge: only the key's length is read, and it is no key
         os.chmod(key, 0o600)
-        assert place.read_answer_key(plain.path) is None
+        assert proof.read_answer_key(plain.path) is None
     finally:
         plain.stop()
 

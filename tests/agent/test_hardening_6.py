@@ -27,6 +27,7 @@ from tests.waiting import PATIENCE, until
 from tui.app.agent_app import AgentApp
 from tui.app.screens.ask import asked_line
 from tui.cli import main
+from tui.core.agent.client import proof
 from tui.core.agent.client.answering import _message
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.presence import agent_line
@@ -105,7 +106,7 @@ def test_under_confirm_status_and_events_are_asked_and_ping_is_not(laptop, serve
         for op in ("status", "events", "token"):
             refused = ask(Request(op), agent.path)
             assert refused["ok"] is False and "no wizard is open" in refused["error"], op
-        key = place.read_answer_key(agent.path)
+        key = proof.read_answer_key(agent.path)
         served = ask(Request("status", key=key), agent.path)
         assert served["ok"] is True and served["slots"]
         wrong = ask(Request("status", key="0" * 32), agent.path)

@@ -9,7 +9,6 @@ and request, never a token); `--stop` ends the running one (`ASSISTANT_AUTH_SOCK
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import signal
@@ -18,13 +17,12 @@ import sys
 from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent.client.ask import AgentUnavailable, ask
-from tui.core.agent.server import place
-from tui.core.agent.server.agent import Agent, Event
+from tui.core.agent.server import lifecycle, place
+from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
 from tui.core.agent.wire.protocol import Request
 from tui.core.i18n import _
 from tui.core.phrase import said
-from tui.core.signals import stop_agent_on_signals
 from tui.core.system.process import this_program
 from tui.core.timespec import parse_duration
 from tui.core.untrusted import one_line
@@ -77,16 +75,7 @@ def run(ns) -> int:
         return serve(listener, path, lifetime, log=not ns.json, answer_key=key)
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the agent: its own session, no terminal, nothing of the shell's pipe kept open
-        try:
-            os.setsid()
-            _detach_stdio()
-            os.chdir("/")
-            code = serve(listener, path, lifetime, log=False, answer_key=key)
-        finally:
-            os._exit(0)
-        return code  # pragma: no cover - never reached
+    pid = lifecycle.detach(lambda: lifecycle.serve(listener, path, lifetime, answer_key=key))
     listener.close()
     announce(path, pid, ns.json, shell)
     return EXIT_OK
@@ -128,18 +117,8 @@ def announce(path: str, pid: int, as_json: bool, shell: str = SH) -> None:
 
 
 def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key: str | None = None) -> int:
-    """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end); with
-    `answer_key` (--confirm), ask a wizard on this machine before a new connection's first token."""
-    agent = Agent(listener, path, lifetime=lifetime, on_event=said_event if log else None, answer_key=answer_key)
-
-    async def main() -> None:
-        stop_agent_on_signals(agent.stop)
-        await agent.run()
-
-    try:
-        asyncio.run(main())
-    finally:
-        place.remove(path)
+    """In the foreground until stopped (`lifecycle.serve`), one line per event when `log`."""
+    lifecycle.serve(listener, path, lifetime, on_event=said_event if log else None, answer_key=answer_key)
     return EXIT_OK
 
 
@@ -218,11 +197,3 @@ def _stopped(pid_text: str, as_json: bool, shell: str = SH) -> int:
             out(line)
         out(f"echo Agent pid {pid_text if pid_text.isdigit() else '?'} killed;")
     return EXIT_OK
-
-
-def _detach_stdio() -> None:
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    if devnull > 2:
-        os.close(devnull)

@@ -11,20 +11,17 @@ flight is stored first). Parsed by hand: everything but the host and the command
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import shlex
 import subprocess
 import sys
-import threading
 
 from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.forwarded import registration
-from tui.core.agent.server import place
-from tui.core.agent.server.agent import Agent
+from tui.core.agent.server import lifecycle, place
 from tui.core.agent.ssh.sshline import Usage, split, without_flag
 from tui.core.agent.wire.naming import forwarded_socket, ident_of
 from tui.core.agent.wire.protocol import Request
@@ -113,12 +110,12 @@ def run_fast(args: list[str]) -> int:
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = forwarded_socket(secrets.token_hex(8))
     local = os.environ.get(place.SOCKET_ENV, "")
-    own: OwnAgent | None = None
+    own: lifecycle.InProcess | None = None
     if not local or not _answers(local):
         if local:  # the person's agent, with whatever policy they chose, is not there: never replaced silently
             err(one_line(_(NOT_ANSWERING).format(socket=local, variable=place.SOCKET_ENV), 2000))
         try:
-            own = OwnAgent()
+            own = lifecycle.InProcess()
         except place.NoPlace as exc:
             err(one_line(said(exc.args[0]), 2000))
             return EXIT_ERROR
@@ -161,29 +158,3 @@ def _answers(path: str) -> bool:
     except AgentUnavailable:
         return False
     return True
-
-
-class OwnAgent:
-    """An agent for one connection: served from a thread of this process, stopped with it."""
-
-    def __init__(self) -> None:
-        listener, self.path = place.listen()
-        self.agent = Agent(listener, self.path)
-        self.loop = asyncio.new_event_loop()
-        started = threading.Event()
-        self.thread = threading.Thread(target=self._serve, args=(started,), name="assistant-auth-agent", daemon=True)
-        self.thread.start()
-        started.wait(30)
-
-    def _serve(self, started: threading.Event) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self.agent.run(ready=started.set))
-        finally:
-            self.loop.close()
-
-    def stop(self) -> None:
-        if not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.agent.stop)
-        self.thread.join(120)  # a refresh in flight is stored before the agent ends
-        place.remove(self.path)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from tui.cli.options import selector_values
 from tui.cli.output import err, out, out_json
 from tui.core.agent.client.forwarded import relays_running
+from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent, served, socket_path
 from tui.core.agent.client.through import selector_request
-from tui.core.agent.server.place import read_answer_key
 from tui.core.agent.wire.protocol import Request
 from tui.core.humantime import expiry
 from tui.core.i18n import _

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from tui.core.agent.client.ask import ask
+from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.server.agent import Agent
-from tui.core.agent.server.place import read_answer_key
 from tui.core.agent.server.status import slots
 from tui.core.agent.view import Snapshot
 from tui.core.agent.wire.protocol import Request

@@ -3,7 +3,7 @@ answers its questions (allow once, allow this connection, deny). Blocking: a wor
 the questions, the screen answers.
 
 Only a wizard on the agent's own machine can offer: it shows the key read from the agent's private
-directory (`place.read_answer_key`). `offer` returns None where there is nothing to answer (no
+directory (`proof.read_answer_key`). `offer` returns None where there is nothing to answer (no
 agent, an agent that does not ask, another machine's agent)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.agent.server import place
-from tui.core.agent.wire.protocol import ANSWER_LINE, VERSION, Request, answer_line
+from tui.core.agent.client.proof import read_answer_key
+from tui.core.agent.wire.protocol import ANSWER_LINE, ASKED_UNDER_CONFIRM, VERSION, Request, answer_line
 
 CONNECT_TIMEOUT = 5.0
-ASKABLE = ("token", "status", "events")  # what a question may be about (anything else reads as a token)
+ASKABLE = tuple(sorted(ASKED_UNDER_CONFIRM))  # what a question may be about (anything else reads as a token)
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Answering:
 
 def offer(path: str) -> Answering | None:
     """A connection answering for the agent at `path`, or None (nothing to answer here)."""
-    key = place.read_answer_key(path)
+    key = read_answer_key(path)
     if key is None:
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -65,7 +65,7 @@ from tui.core.agent.wire.protocol import (
     failure,
     parse_request,
 )
-from tui.core.errors import EXIT_SIGN_IN
+from tui.core.errors import EXIT_SIGN_IN, EXIT_USAGE
 
 READ_TIMEOUT = 10.0  # seconds for a request line to arrive whole
 WRITE_TIMEOUT = 10.0  # seconds for an answer to be taken
@@ -287,7 +287,11 @@ class Agent:
             return answer(data), "", "served"
         if request.op == "events":
             return answer(self.snapshot()), "", "served"
-        return answer({"stopping": True}), "", "stopping"
+        if request.op == "stop":
+            return answer({"stopping": True}), "", "stopping"
+        # an operation of the table this server does not serve here (answerer has its own path):
+        # refused, never taken for another one (a new operation must never stop the agent)
+        return failure(f"the agent does not serve {request.op!r} here", EXIT_USAGE), "", "refused"
 
     async def _answering(
         self, number: int, origin: str, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

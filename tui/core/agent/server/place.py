@@ -23,6 +23,7 @@ import tempfile
 import time
 
 from tui.core.agent.wire.naming import (
+    KEY_HEX,
     PID_ENV,
     SOCKET_ENV,
     STABLE_DIR,
@@ -42,7 +43,6 @@ __all__ = [
     "NoPlace",
     "fits",
     "listen",
-    "read_answer_key",
     "remove",
     "stable_path",
     "write_answer_key",
@@ -258,12 +258,9 @@ CANNOT_BIND = N_("assistant-auth: the agent cannot listen at {path}: {reason}")
 # forwards the socket (ssh, socat, …) is never the peer that matters.
 
 
-KEY_BYTES = 32  # hex characters: 128 bits
-
-
 def write_answer_key(path: str) -> str:
     """A new random key beside the agent's socket `path` (0600, created, never through a link)."""
-    key = secrets.token_hex(KEY_BYTES // 2)
+    key = secrets.token_hex(KEY_HEX // 2)
     where = key_of(path)
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
@@ -271,24 +268,3 @@ def write_answer_key(path: str) -> str:
     finally:
         os.close(fd)
     return key
-
-
-def read_answer_key(path: str) -> str | None:
-    """The answer key of the agent at socket `path`, or None: no key (the agent does not ask),
-    not a private regular file of ours, or not readable here (another machine's agent)."""
-    where = key_of(path)
-    try:
-        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            return None
-        data = os.read(fd, KEY_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    key = data.decode("ascii", "replace")
-    return key if len(key) == KEY_BYTES and all(ch in "0123456789abcdef" for ch in key) else None

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from tui.core import paths
 from tui.core.agent.server.peer import FORWARDED
-from tui.core.agent.wire.protocol import encode
+from tui.core.agent.wire.protocol import ASKED_UNDER_CONFIRM, OWN_MACHINE_ONLY, encode
 
 
 class Access(enum.Enum):
@@ -32,8 +32,6 @@ class Access(enum.Enum):
     REFUSE = "refuse"
 
 
-ASKED_UNDER_CONFIRM = frozenset(("token", "status", "events"))
-OWN_MACHINE_ONLY = frozenset(("stop",))
 NOT_FROM_A_SERVER = (
     "stop is not accepted through a forwarded connection: the agent is stopped on its own machine "
     "(assistant-auth agent --stop there)"

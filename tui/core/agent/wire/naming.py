@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 LOCK, ENDED, KEY = ".lock", ".ended", ".key"
+KEY_HEX = 32  # an answer key's length: hex characters, 128 bits
 STABLE_DIR, STABLE_NAME = "assistant-auth", "agent.sock"
 FORWARDED_DIR, LATEST = "forwarded", "latest.sock"
 FORWARD_PREFIX, FORWARD_SUFFIX, FORWARD_HEX = "assistant-auth-", ".sock", 16  # the server's /tmp name

@@ -18,7 +18,7 @@ the answer `key` (a wizard on the agent's own machine, which read it there): tha
 the person's own, and asks nothing.
 
 `answerer` is a wizard on the agent's own machine offering to answer `--confirm`'s questions; its
-`key` is read from the agent's private directory (`place.read_answer_key`), which a process on a
+`key` is read from the agent's private directory (`client.proof.read_answer_key`), which a process on a
 server cannot read. Once accepted (`{"v": 1, "ok": true, "answering": true}`), the connection
 carries questions from the agent and answers back, until either side closes it:
 
@@ -51,7 +51,18 @@ from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
 VERSION = 1
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
-OPERATIONS = ("token", "ping", "status", "events", "stop", "answerer")
+# every operation, once: (asked about under --confirm, served to the agent's own machine only)
+OPS = {
+    "token": (True, False),
+    "ping": (False, False),
+    "status": (True, False),
+    "events": (True, False),
+    "stop": (False, True),
+    "answerer": (False, False),
+}
+OPERATIONS = tuple(OPS)
+ASKED_UNDER_CONFIRM = frozenset(op for op, (asked, _own) in OPS.items() if asked)
+OWN_MACHINE_ONLY = frozenset(op for op, (_asked, own) in OPS.items() if own)
 DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
 SELECTORS = ("account", "region", "slot", "provider")  # at most one, or an account with its region
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have

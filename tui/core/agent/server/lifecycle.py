@@ -1,0 +1,91 @@
+"""An agent's life: served in the foreground until stopped, detached into the background as
+ssh-agent detaches (its own session, no terminal, nothing of the shell's pipes kept open), or served
+in-process for one connection (`assistant-auth ssh` with no agent in the shell). The command line
+only chooses which; the serving, the signals and the socket's removal are here."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+from collections.abc import Callable
+
+from tui.core.agent.server import place
+from tui.core.agent.server.agent import Agent, Event
+from tui.core.signals import stop_agent_on_signals
+
+
+def serve(
+    listener: socket.socket,
+    path: str,
+    lifetime: float | None,
+    *,
+    on_event: Callable[[Event], object] | None = None,
+    answer_key: str | None = None,
+) -> None:
+    """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end); with
+    `answer_key` (--confirm), ask a wizard on this machine before a new connection's first token.
+    The socket this agent bound is removed when it ends."""
+    agent = Agent(listener, path, lifetime=lifetime, on_event=on_event, answer_key=answer_key)
+
+    async def main() -> None:
+        stop_agent_on_signals(agent.stop)
+        await agent.run()
+
+    try:
+        asyncio.run(main())
+    finally:
+        place.remove(path)
+
+
+def detach(run: Callable[[], object]) -> int:
+    """Run `run` in a child of its own session, without the terminal or the caller's pipes, and
+    return its pid at once (the caller prints the shell lines). The child ends when `run` does."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            _detach_stdio()
+            os.chdir("/")
+            run()
+        finally:
+            os._exit(0)
+    return pid
+
+
+def _detach_stdio() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    if devnull > 2:
+        os.close(devnull)
+
+
+class InProcess:
+    """An agent for one connection: served from a thread of this process (a private place of its
+    own), stopped with it; a refresh in flight is stored before it ends."""
+
+    def __init__(self, listener: socket.socket | None = None, path: str | None = None) -> None:
+        if listener is None or path is None:
+            listener, path = place.listen()
+        self.path = path
+        self.agent = Agent(listener, self.path)
+        self.loop = asyncio.new_event_loop()
+        started = threading.Event()
+        self.thread = threading.Thread(target=self._serve, args=(started,), name="assistant-auth-agent", daemon=True)
+        self.thread.start()
+        started.wait(30)
+
+    def _serve(self, started: threading.Event) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.agent.run(ready=started.set))
+        finally:
+            self.loop.close()
+
+    def stop(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.agent.stop)
+        self.thread.join(120)
+        place.remove(self.path)
