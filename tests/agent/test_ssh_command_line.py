@@ -13,6 +13,7 @@ from tests.agent.openssh import needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
+from tui.cli.agent.ssh_words import OURS, OURS_WITH_VALUE
 from tui.core.agent.ssh.sshline import Usage, split
 
 
@@ -37,14 +38,14 @@ from tui.core.agent.ssh.sshline import Usage, split
     ],
 )
 def test_split_reads_the_command_line_as_openssh_does(args, expected):
-    assert split(args) == expected
+    assert split(args, OURS, OURS_WITH_VALUE) == expected
 
 
 def test_an_unknown_long_option_is_a_usage_error(home):
     with pytest.raises(Usage):
-        split(["--rlay", "host"])
+        split(["--rlay", "host"], OURS, OURS_WITH_VALUE)
     with pytest.raises(Usage):
-        split(["--account"])  # its value is missing
+        split(["--account"], OURS, OURS_WITH_VALUE)  # its value is missing
     done = subprocess.run([SCRIPT, "ssh", "--rlay", "host"], capture_output=True, text=True)
     assert done.returncode == 2 and "usage: assistant-auth ssh" in done.stderr
 

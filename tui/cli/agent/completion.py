@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from tui.cli.agent.ssh_words import OURS, OURS_WITH_VALUE
 from tui.core.agent.ssh.hosts import hosts as ssh_hosts
-from tui.core.agent.ssh.sshline import OURS, Usage, split
+from tui.core.agent.ssh.sshline import Usage, split
 
 
 def complete(prefix: str, parsed_args=None) -> list[str]:
@@ -11,7 +12,7 @@ def complete(prefix: str, parsed_args=None) -> list[str]:
     known_hosts (as bash-completion offers them for ssh); nothing once the host is given."""
     given = list(getattr(parsed_args, "arguments", None) or [])
     try:
-        if split(given)[2] is not None:
+        if split(given, OURS, OURS_WITH_VALUE)[2] is not None:
             return []  # the host is there: what follows is ssh's options or the remote command
     except Usage:
         return []

@@ -17,6 +17,7 @@ import shlex
 import subprocess
 import sys
 
+from tui.cli.agent.ssh_words import OURS, OURS_WITH_VALUE
 from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent.client.ask import AgentUnavailable, ask
@@ -95,7 +96,7 @@ def run_fast(args: list[str]) -> int:
         help_out(_(SSH_HELP))
         return 0
     try:
-        ours, options, host, command = split(args)
+        ours, options, host, command = split(args, OURS, OURS_WITH_VALUE)
     except Usage:
         host = None
     if host is None:

@@ -8,19 +8,18 @@ from __future__ import annotations
 WITH_VALUE = set("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take an argument (ssh(1))
 
 
-OURS = ("--relay",)  # our flags: ssh has no long options, so any `--word` among the options is ours
-OURS_WITH_VALUE = ("--account",)  # ours with a value (`--account NAME` or `--account=NAME`)
-
-
 class Usage(ValueError):
     """A command line ssh would not read (said with the usage line)."""
 
 
-def split(args: list[str]) -> tuple[dict[str, str], list[str], str | None, list[str]]:
-    """(our flags -> their values ("" for a switch), ssh's options, the host, the remote command),
-    as OpenSSH reads its command line: options, the host, more options after it, then `--` or the
-    first other word starts the command. `--relay` and `--account NAME` may stand anywhere among
-    the options. Usage for an unknown `--word` (or `--account` without its value)."""
+def split(
+    args: list[str], ours_switches: tuple[str, ...] = (), ours_with_value: tuple[str, ...] = ()
+) -> tuple[dict[str, str], list[str], str | None, list[str]]:
+    """(the caller's flags -> their values ("" for a switch), ssh's options, the host, the remote
+    command), as OpenSSH reads its command line: options, the host, more options after it, then
+    `--` or the first other word starts the command. ssh has no long options, so a `--word` among
+    the options is one of the caller's (`ours_switches`, `ours_with_value` as `--flag NAME` or
+    `--flag=NAME`), anywhere among them. Usage for any other `--word` (or a value missing)."""
     ours: dict[str, str] = {}
     options: list[str] = []
     host: str | None = None
@@ -40,13 +39,13 @@ def split(args: list[str]) -> tuple[dict[str, str], list[str], str | None, list[
             continue
         if arg.startswith("--"):
             flag, eq, value = arg.partition("=")
-            if flag in OURS_WITH_VALUE:
+            if flag in ours_with_value:
                 if not eq:
                     if i + 1 >= len(args):
                         raise Usage(arg)
                     i, value = i + 1, args[i + 1]
                 ours[flag] = value
-            elif arg in OURS:
+            elif arg in ours_switches:
                 ours[arg] = ""
             else:
                 raise Usage(arg)
