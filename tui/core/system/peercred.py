@@ -14,12 +14,15 @@ that says nothing: the agent's tests run once more that way.
 
 from __future__ import annotations
 
-import socket
+import _socket  # not `socket`: its imports (enum, selectors) cost the client's path through the agent 7 ms
 import struct
 import sys
-from collections.abc import Callable
 
 from tui.core.system.facts import says_nothing
+
+TYPE_CHECKING = False  # not `from typing import`: on the client's path through the agent
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
 
 
 class PeerCred:
@@ -85,24 +88,24 @@ def xucred(raw: bytes, pid: int | None = None) -> PeerCred:
     return PeerCred(pid, uid)
 
 
-def _option(sock: socket.socket, level: int, option: int, size: int) -> bytes | None:
+def _option(sock: _socket.socket, level: int, option: int, size: int) -> bytes | None:
     try:
         return sock.getsockopt(level, option, size)
     except (OSError, ValueError):
         return None
 
 
-def _linux(sock: socket.socket) -> PeerCred:
-    raw = _option(sock, socket.SOL_SOCKET, getattr(socket, "SO_PEERCRED", 17), 12)
+def _linux(sock: _socket.socket) -> PeerCred:
+    raw = _option(sock, _socket.SOL_SOCKET, getattr(_socket, "SO_PEERCRED", 17), 12)
     return UNKNOWN if raw is None else linux_ucred(raw)
 
 
-def _openbsd(sock: socket.socket) -> PeerCred:
-    raw = _option(sock, socket.SOL_SOCKET, getattr(socket, "SO_PEERCRED", 0x1022), 12)
+def _openbsd(sock: _socket.socket) -> PeerCred:
+    raw = _option(sock, _socket.SOL_SOCKET, getattr(_socket, "SO_PEERCRED", 0x1022), 12)
     return UNKNOWN if raw is None else openbsd_sockpeercred(raw)
 
 
-def _darwin(sock: socket.socket) -> PeerCred:
+def _darwin(sock: _socket.socket) -> PeerCred:
     raw = _option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size)
     if raw is None:
         return UNKNOWN
@@ -111,16 +114,16 @@ def _darwin(sock: socket.socket) -> PeerCred:
     return xucred(raw, pid if pid and pid > 0 else None)
 
 
-def _freebsd(sock: socket.socket) -> PeerCred:
+def _freebsd(sock: _socket.socket) -> PeerCred:
     raw = _option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size + 8)
     return UNKNOWN if raw is None else xucred(raw)
 
 
-def _nothing(sock: socket.socket) -> PeerCred:
+def _nothing(sock: _socket.socket) -> PeerCred:
     return UNKNOWN
 
 
-def reader_for(platform: str) -> Callable[[socket.socket], PeerCred]:
+def reader_for(platform: str) -> Callable[[_socket.socket], PeerCred]:
     """The reader of `platform` (a `sys.platform` value)."""
     if platform.startswith("linux"):
         return _linux
@@ -136,6 +139,6 @@ def reader_for(platform: str) -> Callable[[socket.socket], PeerCred]:
 _read = _nothing if says_nothing() else reader_for(sys.platform)
 
 
-def peer_of(sock: socket.socket | None) -> PeerCred:
+def peer_of(sock: _socket.socket | None) -> PeerCred:
     """The peer of a connected Unix socket, or `UNKNOWN` where the system does not say."""
     return UNKNOWN if sock is None else _read(sock)

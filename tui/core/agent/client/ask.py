@@ -11,6 +11,7 @@ from __future__ import annotations
 import _socket  # not `socket`: 7 ms of imports (enum, selectors) on `token`'s path through the agent
 import errno
 import json
+import os
 import time
 
 from tui.core.agent.client.where import socket_path
@@ -18,6 +19,7 @@ from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
+from tui.core.system.peercred import peer_of
 from tui.core.system.sockets import connect
 from tui.core.untrusted import clean
 
@@ -33,6 +35,17 @@ STALL = 10.0  # seconds without a line: the agent sends `working` every 2 s whil
 
 class AgentUnavailable(Exception):
     """The agent at the socket did not answer; the message says where and what to do."""
+
+
+class NotOurs(AgentUnavailable):
+    """The socket, or the process at its other end, is another user's: nothing is sent to it and
+    nothing it would say is believed (a path in a shared /tmp bound before the person's forward)."""
+
+
+NOT_OURS = N_(
+    "assistant-auth: the socket {socket} ({variable}) belongs to {owner}, not to you: nothing was sent to it "
+    "and nothing it says is trusted. Point {variable} at your own agent's socket, or unset it."
+)
 
 
 def ask(
@@ -97,6 +110,11 @@ class Session:
 
 
 def _connect(where: str) -> _socket.socket:
+    """A connection to the agent at `where`, trusted for who owns it: the socket (where a link
+    leads) must be the person's own or root's before anything is sent, and the process at the other
+    end the person's or root's where the system says who it is (the mirror of the agent's own peer
+    check). Anything else is `NotOurs`."""
+    _own_socket(where)
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
         conn.settimeout(CONNECT_TIMEOUT)
@@ -108,7 +126,31 @@ def _connect(where: str) -> _socket.socket:
         conn.close()
         gone = exc.errno in (errno.ENOENT, errno.ECONNREFUSED)  # no socket, or nobody listening on it
         raise _unavailable(where, exc.strerror or str(exc), GONE if gone else "") from None
+    uid = peer_of(conn).uid  # None where the system does not say: the socket's owner was the check
+    if uid is not None and uid not in (os.geteuid(), 0):
+        conn.close()
+        raise _not_ours(where, uid)
     return conn
+
+
+def _own_socket(where: str) -> None:
+    """NotOurs when the socket at `where` (where a link leads) is another user's."""
+    try:
+        owner = os.stat(where).st_uid
+    except OSError:
+        return  # nothing there (yet): `connect` says so in its own words
+    if owner not in (os.geteuid(), 0):
+        raise _not_ours(where, owner)
+
+
+def _not_ours(where: str, uid: int) -> NotOurs:
+    try:
+        import pwd  # lazy: only to name another user
+
+        owner = f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        owner = f"uid {uid}"
+    return NotOurs(Phrase(NOT_OURS, socket=where, variable=SOCKET_ENV, owner=owner))
 
 
 def _exchange(

@@ -70,9 +70,9 @@ def obtain(
         from tui.core.agent.client.through import from_the_agent  # lazy: only where an agent is pointed at
 
         got = from_the_agent(values, min_ttl, on_asking, lambda: signed_in_here(values))
-        if got is not None:
+        if not isinstance(got, str):
             return got
-        return _from_files(values, min_ttl, [_stale_here()])
+        return _from_files(values, min_ttl, [got])  # said: why this machine's own sign-in serves
     return _from_files(values, min_ttl, [])
 
 
@@ -90,12 +90,6 @@ def _from_files(values: dict[str, Any], min_ttl: int | None, notes: list[str]) -
 
         return Failed(exc.exit_code, [explain_for(exc, chosen).said()], notes)
     return Issued(token, chosen=chosen, notes=notes)
-
-
-def _stale_here() -> str:
-    from tui.core.agent.client.trouble import stale_here  # lazy: the failure path only
-
-    return stale_here(socket_path() or "")
 
 
 # -- where, for the commands that look before they act --------------------------------------------

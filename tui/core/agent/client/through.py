@@ -63,16 +63,17 @@ def from_the_agent(
     min_ttl: int | None,
     on_asking: Callable[[], object] | None,
     own_sign_in: Callable[[], bool],
-) -> Issued | Failed | None:
-    """`source.obtain` through the agent: `Issued`, `Failed`, or None when no agent answers and
-    this machine's own sign-in serves instead (the caller reads its files, said)."""
+) -> Issued | Failed | str:
+    """`source.obtain` through the agent: `Issued`, `Failed`, or, when no agent of the person's
+    answers and this machine's own sign-in serves instead, the line that says so (the caller
+    reads the files)."""
     request = selector_request("token", values, min_ttl)
     if isinstance(request, Failed):
         return request
     try:
         answer, notes = asked(request, on_asking, own_sign_in)
-    except UseFiles:
-        return None
+    except UseFiles as use:
+        return str(use.args[0])
     if isinstance(answer, Failed):
         answer.notes = notes + answer.notes
         return answer

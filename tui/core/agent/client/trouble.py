@@ -9,7 +9,7 @@ import os
 
 from tui.core import paths
 from tui.core.agent.client import forwarded
-from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.ask import AgentUnavailable, NotOurs, ask
 from tui.core.agent.client.where import (
     AGENT_HERE,
     ELSEWHERE,
@@ -71,8 +71,8 @@ def no_answer(
             continue
         point_at(new)
         return (answer if answer["ok"] else refused(request, answer)), [_fell_over(where, new)]
-    if own_sign_in is not None and own_sign_in():
-        raise UseFiles
+    if own_sign_in is not None and own_sign_in():  # said: why the agent was not used, and that the files are
+        raise UseFiles(line(exc.args[0]) if isinstance(exc, NotOurs) else stale_here(where))
     lines = [line(exc.args[0])]
     if os.path.isdir(forwarded.directory()):  # a server where connections register: none is live
         lines.append(line(Phrase(NONE_LIVE, stable=forwarded.stable_path())))
