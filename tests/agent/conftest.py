@@ -9,12 +9,14 @@ import os
 import pathlib
 import signal
 import subprocess
+import tempfile
 
 import pytest
 
 from tests.agent.openssh import Forwarded, SshServer
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import default_signals, terminate, write_creds
+from tests.waiting import until
 
 
 class RunningAgent:
@@ -109,3 +111,30 @@ def forwarded_agent(laptop, server, sshd):
     finally:
         through.close()
         agent.stop()
+
+
+@pytest.fixture
+def runtime(home, monkeypatch):
+    where = pathlib.Path(tempfile.mkdtemp(prefix="aa-run-"))  # short: a socket's path is at most 108 bytes
+    os.chmod(where, 0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(where))
+    started: list[int] = []
+    try:
+        yield where, started
+    finally:
+        for pid in started:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        until(lambda: not any(alive(pid) for pid in started))
+        subprocess.run(["rm", "-rf", str(where)], check=False)
+
+
+def alive(pid: int) -> bool:
+    """The process is there and not a zombie of ours."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return not handle.read().split(") ")[1].startswith("Z")
+    except OSError:
+        return False

@@ -102,7 +102,16 @@ def test_under_confirm_status_and_events_are_asked_and_ping_is_not(laptop, serve
     try:
         alive = ask(Request("ping"), agent.path)
         assert alive["ok"] is True and alive["alive"] is True
-        assert set(alive) <= {"v", "ok", "alive", "asked_from", "pid", "home"}  # pid and home: this machine only
+        assert set(alive) <= {
+            "v",
+            "ok",
+            "alive",
+            "asked_from",
+            "pid",
+            "home",
+            "confirm",
+            "lifetime",
+        }  # this machine only
         for op in ("status", "events", "token"):
             refused = ask(Request(op), agent.path)
             assert refused["ok"] is False and "no wizard is open" in refused["error"], op

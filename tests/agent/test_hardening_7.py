@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -17,8 +18,6 @@ from tests.agent.another_user import STOLEN, AnotherUsersAgent, needs_root
 from tests.agent.openssh import SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import write_creds
-
-pytestmark = needs_root
 
 
 def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -40,6 +39,7 @@ def served_env(home, path: str) -> dict[str, str]:
     return {**os.environ, "ASSISTANT_AUTH_SOCK": path}
 
 
+@needs_root
 @pytest.mark.parametrize(
     "command",
     [
@@ -63,12 +63,14 @@ def test_a_socket_another_user_bound_is_never_believed(home, trap, command):
         assert done.returncode == 3
 
 
+@needs_root
 def test_the_relay_writes_nothing_from_another_users_socket(home, trap):
     done = run("relay", "--once", env=served_env(home, trap))
     assert done.returncode != 0 and "belongs to nobody" in done.stderr
     assert not (home / "credentials" / "assistant-code.json").exists()
 
 
+@needs_root
 def test_this_machines_own_sign_in_serves_and_says_why(home, trap, server):
     write_creds(home, {**server.issue_tokens(), "expires_at": 4102444800})
     done = run("token", env=served_env(home, trap))
@@ -76,6 +78,7 @@ def test_this_machines_own_sign_in_serves_and_says_why(home, trap, server):
     assert "belongs to nobody" in done.stderr  # said: why the variable's agent was not used
 
 
+@needs_root
 def test_a_socket_of_ours_whose_other_end_is_another_user_is_refused_too(home, tmp_path):
     """The owner check alone is not enough: a socket file the person owns (root gave it away here,
     as a rebinding or a mount could) whose listening process is another user's."""
@@ -90,6 +93,7 @@ def test_a_socket_of_ours_whose_other_end_is_another_user_is_refused_too(home, t
         agent.stop()
 
 
+@needs_root
 def test_a_registered_link_that_now_leads_to_another_users_socket(home, trap):
     """`forwarded/latest.sock` outlived its connection and its target path was bound again."""
     forwarded = home / "forwarded"
@@ -101,6 +105,7 @@ def test_a_registered_link_that_now_leads_to_another_users_socket(home, trap):
     assert status.returncode == 3 and "someone-else" not in status.stdout + status.stderr
 
 
+@needs_root
 @needs_openssh
 def test_through_a_real_sshd_the_forward_that_lost_the_race_is_never_replaced_by_the_trap(agent, tmp_path):
     """The person's `ssh -R PATH:agent` finds PATH already bound by another user (the forward
@@ -117,3 +122,73 @@ def test_through_a_real_sshd_the_forward_that_lost_the_race_is_never_replaced_by
     finally:
         sshd.stop()
         trap.stop()
+
+
+# -- 2. one agent per home and per policy -----------------------------------------------------------
+
+
+def start_json(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
+    done = subprocess.run(
+        [SCRIPT, "agent", "--json", *args], capture_output=True, text=True, timeout=60, env=env or os.environ.copy()
+    )
+    try:
+        return done, json.loads(done.stdout)
+    except ValueError:
+        return done, None
+
+
+@pytest.mark.parametrize(
+    ("asked", "says"),
+    [
+        (("--confirm",), "runs without --confirm, which this start asked for"),
+        (("--lifetime", "5"), "runs with another --lifetime (none) than this start asked for (5 s)"),
+    ],
+    ids=["confirm", "lifetime"],
+)
+def test_a_policy_asked_for_is_never_dropped_for_already_running(runtime, asked, says):
+    _where, started = runtime
+    first, found = start_json()
+    assert first.returncode == 0 and found is not None, first.stderr
+    started.append(found["pid"])
+    refused, _ = start_json(*asked)
+    assert refused.returncode == 2 and says in refused.stderr
+    assert f"(pid {found['pid']})" in refused.stderr and "agent --stop" in refused.stderr
+    assert refused.stdout == ""  # no shell lines pointing anywhere
+    again, same = start_json()
+    assert again.returncode == 0 and same == found and "already running" in again.stderr
+
+
+def test_a_confirm_agent_is_not_taken_for_a_plain_one_either(runtime):
+    _where, started = runtime
+    first, found = start_json("--confirm")
+    assert first.returncode == 0 and found is not None, first.stderr
+    started.append(found["pid"])
+    refused, _ = start_json()
+    assert refused.returncode == 2 and "runs with --confirm" in refused.stderr
+
+
+def test_each_home_has_its_own_agent(runtime, tmp_path, server):
+    where, started = runtime
+    first, mine = start_json()
+    started.append(mine["pid"])
+    other_home = tmp_path / "other-home"
+    other_home.mkdir(mode=0o700)
+    write_creds(other_home, {**server.issue_tokens(subject="someone-else"), "expires_at": 4102444800})
+    other_env = {**os.environ, "ASSISTANT_CODE_HOME": str(other_home)}
+    second, theirs = start_json(env=other_env)
+    assert second.returncode == 0 and theirs is not None, second.stderr
+    started.append(theirs["pid"])
+    assert theirs["socket"] != mine["socket"] and os.path.dirname(theirs["socket"]) == str(where / "assistant-auth")
+    token = run("token", env={**other_env, "ASSISTANT_AUTH_SOCK": theirs["socket"]})
+    assert token.returncode == 0 and token.stdout.strip() == server.issued[-1][0]  # that home's token
+    status = run("status", env={**os.environ, "ASSISTANT_AUTH_SOCK": mine["socket"]})
+    assert "no refresh token is stored" not in status.stdout  # this home's agent serves this home's files
+
+
+def test_the_default_home_keeps_the_documented_stable_name(runtime, monkeypatch):
+    where, started = runtime
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", os.path.join(os.environ["HOME"], ".assistant-code"))
+    done, found = start_json()
+    assert done.returncode == 0 and found is not None, done.stderr
+    started.append(found["pid"])
+    assert found["socket"] == str(where / "assistant-auth" / "agent.sock")

@@ -15,39 +15,13 @@ import stat
 import subprocess
 import tempfile
 
-import pytest
-
+from tests.agent.conftest import alive
 from tests.cli.test_cli import SCRIPT
 from tests.conftest import default_signals, terminate
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.server import place
 from tui.core.agent.wire.protocol import Request
-
-
-@pytest.fixture
-def runtime(home, monkeypatch):
-    where = pathlib.Path(tempfile.mkdtemp(prefix="aa-run-"))  # short: a socket's path is at most 108 bytes
-    os.chmod(where, 0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(where))
-    started: list[int] = []
-    try:
-        yield where, started
-    finally:
-        for pid in started:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        until(lambda: not any(_alive(pid) for pid in started))
-        subprocess.run(["rm", "-rf", str(where)], check=False)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return not handle.read().split(") ")[1].startswith("Z")
-    except OSError:
-        return False
 
 
 def agent_json(*args: str) -> tuple[subprocess.CompletedProcess, dict | None]:
@@ -70,7 +44,8 @@ def test_the_stable_path_and_a_second_start_that_finds_it_running(runtime):
     first, found = agent_json()
     assert first.returncode == 0 and found is not None, first.stderr
     started.append(found["pid"])
-    assert found["socket"] == str(where / "assistant-auth" / "agent.sock")
+    assert found["socket"] == place.stable_path()  # this home's (tests use a home of their own: agent-<hash>.sock)
+    assert os.path.dirname(found["socket"]) == str(where / "assistant-auth")
     assert stat.S_IMODE(os.stat(where / "assistant-auth").st_mode) == 0o700
     again, same = agent_json()
     assert again.returncode == 0 and same == found  # the same agent, its lines again
@@ -83,7 +58,7 @@ def test_a_killed_agents_socket_is_replaced(runtime):
     _where, started = runtime
     _done, first = agent_json()
     os.kill(first["pid"], signal.SIGKILL)
-    until(lambda: not _alive(first["pid"]))
+    until(lambda: not alive(first["pid"]))
     assert os.path.exists(first["socket"]) and not answers(first["socket"])  # a dead socket left behind
     done, second = agent_json()
     assert done.returncode == 0 and second["socket"] == first["socket"] and second["pid"] != first["pid"]
@@ -131,7 +106,8 @@ def test_the_user_service_without_a_terminal_binds_the_stable_path(runtime):
         start_new_session=True,
         preexec_fn=default_signals,
     )
-    path = str(where / "assistant-auth" / "agent.sock")
+    path = place.stable_path()
+    assert path is not None and os.path.dirname(path) == str(where / "assistant-auth")
     try:
         until(lambda: answers(path) or service.poll() is not None)
         assert service.poll() is None and answers(path)
@@ -152,4 +128,4 @@ def test_agents_started_at_once_leave_one_running(runtime):
     assert sum("already running" in done.stderr for done, _found in results) == 3
     (pid,) = pids
     until(lambda: answers(results[0][1]["socket"]))
-    assert _alive(pid)
+    assert alive(pid)

@@ -17,6 +17,7 @@ import sys
 from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.trouble import same_files
 from tui.core.agent.server import lifecycle, place
 from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
@@ -47,7 +48,7 @@ def run(ns) -> int:
         err(one_line(said(exc.args[0]), 2000))
         return EXIT_ERROR
     except place.AlreadyRunning as running:
-        return already_running(running.path, ns.json, shell)
+        return already_running(running.path, ns.json, shell, Policy(bool(ns.confirm), lifetime))
     key = None
     if ns.confirm and not in_the_view:  # asked in a wizard on this machine: the key proves it is here
         try:
@@ -81,9 +82,40 @@ def run(ns) -> int:
     return EXIT_OK
 
 
-def already_running(path: str, as_json: bool, shell: str) -> int:
-    """An agent answers at the path already (the stable one, or `-a PATH`): its lines, as the
-    first start printed them, and exit 0 (gpg-agent's way); exit 3 when it does not answer."""
+class Policy:
+    """What a start of the agent asks for: --confirm and --lifetime, compared with a running one's."""
+
+    def __init__(self, confirm: bool, lifetime: float | None) -> None:
+        self.confirm = confirm
+        self.lifetime = lifetime
+
+    def differences(self, alive: dict[str, object]) -> str:
+        """How the running agent's `ping` differs from this start ("" when it serves this home as
+        asked): another home, another --confirm, another --lifetime."""
+        home = alive.get("home")
+        if not isinstance(home, str) or not same_files(home):
+            return _("serves another home ({home})").format(home=one_line(home, 300) if isinstance(home, str) else "?")
+        if alive.get("confirm") is not self.confirm:
+            return (
+                _("runs with --confirm; this start did not ask for it")
+                if alive.get("confirm")
+                else _("runs without --confirm, which this start asked for")
+            )
+        running = alive.get("lifetime")
+        if (running is None) != (self.lifetime is None) or (running is not None and running != self.lifetime):
+            return _("runs with another --lifetime ({running}) than this start asked for ({wanted})").format(
+                running=_("none") if running is None else f"{running:g} s",
+                wanted=_("none") if self.lifetime is None else f"{self.lifetime:g} s",
+            )
+        return ""
+
+
+def already_running(path: str, as_json: bool, shell: str, wanted: Policy) -> int:
+    """An agent answers at the path already (the stable one, or `-a PATH`): when it serves this
+    home with the policy asked for, its lines, as the first start printed them, and exit 0
+    (gpg-agent's way); when it serves another home, or another policy (--confirm, --lifetime),
+    a refusal in one line naming it, what differs and how to stop it (exit 2): a policy asked for
+    is never dropped without a word. Exit 3 when it does not answer."""
     try:
         alive = ask(Request("ping"), path, timeout=10)
     except AgentUnavailable as exc:
@@ -97,6 +129,15 @@ def already_running(path: str, as_json: bool, shell: str) -> int:
             )
         )
         return EXIT_TRANSIENT
+    differs = wanted.differences(alive)
+    if differs:
+        err(
+            _(
+                "assistant-auth agent: the agent at {socket} (pid {pid}) {differs}: it was not changed and no second one "
+                "started. Stop it first (ASSISTANT_AUTH_SOCK={socket} assistant-auth agent --stop), then start again."
+            ).format(socket=one_line(path, 500), pid=pid, differs=differs)
+        )
+        return EXIT_ERROR
     err(_("assistant-auth agent: already running at {socket} (pid {pid})").format(socket=one_line(path, 500), pid=pid))
     announce(path, pid, as_json, shell)
     return EXIT_OK

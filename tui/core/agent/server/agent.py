@@ -279,8 +279,10 @@ class Agent:
             return await self.tokens.token(request)
         if request.op == "ping":
             alive: dict[str, object] = {"alive": True, "asked_from": origin}
-            if origin != FORWARDED:  # the agent's machine may know which process serves it, from which files
-                alive.update(pid=os.getpid(), home=paths.config_dir_str())
+            if origin != FORWARDED:  # the agent's machine may know which process serves it, which files, how
+                alive.update(
+                    pid=os.getpid(), home=paths.config_dir_str(), confirm=self.confirm.active, lifetime=self.lifetime
+                )
             return answer(alive), "", "served"
         if request.op == "status":
             data = {"pid": os.getpid(), "started": int(self.started), "asked_from": origin, **slots()}

@@ -22,6 +22,7 @@ import stat
 import tempfile
 import time
 
+from tui.core import paths
 from tui.core.agent.wire.naming import (
     KEY_HEX,
     PID_ENV,
@@ -34,6 +35,7 @@ from tui.core.agent.wire.naming import (
     key_of,
     lock_of,
 )
+from tui.core.digest import sha256_hex
 from tui.core.phrase import N_, Phrase
 
 __all__ = [
@@ -174,12 +176,25 @@ class AlreadyRunning(Exception):
 
 def stable_path() -> str | None:
     """`$XDG_RUNTIME_DIR/assistant-auth/agent.sock` when that directory is a private one of ours
-    (a login session's, a user service's) and the path fits; else None (a new directory each time)."""
+    (a login session's, a user service's) and the path fits; else None (a new directory each time).
+    Each home its own: an agent serving another `ASSISTANT_CODE_HOME` has `agent-<hash>.sock`
+    beside it (gpg-agent's way for a non-default GNUPGHOME), so no shell is pointed at an agent
+    that serves another home's sign-in."""
     runtime = _private_runtime()
     if runtime is None:
         return None
-    path = os.path.join(runtime, STABLE_DIR, STABLE_NAME)
+    path = os.path.join(runtime, STABLE_DIR, stable_name(paths.config_dir_str()))
     return path if fits(path) else None
+
+
+def stable_name(home: str) -> str:
+    """The stable socket's name for the config dir `home`: `agent.sock` for the default one,
+    `agent-<8 hex of its real path's SHA-256>.sock` for any other."""
+    default = os.path.join(os.path.expanduser("~"), paths.DEFAULT_DIR_NAME)
+    real = os.path.realpath(home)
+    if real == os.path.realpath(default):
+        return STABLE_NAME
+    return f"agent-{sha256_hex(os.fsencode(real))[:8]}.sock"
 
 
 def _private_runtime() -> str | None:
