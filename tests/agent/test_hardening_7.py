@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 
 import pytest
 
 from tests.agent.another_user import STOLEN, AnotherUsersAgent, needs_root
 from tests.agent.openssh import SshServer, needs_openssh, remote
-from tests.cli.test_cli import SCRIPT
+from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
+from tui.core.agent.server import place
 
 
 def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -192,3 +194,58 @@ def test_the_default_home_keeps_the_documented_stable_name(runtime, monkeypatch)
     assert done.returncode == 0 and found is not None, done.stderr
     started.append(found["pid"])
     assert found["socket"] == str(where / "assistant-auth" / "agent.sock")
+
+
+# -- 3. `assistant-auth ssh` never takes the place every shell finds -----------------------------------
+
+
+def ssh_token(sshd: SshServer, server_home, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`assistant-auth ssh HOST` whose command waits a moment (so two overlap), then asks for a token."""
+    script = f"sleep 1; {' '.join(remote(server_home, 'token'))}"
+    return subprocess.Popen(
+        [SCRIPT, "ssh", *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env or os.environ.copy(),
+    )
+
+
+@needs_openssh
+def test_connections_without_an_agent_each_serve_their_own_and_leave_the_stable_place_free(
+    laptop, server, runtime, sshd, server_home, monkeypatch
+):
+    where, started = runtime
+    monkeypatch.delenv("ASSISTANT_AUTH_SOCK", raising=False)
+    write_creds(laptop, valid(server))
+    first, second = ssh_token(sshd, server_home), ssh_token(sshd, server_home)  # at once
+    for connection in (first, second):
+        out, errors = connection.communicate(timeout=120)
+        assert connection.returncode == 0 and out.strip() == server.issued[-1][0], errors
+        assert "AlreadyRunning" not in errors and "unexpected error" not in errors
+    stable = place.stable_path()
+    assert stable is not None and not os.path.exists(stable)  # never taken by a connection's own agent
+    done, found = start_json()  # a shell's agent still finds its place free
+    assert done.returncode == 0 and found["socket"] == stable, done.stderr
+    started.append(found["pid"])
+
+
+@needs_openssh
+def test_a_connection_uses_the_agent_serving_the_stable_place(laptop, server, runtime, sshd, server_home, monkeypatch):
+    _where, started = runtime
+    monkeypatch.delenv("ASSISTANT_AUTH_SOCK", raising=False)
+    write_creds(laptop, valid(server))
+    done, service = start_json()  # as a user service would run it
+    started.append(service["pid"])
+    connection = ssh_token(sshd, server_home)
+    out, errors = connection.communicate(timeout=120)
+    assert connection.returncode == 0 and out.strip() == server.issued[-1][0], errors
+    events = subprocess.run(
+        [SCRIPT, "agent", "--stop", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ASSISTANT_AUTH_SOCK": service["socket"]},
+        timeout=60,
+    )
+    assert events.returncode == 0  # the service was there, and stopped on its own machine

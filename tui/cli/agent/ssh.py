@@ -22,6 +22,8 @@ from tui.cli.output import EXIT_ERROR, err, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.forwarded import registration
+from tui.core.agent.client.source import socket_path
+from tui.core.agent.client.trouble import same_files
 from tui.core.agent.server import lifecycle, place
 from tui.core.agent.ssh.sshline import Usage, split, without_flag
 from tui.core.agent.wire.naming import forwarded_socket, ident_of
@@ -110,7 +112,7 @@ def run_fast(args: list[str]) -> int:
         return EXIT_ERROR
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = forwarded_socket(secrets.token_hex(8))
-    local = os.environ.get(place.SOCKET_ENV, "")
+    local = socket_path() or _stable_agent() or ""  # the shell's agent, else the one every shell finds
     own: lifecycle.InProcess | None = None
     if not local or not _answers(local):
         if local:  # the person's agent, with whatever policy they chose, is not there: never replaced silently
@@ -149,6 +151,20 @@ NOT_ANSWERING = N_(
     "by an agent of its own that asks nobody (no --confirm) and ends with it. Restart yours on this machine "
     '(eval "$(assistant-auth agent)", with the options you use) before the next connection.'
 )
+
+
+def _stable_agent() -> str | None:
+    """The agent serving this home at the stable place, when one answers there (a user service, an
+    `eval "$(assistant-auth agent)"` of another shell): this connection uses it, with its policy."""
+    stable = place.stable_path()
+    if stable is None or not os.path.exists(stable):
+        return None
+    try:
+        alive = ask(Request("ping"), stable, timeout=10)
+    except AgentUnavailable:
+        return None
+    home = alive.get("home")
+    return stable if isinstance(home, str) and same_files(home) else None
 
 
 def _answers(path: str) -> bool:

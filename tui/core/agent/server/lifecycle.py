@@ -68,7 +68,7 @@ class InProcess:
 
     def __init__(self, listener: socket.socket | None = None, path: str | None = None) -> None:
         if listener is None or path is None:
-            listener, path = place.listen()
+            listener, path = place.listen(private=True)  # its own place: never the stable one every shell finds
         self.path = path
         self.agent = Agent(listener, self.path)
         self.loop = asyncio.new_event_loop()

@@ -96,15 +96,16 @@ def _directory(bases: list[str]) -> str:
     raise NoPlace(Phrase(NO_PLACE, tried="; ".join(tried), limit=SUN_PATH))
 
 
-def listen(directory: str | None = None, at: str | None = None) -> tuple[socket.socket, str]:
+def listen(directory: str | None = None, at: str | None = None, private: bool = False) -> tuple[socket.socket, str]:
     """A listening Unix socket: (the socket, its path). At `at` when given (`agent -a PATH`); else
     at the stable path (`stable_path`: a private `$XDG_RUNTIME_DIR`), so login shells, a user
-    service and `~/.ssh/config` agree; else in a new private directory under the first base that
+    service and `~/.ssh/config` agree; else (or with `private`: an agent for one connection, which
+    never takes the place every shell finds) in a new private directory under the first base that
     fits. Bound before the agent forks, so the path printed is one that answers. NoPlace when no
     place can hold it; AlreadyRunning when an agent answers at the stable or given path."""
     if at is not None:
         return _listen_at(os.path.abspath(at), make_parent=False), os.path.abspath(at)
-    stable = stable_path() if directory is None else None
+    stable = stable_path() if directory is None and not private else None
     if stable is not None:
         return _listen_at(stable, make_parent=True), stable
     where = _directory([directory] if directory else _bases())
