@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 
 import pytest
 
 from tests.agent.another_user import STOLEN, AnotherUsersAgent, needs_root
+from tests.agent.conftest import alive
 from tests.agent.openssh import SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
+from tests.waiting import until
 from tui.core.agent.server import place
+from tui.core.agent.wire import naming
 
 
 def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -249,3 +253,45 @@ def test_a_connection_uses_the_agent_serving_the_stable_place(laptop, server, ru
         timeout=60,
     )
     assert events.returncode == 0  # the service was there, and stopped on its own machine
+
+
+# -- 4. a dead agent's leftovers go with its socket ---------------------------------------------------
+
+
+def test_a_killed_confirm_agents_key_is_replaced_on_restart(runtime):
+    """A user service with Restart=on-failure: the agent killed (OOM, a crash), its key left behind."""
+    _where, started = runtime
+    first, found = start_json("--confirm")
+    assert first.returncode == 0 and found is not None, first.stderr
+    key = naming.key_of(found["socket"])
+    old_key = open(key).read()
+    os.kill(found["pid"], signal.SIGKILL)
+    until(lambda: not alive(found["pid"]))
+    assert os.path.exists(key) and os.path.exists(found["socket"])  # the leftovers
+    second, again = start_json("--confirm")
+    assert second.returncode == 0 and again is not None, second.stderr
+    started.append(again["pid"])
+    assert again["socket"] == found["socket"] and open(key).read() != old_key  # a new key, a new agent
+
+
+@pytest.mark.parametrize("kind", ["link", "directory", "fifo"])
+def test_a_leftover_that_is_not_ours_to_replace_stops_the_start_with_words(runtime, tmp_path, kind):
+    _where, started = runtime
+    first, found = start_json("--confirm")
+    os.kill(found["pid"], signal.SIGKILL)
+    until(lambda: not alive(found["pid"]))
+    key = naming.key_of(found["socket"])
+    os.unlink(key)
+    target = tmp_path / "elsewhere"
+    target.write_text("keep")
+    if kind == "link":
+        os.symlink(target, key)
+    elif kind == "directory":
+        os.mkdir(key)
+    else:
+        os.mkfifo(key)
+    done, again = start_json("--confirm")
+    if again is not None:
+        started.append(again["pid"])
+    assert done.returncode == 2 and "no place to ask you" in done.stderr
+    assert target.read_text() == "keep" and os.path.lexists(key)  # nothing followed, nothing removed

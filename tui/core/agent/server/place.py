@@ -124,8 +124,6 @@ def _bound(path: str) -> socket.socket:
             os.umask(old)
         os.chmod(path, 0o600)
         _ours[path] = os.lstat(path).st_ino
-        with contextlib.suppress(OSError):
-            os.unlink(ended_of(path))  # an earlier agent's word: this one listens now
         listener.listen(128)
     except BaseException:
         listener.close()
@@ -148,13 +146,15 @@ def mark_ended(path: str) -> None:
 
 
 def remove(path: str) -> None:
-    """The socket this process bound at `path` (never one another agent bound there since), its
-    answer key, and its directory when this agent made it (a new private one: never another's)."""
+    """The socket this process bound at `path` (never one another agent bound there since), the
+    answer key it wrote there (the same file, never whatever is at the name now), and its
+    directory when this agent made it (a new private one: never another's)."""
     with contextlib.suppress(OSError):
         if _ours.pop(path, None) == os.lstat(path).st_ino:
             os.unlink(path)
     with contextlib.suppress(OSError):
-        os.unlink(key_of(path))
+        if _our_keys.pop(path, None) == os.lstat(key_of(path)).st_ino:
+            os.unlink(key_of(path))
     where = os.path.dirname(path)
     name = os.path.basename(where)
     if name.startswith(PREFIX) and len(name) == len(PREFIX) + 8:  # made by mkdtemp for this agent
@@ -165,6 +165,7 @@ def remove(path: str) -> None:
 # -- a stable place: one agent per user, found by every shell ----------------------------------------
 
 _ours: dict[str, int] = {}  # path -> the inode of the socket this process bound there
+_our_keys: dict[str, int] = {}  # socket path -> the inode of the answer key this process wrote beside it
 
 
 class AlreadyRunning(Exception):
@@ -233,9 +234,25 @@ def _listen_at(path: str, make_parent: bool) -> socket.socket:
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _clear(path)
+        _clear_leftovers(path)
         return _bound(path)
     finally:
         os.close(lock)
+
+
+def _clear_leftovers(path: str) -> None:
+    """What a dead agent left beside its socket (its answer key, the word that its lifetime ended)
+    goes with it, under the same rules and the same lock: a regular file of ours only. Anything
+    else at those names (a link, a directory, another user's file) is left alone, and a start that
+    needs the name then says so (`write_answer_key` never writes through it)."""
+    for name in (key_of(path), ended_of(path)):
+        try:
+            info = os.lstat(name)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 def _clear(path: str) -> None:
@@ -281,6 +298,7 @@ def write_answer_key(path: str) -> str:
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, key.encode("ascii"))
+        _our_keys[path] = os.fstat(fd).st_ino
     finally:
         os.close(fd)
     return key
