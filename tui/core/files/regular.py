@@ -42,9 +42,11 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE, *, follow_
 
 
 def read_regular_stat(
-    path: str | os.PathLike[str], limit: int = MAX_FILE, *, follow_symlinks: bool = True
+    path: str | os.PathLike[str], limit: int = MAX_FILE, *, follow_symlinks: bool = True, head: bool = False
 ) -> tuple[bytes, os.stat_result]:
-    """`read_regular`, and the `fstat` of the file it read (its owner and mode, at no extra cost)."""
+    """`read_regular`, and the `fstat` of the file it read (its owner and mode, at no extra cost).
+    With `head`, a larger file is not refused: its first `limit` bytes are read (completion's
+    look at a 50 MB known_hosts)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -54,7 +56,7 @@ def read_regular_stat(
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise NotRegularFile(path, kind)
-        if info.st_size > limit:
+        if info.st_size > limit and not head:
             raise TooLarge(path, f"larger than {_size(limit)}")
         chunks, total = [], 0
         while True:
@@ -64,6 +66,8 @@ def read_regular_stat(
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
+                if head:
+                    return b"".join(chunks)[:limit], info
                 raise TooLarge(path, f"larger than {_size(limit)}")
         return b"".join(chunks), info
     finally:

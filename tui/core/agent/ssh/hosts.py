@@ -1,12 +1,14 @@
 """The hosts a person reaches with ssh, for completing `assistant-auth ssh <TAB>` as
 bash-completion completes `ssh`: the `Host` names of `~/.ssh/config` (and the files it includes),
 without patterns, and the names of `~/.ssh/known_hosts` that are not hashed. Parsing is pure;
-`known_hosts_of` reads the files (bounded)."""
+`hosts` reads the files (regular ones only, bounded, never waiting)."""
 
 from __future__ import annotations
 
 import glob
 import os
+
+from tui.core.files.regular import read_regular_stat
 
 MOST = 1 << 20  # bytes read of one file
 PATTERN = set("*?!")
@@ -46,11 +48,14 @@ def known_hosts(text: str) -> list[str]:
 
 
 def _read(path: str) -> str:
+    """At most `MOST` bytes of a regular file, through the one reading policy: a FIFO, a device
+    or a directory named by an `Include` (or at `known_hosts`) is never opened in a way that waits,
+    and reads as empty; completion runs inside the person's shell on every TAB."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(MOST)
+        raw, _info = read_regular_stat(path, MOST, head=True)
     except OSError:
         return ""
+    return raw.decode("utf-8", "replace")
 
 
 def hosts(home: str | None = None) -> list[str]:
