@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from tests.agent.another_user import STOLEN, AnotherUsersAgent, needs_root
-from tests.agent.conftest import alive
+from tests.agent.conftest import RunningAgent, alive
 from tests.agent.openssh import SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import write_creds
@@ -295,3 +295,68 @@ def test_a_leftover_that_is_not_ours_to_replace_stops_the_start_with_words(runti
         started.append(again["pid"])
     assert done.returncode == 2 and "no place to ask you" in done.stderr
     assert target.read_text() == "keep" and os.path.lexists(key)  # nothing followed, nothing removed
+
+
+# -- 6. a server says what it knows, for every forwarded socket ---------------------------------------
+
+
+@needs_openssh
+def test_a_plain_ssh_forward_at_any_path_is_known_as_a_server_and_names_the_lifetime(laptop, server, tmp_path):
+    """`ssh -R /tmp/my-agent.sock:…` (the person's own path): when the laptop's agent has stopped
+    (its --lifetime ended), the server is told about the person's own machine, never to start an
+    agent there."""
+    write_creds(laptop, valid(server))
+    running = RunningAgent(os.environ.copy(), "--lifetime", "2")
+    sshd = SshServer(tmp_path / "sshd")
+    path = f"/tmp/my-agent-{os.getpid()}.sock"
+    try:
+        until(lambda: running.process.poll() is not None, what="the agent's lifetime ending")
+        command = " ".join(remote(sshd.home, "token")).replace("env ", f"env ASSISTANT_AUTH_SOCK={path} ", 1)
+        argv = ["ssh", *sshd.options(), "-R", f"{path}:{running.path}", sshd.host, command]
+        done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        assert done.returncode == 3, done.stderr
+        assert "your own machine" in done.stderr and "--lifetime ended" in done.stderr
+        assert "unset ASSISTANT_AUTH_SOCK to use this machine's own sign-in" not in done.stderr
+    finally:
+        running.stop()
+        sshd.stop()
+        if os.path.lexists(path):
+            os.unlink(path)
+
+
+# -- attacked beyond the list ----------------------------------------------------------------------------
+
+
+HOSTILE_HOSTS = [
+    "evil\x1b[2J\x1b]52;c;ZXZpbA==\x07host",  # a screen clear and a clipboard write
+    "host\n* FORGED: allow everything",  # a forged line
+    "\u202eevil.example\u202c",  # bidi override
+    "[@click=app.quit]x[/]",  # Textual markup
+    "a" * 5000,
+]
+
+
+@pytest.mark.parametrize("host", HOSTILE_HOSTS, ids=["escapes", "newline", "bidi", "markup", "long"])
+async def test_a_hostile_host_from_an_ssh_command_line_is_one_inert_line_in_the_question(home, host):
+    """The host of the question comes from the peer's ssh command line (`peer.host_of`): whatever
+    a server-side user could make ssh's argv hold reaches the dialog as one printable line."""
+    from textual.app import App
+
+    from tests.app.helpers import screen_text, wait_for
+    from tui.app.screens.ask import AskScreen
+    from tui.core.agent.server.peer import host_of
+
+    seen = host_of(["ssh", "-R", "/tmp/x.sock:/y", host, "sh"])
+    assert seen == host[:255]
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(AskScreen(3, "forwarded", "a token of cn", 30, "token", seen))
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "Allow once" in screen_text(app))
+        text = screen_text(app)
+        assert "\x1b" not in text and "\u202e" not in text
+        assert not any(line.lstrip().startswith("* FORGED") for line in text.splitlines())
+        assert app.is_running  # the markup did not quit it

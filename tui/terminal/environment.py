@@ -8,11 +8,11 @@ from collections.abc import Mapping
 
 from tui.core.i18n import _
 from tui.core.signals import ignore_hangup
+from tui.core.system.facts import in_ssh_session
 
 
 def in_ssh(env: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    return bool(env.get("SSH_CONNECTION") or env.get("SSH_TTY") or env.get("SSH_CLIENT"))
+    return in_ssh_session(env)
 
 
 def has_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:

@@ -5,8 +5,9 @@ is a failure with the next step, naming the newest live forwarded connection whe
 from __future__ import annotations
 
 from tui.core.agent.client import forwarded
+from tui.core.agent.client.ask import on_a_server
 from tui.core.agent.client.source import ELSEWHERE, served
-from tui.core.agent.wire.naming import SOCKET_ENV, is_forwarded
+from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.phrase import N_, Phrase
 
@@ -51,7 +52,7 @@ def _dead(where: str, why: str) -> Check:
             live=live,
             stable=forwarded.stable_path(),
         )
-    elif is_forwarded(where):
+    elif on_a_server(where):
         fix = Phrase(N_("Reconnect with `assistant-auth ssh` from your own machine."))
     else:
         fix = Phrase(N_('Start the agent (eval "$(assistant-auth agent)"), or unset {variable}.'), variable=SOCKET_ENV)

@@ -19,6 +19,7 @@ from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
+from tui.core.system.facts import in_ssh_session
 from tui.core.system.peercred import peer_of
 from tui.core.system.sockets import connect
 from tui.core.untrusted import clean
@@ -253,8 +254,9 @@ UNAVAILABLE_ON_A_SERVER = {
     ),
     CLOSED: N_(
         "The token agent at {socket} ({variable}) is not answering: the SSH connection is there, but the agent on "
-        'your own machine was stopped or killed. Start it there again (eval "$(assistant-auth agent)"); at its '
-        "stable path it serves this connection again, otherwise reconnect with `assistant-auth ssh`."
+        "your own machine was stopped or killed, or its --lifetime ended. Start it there again "
+        '(eval "$(assistant-auth agent)"); at its stable path it serves this connection again, otherwise '
+        "reconnect with `assistant-auth ssh`."
     ),
 }
 LIFETIME_ENDED = N_(
@@ -284,8 +286,10 @@ def _unavailable(where: str, why: str, cause: str = "") -> AgentUnavailable:
 
 
 def on_a_server(where: str) -> bool:
-    """`where` is a forwarded socket (`naming.is_forwarded`)."""
-    return is_forwarded(where)
+    """`where` is read on a server: a forwarded socket by its name (`naming.is_forwarded`), or any
+    socket when this process runs in an SSH session (a plain `ssh -R` to a path of the person's
+    choosing): never the advice to start an agent here."""
+    return is_forwarded(where) or in_ssh_session()
 
 
 def _ended_at(where: str) -> str:
