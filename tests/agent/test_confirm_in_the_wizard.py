@@ -129,14 +129,17 @@ def test_without_the_key_a_connection_cannot_answer(confirming, key):
         conn.close()
 
 
-def test_no_key_to_read_no_offer(laptop, server, tmp_path):
-    """An agent that does not ask has no key: a wizard offers nothing (and a key file that is a
-    link, or readable by others, is not a key)."""
+def test_a_plain_agent_takes_no_answers_and_odd_keys_are_no_keys(laptop, server, tmp_path):
+    """An agent that does not ask takes no answers: a wizard offers nothing, though it has a key
+    (every agent's: the local proof); and a key file that is a link, readable by others, a FIFO, a
+    directory or huge is not a key."""
     write_creds(laptop, valid(server))
     plain = RunningAgent(os.environ.copy())
     try:
-        assert offer(plain.path) is None
         key = naming.key_of(plain.path)
+        assert proof.read_answer_key(plain.path) is not None  # the local proof is there
+        assert offer(plain.path) is None  # and answering is refused: it asks nobody
+        os.unlink(key)
         os.symlink(str(tmp_path / "elsewhere"), key)
         (tmp_path / "elsewhere").write_text("a" * 32)
         assert proof.read_answer_key(plain.path) is None
@@ -175,7 +178,7 @@ async def test_an_unanswered_question_is_withdrawn_and_denied(laptop, server):
     write_creds(laptop, valid(server))
     listener, path = place.listen()
     key = place.write_answer_key(path)
-    agent = Agent(listener, path, answer_key=key)
+    agent = Agent(listener, path, answer_key=key, confirm_in_wizard=True)
     agent.confirm_wait = 0.5
     serving = asyncio.ensure_future(agent.run())
     try:

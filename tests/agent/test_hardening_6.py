@@ -112,8 +112,8 @@ def test_under_confirm_status_and_events_are_asked_and_ping_is_not(laptop, serve
             "confirm",
             "lifetime",
         }  # this machine only
-        for op in ("status", "events", "token"):
-            refused = ask(Request(op), agent.path)
+        for op in ("status", "events", "token"):  # a connection that does not show the key (a server's)
+            refused = ask(Request(op, key="0" * 32), agent.path)
             assert refused["ok"] is False and "no wizard is open" in refused["error"], op
         key = proof.read_answer_key(agent.path)
         served = ask(Request("status", key=key), agent.path)

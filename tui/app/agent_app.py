@@ -37,11 +37,12 @@ class AgentApp(App[int]):
         lifetime: float | None,
         confirm: bool = False,
         shell_lines: list[str] | None = None,
+        answer_key: str | None = None,
     ) -> None:
         super().__init__()
         self.shell_lines = shell_lines or []
         ask = self._ask if confirm else None
-        self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event, ask=ask)
+        self.agent = Agent(listener, path, lifetime=lifetime, on_event=self._on_event, ask=ask, answer_key=answer_key)
         self.view: ForegroundAgentScreen | None = None
 
     def on_mount(self) -> None:

@@ -56,9 +56,11 @@ def asked_line(number: int, where: str, asked_for: str, op: str = "token") -> st
 def where_from(origin: str, host: str) -> str:
     """Where a request comes from, as the question says it: this machine, or a server through
     ssh (named when the ssh command line names it)."""
-    if origin != "forwarded":
+    if origin == "local":
         return _("from this machine")
-    return _("from {host}, through ssh").format(host=host) if host else _("forwarded through ssh")
+    if origin == "forwarded":
+        return _("from {host}, through ssh").format(host=host) if host else _("forwarded through ssh")
+    return _("from a process this system cannot place (treated as a server)")
 
 
 class AskScreen(ModalScreen[str]):

@@ -49,11 +49,12 @@ def run(ns) -> int:
         return EXIT_ERROR
     except place.AlreadyRunning as running:
         return already_running(running.path, ns.json, shell, Policy(bool(ns.confirm), lifetime))
-    key = None
-    if ns.confirm and not in_the_view:  # asked in a wizard on this machine: the key proves it is here
-        try:
-            key = place.write_answer_key(path)
-        except OSError as exc:
+    wizard = bool(ns.confirm and not in_the_view)  # asked in a wizard on this machine: the key proves it is here
+    try:
+        key: str | None = place.write_answer_key(path)  # every agent's: a program here proves it is here
+    except OSError as exc:
+        key = None
+        if wizard:
             listener.close()
             place.remove(path)
             err(
@@ -63,6 +64,7 @@ def run(ns) -> int:
                 ).format(reason=exc.strerror or exc)
             )
             return EXIT_ERROR
+    if wizard:
         err(
             _(
                 "assistant-auth agent: before the first token of each new connection it asks in the wizard "
@@ -71,12 +73,12 @@ def run(ns) -> int:
         )
     if ns.foreground:
         if in_the_view:  # the lines are shown in the view, not printed under it
-            return watch(listener, path, lifetime, ns.confirm, shell_lines(path, os.getpid(), shell))
+            return watch(listener, path, lifetime, ns.confirm, shell_lines(path, os.getpid(), shell), key)
         announce(path, os.getpid(), ns.json, shell)
-        return serve(listener, path, lifetime, log=not ns.json, answer_key=key)
+        return serve(listener, path, lifetime, log=not ns.json, answer_key=key, confirm=wizard)
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = lifecycle.detach(lambda: lifecycle.serve(listener, path, lifetime, answer_key=key))
+    pid = lifecycle.detach(lambda: lifecycle.serve(listener, path, lifetime, answer_key=key, confirm=wizard))
     listener.close()
     announce(path, pid, ns.json, shell)
     return EXIT_OK
@@ -157,18 +159,29 @@ def announce(path: str, pid: int, as_json: bool, shell: str = SH) -> None:
         out(line)
 
 
-def serve(listener, path: str, lifetime: float | None, *, log: bool, answer_key: str | None = None) -> int:
+def serve(
+    listener, path: str, lifetime: float | None, *, log: bool, answer_key: str | None = None, confirm: bool = False
+) -> int:
     """In the foreground until stopped (`lifecycle.serve`), one line per event when `log`."""
-    lifecycle.serve(listener, path, lifetime, on_event=said_event if log else None, answer_key=answer_key)
+    lifecycle.serve(
+        listener, path, lifetime, on_event=said_event if log else None, answer_key=answer_key, confirm=confirm
+    )
     return EXIT_OK
 
 
-def watch(listener, path: str, lifetime: float | None, confirm: bool = False, lines: list[str] | None = None) -> int:
+def watch(
+    listener,
+    path: str,
+    lifetime: float | None,
+    confirm: bool = False,
+    lines: list[str] | None = None,
+    answer_key: str | None = None,
+) -> int:
     """In a terminal: the live view, the agent on its event loop (`tui.app.agent_app`)."""
     from tui.app.agent_app import AgentApp  # lazy: Textual, for the app alone
 
     try:
-        AgentApp(listener, path, lifetime, confirm, lines).run()
+        AgentApp(listener, path, lifetime, confirm, lines, answer_key).run()
     finally:
         place.remove(path)
     return EXIT_OK

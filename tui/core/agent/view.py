@@ -120,4 +120,6 @@ def _word(value: object) -> str:
 
 
 def _origin(value: object) -> str:
-    return {"forwarded": _("forwarded"), "local": _("local")}.get(value if isinstance(value, str) else "", "")
+    return {"forwarded": _("forwarded"), "local": _("local"), "unknown": _("unknown")}.get(
+        value if isinstance(value, str) else "", ""
+    )

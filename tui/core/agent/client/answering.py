@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from tui.core.agent.client.proof import read_answer_key
-from tui.core.agent.wire.protocol import ANSWER_LINE, ASKED_UNDER_CONFIRM, VERSION, Request, answer_line
+from tui.core.agent.wire.protocol import (
+    ANSWER_LINE,
+    ASKED_UNDER_CONFIRM,
+    ORIGINS,
+    UNKNOWN,
+    VERSION,
+    Request,
+    answer_line,
+)
 
 CONNECT_TIMEOUT = 5.0
 ASKABLE = tuple(sorted(ASKED_UNDER_CONFIRM))  # what a question may be about (anything else reads as a token)
@@ -26,7 +34,7 @@ ASKABLE = tuple(sorted(ASKED_UNDER_CONFIRM))  # what a question may be about (an
 class Question:
     number: int
     connection: int
-    origin: str  # "local" or "forwarded"
+    origin: str  # "local", "forwarded" or "unknown"
     asked_for: str  # the selector as the request gave it ("" for the default slot): shown as plain text
     op: str = "token"  # what is asked: a token, the slots (status), the agent's events
     host: str = ""  # forwarded: the host the ssh connection reaches, as its command line names it (plain text)
@@ -107,7 +115,8 @@ def _message(line: bytes) -> Question | Withdrawn | None:
     number, connection = _whole(data.get("question")), _whole(data.get("connection"))
     if number is None or connection is None:
         return None
-    origin = "forwarded" if data.get("origin") == "forwarded" else "local"
+    said = data.get("origin")
+    origin = said if isinstance(said, str) and said in ORIGINS else UNKNOWN  # anything else: a stranger
     asked_for = data.get("asked_for")
     op = data.get("op") if data.get("op") in ASKABLE else "token"
     host = data.get("host") if isinstance(data.get("host"), str) else ""

@@ -14,6 +14,7 @@ import json
 import os
 import time
 
+from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.client.where import socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
@@ -62,6 +63,7 @@ def ask(
     where = path or socket_path() or ""
     if on_asking is not None:
         request.notify = True
+    _prove_local(request, where)
     conn = _connect(where)
     try:
         return _exchange(conn, where, request, timeout, stall, on_asking)
@@ -85,6 +87,7 @@ class Session:
             if self.interrupted:
                 raise _unavailable(self.where, Phrase(N_("the wait was interrupted")))
             fresh = self.conn is None
+            _prove_local(request, self.where)
             conn = self.conn = self.conn or _connect(self.where)
             try:
                 return _exchange(conn, self.where, request, timeout, stall)
@@ -108,6 +111,18 @@ class Session:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+PROVEN = ("ping", "status", "events", "stop")  # asked with the key when it can be read: `token` is not
+
+
+def _prove_local(request: Request, where: str) -> None:
+    """A program on the agent's own machine shows the key beside its socket (`proof`) with what it
+    asks about the agent itself: where the system cannot say who connects, that makes it local (a
+    server cannot read the file), so `stop` and this machine's paths reach it. A token request
+    shows none: under --confirm a program asking for a token is asked about, wherever it runs."""
+    if request.key is None and request.op in PROVEN:
+        request.key = read_answer_key(where)
 
 
 def _connect(where: str) -> _socket.socket:

@@ -43,7 +43,7 @@ from tui.core.agent.server.confirm import (
     Confirm,
     Connection,
 )
-from tui.core.agent.server.peer import FORWARDED, peer_of
+from tui.core.agent.server.peer import peer_of
 from tui.core.agent.server.policy import (
     NOT_FROM_A_SERVER,
     Access,
@@ -57,7 +57,9 @@ from tui.core.agent.server.tokens import Tokens
 from tui.core.agent.wire.protocol import (
     ASKING,
     EXIT_AGAIN,
+    LOCAL,
     REQUEST_LINE,
+    UNKNOWN,
     WORKING,
     BadRequest,
     Request,
@@ -112,9 +114,10 @@ class Agent:
         on_event: Callable[[Event], object] | None = None,
         ask: Ask | None = None,
         answer_key: str | None = None,
+        confirm_in_wizard: bool = False,
     ) -> None:
         self.listener = listener
-        self.confirm = Confirm(self._send, ask, answer_key)  # --confirm: who is asked, and how
+        self.confirm = Confirm(self._send, ask, answer_key, confirm_in_wizard)  # the local proof; --confirm
         self.path = path
         self.lifetime = lifetime
         self.on_event = on_event
@@ -185,7 +188,8 @@ class Agent:
                 self._tell(Event(time.time(), number, "refused", origin, outcome="busy"))
                 return
             self.connections[number] = Connection(number, origin, ssh=who.ssh, host=who.host)
-            self._tell(Event(time.time(), number, "connected", origin))
+            # a uid the system does not say: the socket's mode (0600 in a 0700 directory) is the wall, and said
+            self._tell(Event(time.time(), number, "connected", origin, outcome="uid unknown" if uid is None else ""))
             await self._requests(number, origin, reader, writer)
         except (OSError, asyncio.TimeoutError, ConnectionError):
             pass  # the client went away or stopped reading: its connection ends, the others go on
@@ -216,7 +220,9 @@ class Agent:
             connection = self.connections[number]
             connection.requests += 1
             if request.key is not None and request.op != "answerer" and self.confirm.is_answer_key(request.key):
-                connection.allowed = True  # the answer key: a wizard on the agent's own machine
+                connection.allowed = True  # the answer key: a program on the agent's own machine
+                if connection.origin == UNKNOWN:  # proof upgrades a stranger, never one known to be ssh
+                    connection.origin = origin = LOCAL
             if request.op == "answerer":  # the connection now carries questions and answers
                 await self._answering(number, origin, request, reader, writer)
                 return
@@ -225,7 +231,7 @@ class Agent:
             if request.notify and verdict is Access.ASK:  # said at once: the client tells its person where to look
                 await self._send(writer, ASKING)
             data, slot, outcome = await self._while_working(writer, self._answer(request, connection, verdict))
-            if origin == FORWARDED:
+            if origin != LOCAL:  # forwarded, or a stranger: never a path of this machine
                 data = without_local_paths(data, self._local_roots())
             else:
                 data = without_cause(data)
@@ -279,7 +285,7 @@ class Agent:
             return await self.tokens.token(request)
         if request.op == "ping":
             alive: dict[str, object] = {"alive": True, "asked_from": origin}
-            if origin != FORWARDED:  # the agent's machine may know which process serves it, which files, how
+            if origin == LOCAL:  # the agent's machine may know which process serves it, which files, how
                 alive.update(
                     pid=os.getpid(), home=paths.config_dir_str(), confirm=self.confirm.active, lifetime=self.lifetime
                 )
@@ -300,7 +306,9 @@ class Agent:
     ) -> None:
         """An `answerer` connection: accepted with the agent's key only, then it carries questions
         and answers (`Confirm.answers`) until it closes."""
-        if not self.confirm.is_answer_key(request.key or ""):
+        if not self.confirm.in_wizard or not self.confirm.is_answer_key(request.key or ""):
+            # only an agent that asks in a wizard (--confirm in the background) takes answers, and
+            # only from a program that shows its key (on this machine)
             await self._send(writer, failure("this connection cannot answer for the agent", 2))
             self._tell(Event(time.time(), number, "request", origin, "answerer", outcome="refused"))
             return

@@ -54,10 +54,15 @@ class Answerer:
 
 
 class Confirm:
-    def __init__(self, send: Send, ask: Ask | None = None, answer_key: str | None = None) -> None:
+    def __init__(
+        self, send: Send, ask: Ask | None = None, answer_key: str | None = None, in_wizard: bool = False
+    ) -> None:
         self.send = send
         self.ask = ask  # --confirm in the foreground view: asked before a connection's requests
-        self.answer_key = answer_key  # --confirm elsewhere: asked in a wizard that shows this key
+        # the key beside the socket: a program that shows it runs on this machine (every agent that
+        # could write one); with `in_wizard` (--confirm elsewhere), a wizard showing it is asked
+        self.answer_key = answer_key
+        self.in_wizard = in_wizard
         self.answerers: list[Answerer] = []
         self.questions = 0
         self.wait = CONFIRM_WAIT
@@ -66,7 +71,7 @@ class Confirm:
     @property
     def active(self) -> bool:
         """The agent was started with --confirm."""
-        return self.ask is not None or self.answer_key is not None
+        return self.ask is not None or (self.in_wizard and self.answer_key is not None)
 
     def is_answer_key(self, key: str) -> bool:
         return self.answer_key is not None and secrets.compare_digest(key, self.answer_key)

@@ -23,11 +23,14 @@ def serve(
     *,
     on_event: Callable[[Event], object] | None = None,
     answer_key: str | None = None,
+    confirm: bool = False,
 ) -> None:
     """Serve until stopped (SIGTERM, SIGHUP, Ctrl+C, `--stop`, the lifetime's end); with
     `answer_key` (--confirm), ask a wizard on this machine before a new connection's first token.
     The socket this agent bound is removed when it ends."""
-    agent = Agent(listener, path, lifetime=lifetime, on_event=on_event, answer_key=answer_key)
+    agent = Agent(
+        listener, path, lifetime=lifetime, on_event=on_event, answer_key=answer_key, confirm_in_wizard=confirm
+    )
 
     async def main() -> None:
         stop_agent_on_signals(agent.stop)
@@ -37,6 +40,16 @@ def serve(
         asyncio.run(main())
     finally:
         place.remove(path)
+
+
+def proof_key(path: str) -> str | None:
+    """The key beside the socket that lets a program on this machine prove it is here (where the
+    system does not say who connects); None when it cannot be written (such programs are then
+    strangers there: no `stop`, no paths)."""
+    try:
+        return place.write_answer_key(path)
+    except OSError:
+        return None
 
 
 def detach(run: Callable[[], object]) -> int:
@@ -70,7 +83,7 @@ class InProcess:
         if listener is None or path is None:
             listener, path = place.listen(private=True)  # its own place: never the stable one every shell finds
         self.path = path
-        self.agent = Agent(listener, self.path)
+        self.agent = Agent(listener, self.path, answer_key=proof_key(self.path))
         self.loop = asyncio.new_event_loop()
         started = threading.Event()
         self.thread = threading.Thread(target=self._serve, args=(started,), name="assistant-auth-agent", daemon=True)

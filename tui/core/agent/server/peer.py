@@ -10,10 +10,11 @@ import socket
 from dataclasses import dataclass
 
 from tui.core.agent.ssh.sshline import Usage, split
+from tui.core.agent.wire.protocol import FORWARDED, LOCAL, UNKNOWN
 from tui.core.system.peercred import peer_of as system_peer
 from tui.core.system.process import process
 
-LOCAL, FORWARDED = "local", "forwarded"
+__all__ = ["FORWARDED", "LOCAL", "UNKNOWN", "Peer", "host_of", "peer_of"]
 
 
 @dataclass(frozen=True)
@@ -27,11 +28,15 @@ class Peer:
 
 def peer_of(sock: socket.socket | None) -> Peer:
     """The peer as the system describes it (`tui.core.system`): an `ssh` client is forwarded, with
-    its connection (pid and start time) and the host its command line reaches."""
+    its connection (pid and start time) and the host its command line reaches; a process the
+    system cannot place (no peer credentials, no pid, no process table) is UNKNOWN: a stranger,
+    treated as forwarded until it proves it runs on this machine (the answer key)."""
     cred = system_peer(sock)
     found = process(cred.pid)
-    if found is None or found.name != "ssh":
-        return Peer(cred.pid, cred.uid)
+    if cred.uid is None or found is None:
+        return Peer(cred.pid, cred.uid, UNKNOWN)
+    if found.name != "ssh":
+        return Peer(cred.pid, cred.uid, LOCAL)
     return Peer(cred.pid, cred.uid, FORWARDED, found.connection, host_of(found.argv))
 
 

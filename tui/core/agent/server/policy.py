@@ -22,8 +22,7 @@ import os
 from collections.abc import Iterable
 
 from tui.core import paths
-from tui.core.agent.server.peer import FORWARDED
-from tui.core.agent.wire.protocol import ASKED_UNDER_CONFIRM, OWN_MACHINE_ONLY, encode
+from tui.core.agent.wire.protocol import ASKED_UNDER_CONFIRM, LOCAL, OWN_MACHINE_ONLY, encode
 
 
 class Access(enum.Enum):
@@ -41,7 +40,7 @@ NOT_FROM_A_SERVER = (
 def access(op: str, origin: str, *, confirm: bool, allowed: bool) -> Access:
     """What the agent does with `op` from a connection of `origin`: `confirm` is `--confirm`,
     `allowed` that the person allowed this connection (or it proved it is on the agent's machine)."""
-    if op in OWN_MACHINE_ONLY and origin == FORWARDED:
+    if op in OWN_MACHINE_ONLY and origin != LOCAL:  # forwarded, or a stranger the system cannot place
         return Access.REFUSE
     if op in ASKED_UNDER_CONFIRM and confirm and not allowed:
         return Access.ASK

@@ -51,6 +51,11 @@ from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
 VERSION = 1
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
+# where a connection comes from, as the agent judged it: this machine, a server through ssh, or a
+# process the system cannot place (treated as a server until it proves it is on this machine)
+LOCAL, FORWARDED, UNKNOWN = "local", "forwarded", "unknown"
+ORIGINS = (LOCAL, FORWARDED, UNKNOWN)
+
 # every operation, once: (asked about under --confirm, served to the agent's own machine only)
 OPS = {
     "token": (True, False),
