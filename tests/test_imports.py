@@ -75,6 +75,9 @@ HEAVY = {
     "segno": "the QR encoder: only when a QR code is drawn",
     "tui.core.signin.follow": "a sign-in's lease, joining and watching: Home and `status` only where a record is on disk",
     "tui.core.signin.shown": "the records as told to a person (it loads follow): only where a record is on disk",
+    "tui.core.system.proctable": "a process table without /proc (subprocess, ctypes): only on such a system",
+    "ctypes": "the system's C library (sysctl, libproc): only where there is no /proc, when a peer is placed",
+    "tui.core.system.simulated": "macOS or FreeBSD simulated on Linux: only when ASSISTANT_AUTH_SYSTEM asks for it",
 }
 
 

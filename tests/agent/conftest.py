@@ -17,6 +17,7 @@ from tests.agent.openssh import Forwarded, SshServer
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import until
+from tui.core.system import facts
 
 
 class RunningAgent:
@@ -138,3 +139,42 @@ def alive(pid: int) -> bool:
             return not handle.read().split(") ")[1].startswith("Z")
     except OSError:
         return False
+
+
+# -- every system: the agent's own tests once more as macOS, FreeBSD and a system that says nothing --
+
+
+class System:
+    """The system a test's agent (and every command it runs) reads its facts from: this Linux,
+    `none` (no peer credentials, no process table), or a simulated `darwin` or `freebsd`
+    (`ASSISTANT_AUTH_SYSTEM`, `tui.core.system.facts`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def places(self) -> bool:
+        """The system says which process a peer is (its pid, its program, its ssh connection)."""
+        return self.name != facts.NONE
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+SYSTEMS = ["linux", facts.NONE, "darwin", "freebsd"]
+
+
+@pytest.fixture(params=SYSTEMS)
+def system(request, monkeypatch):
+    """Each test that asks for it runs on every system: the variable for the processes it starts,
+    the chosen system for agents in its own process."""
+    name = request.param
+    if name == "linux":
+        monkeypatch.delenv(facts.VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(facts.VARIABLE, name)
+    before = facts.use("" if name == "linux" else name)
+    try:
+        yield System(name)
+    finally:
+        facts.use_system(before)

@@ -21,6 +21,7 @@ def agent(sub) -> None:
         ),
     )
     p.add_argument("--json", action="store_true", help=_("print the socket and pid as JSON"))
+    p.add_argument("--adopt", type=int, metavar="FD", help=argparse.SUPPRESS)  # the background agent's own start
     p.add_argument(
         "-a",
         "--socket",

@@ -18,18 +18,20 @@ from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.trouble import same_files
-from tui.core.agent.server import lifecycle, place
+from tui.core.agent.server import background, lifecycle, place
 from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
 from tui.core.agent.wire.protocol import Request
 from tui.core.i18n import _
 from tui.core.phrase import said
-from tui.core.system.process import this_program
+from tui.core.system.process import alive, process, this_program
 from tui.core.timespec import parse_duration
 from tui.core.untrusted import one_line
 
 
 def run(ns) -> int:
+    if getattr(ns, "adopt", None) is not None:
+        return serve_adopted(ns.adopt)
     shell = shell_of(getattr(ns, "shell", None), os.environ.get("SHELL", ""))
     if ns.stop:
         return stop(as_json=ns.json, shell=shell)
@@ -76,11 +78,36 @@ def run(ns) -> int:
             return watch(listener, path, lifetime, ns.confirm, shell_lines(path, os.getpid(), shell), key)
         announce(path, os.getpid(), ns.json, shell)
         return serve(listener, path, lifetime, log=not ns.json, answer_key=key, confirm=wizard)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = lifecycle.detach(lambda: lifecycle.serve(listener, path, lifetime, answer_key=key, confirm=wizard))
-    listener.close()
-    announce(path, pid, ns.json, shell)
+    return in_the_background(listener, path, lifetime, key, wizard, ns.json, shell)
+
+
+def in_the_background(
+    listener, path: str, lifetime: float | None, key: str | None, wizard: bool, as_json: bool, shell: str
+) -> int:
+    """The background agent started (`tui.core.agent.server.background`), its lines printed once
+    it runs; a start that fails is said and its socket removed."""
+    socket_inode, key_inode = place.ownership(path)
+    handed = background.Handed(path, key, lifetime, wizard, socket_inode, key_inode)
+    try:
+        pid = background.start(listener, handed)
+    except background.NotStarted as exc:
+        place.remove(path)
+        err(one_line(said(exc.args[0]), 2000))
+        return EXIT_ERROR
+    finally:
+        listener.close()
+    announce(path, pid, as_json, shell)
+    return EXIT_OK
+
+
+def serve_adopted(descriptor: int) -> int:
+    """The background agent (`agent --adopt FD`, started by `agent`): the socket it was handed,
+    served until stopped. Nothing is printed: its command's shell lines were the start's."""
+    try:
+        listener, handed = background.adopted(descriptor)
+    except background.NotStarted:
+        return EXIT_ERROR
+    lifecycle.serve(listener, handed.path, handed.lifetime, answer_key=handed.key, confirm=handed.confirm)
     return EXIT_OK
 
 
@@ -223,6 +250,14 @@ def stop(as_json: bool = False, shell: str = SH) -> int:
     if not this_program(pid, "agent"):
         if unreachable:
             err(unreachable)
+        if alive(pid) and process(pid) is None:  # the system does not say which program it is
+            err(
+                _(
+                    "assistant-auth: this system does not say which program process {pid} ({variable}) is: nothing "
+                    "was stopped. If it is your agent, stop it with: kill {pid}"
+                ).format(pid=pid, variable=place.PID_ENV)
+            )
+            return EXIT_ERROR
         err(
             _("assistant-auth: process {pid} ({variable}) is not this program's agent: nothing was stopped").format(
                 pid=pid, variable=place.PID_ENV

@@ -8,7 +8,7 @@ import contextlib
 import fcntl
 import os
 
-from tui.core.system.facts import says_nothing
+from tui.core.system.facts import platform
 
 
 def held(path: str) -> bool:
@@ -39,7 +39,7 @@ def held(path: str) -> bool:
 def holder(path: str) -> int | None:
     """The pid holding a flock on `path` where the system names it (Linux's /proc/locks); None
     when unknown or unheld."""
-    if says_nothing():
+    if not platform().startswith("linux"):
         return None
     try:
         info = os.stat(path)

@@ -8,17 +8,29 @@ whose `cr_pid` FreeBSD 13 added). Anything else, or a system that refuses the qu
 `UNKNOWN`: a case of its own that callers must treat as a stranger, never as "one of ours".
 
 The decoders are pure (bytes in, `PeerCred` out), so recorded kernel answers test them on any
-system. `ASSISTANT_AUTH_SYSTEM=none` (`tui.core.system.facts`) takes the facts away, as a system
-that says nothing: the agent's tests run once more that way.
+system; `tui.core.system.facts` can take the facts away (`none`) or simulate macOS or FreeBSD on
+Linux (their decoders fed answers built from Linux's own).
 """
 
 from __future__ import annotations
 
 import _socket  # not `socket`: its imports (enum, selectors) cost the client's path through the agent 7 ms
-import struct
-import sys
 
-from tui.core.system.facts import says_nothing
+from tui.core.system.facts import chosen
+from tui.core.system.layouts import (
+    LOCAL_PEERCRED,
+    LOCAL_PEERPID,
+    PID,
+    SO_PEERCRED_LINUX,
+    SO_PEERCRED_OPENBSD,
+    SOCKPEERCRED,
+    SOL_LOCAL,
+    UCRED,
+    XUCRED,
+    XUCRED_PID_AT,
+    XUCRED_VERSION,
+    XUCRED_WITH_PID,
+)
 
 TYPE_CHECKING = False  # not `from typing import`: on the client's path through the agent
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,27 +62,20 @@ class PeerCred:
 
 UNKNOWN = PeerCred(None, None)
 
-SOL_LOCAL = 0  # macOS and FreeBSD: the level of the local (Unix) socket options
-LOCAL_PEERCRED = 0x001
-LOCAL_PEERPID = 0x002  # macOS only
-XUCRED_VERSION = 0
-XUCRED = struct.Struct("=I I h 2x 16I")  # cr_version, cr_uid, cr_ngroups, (pad), cr_groups[16]
-XUCRED_PID = struct.Struct("=i")  # FreeBSD 13+: the union after cr_groups holds cr_pid (padded to a pointer)
-
 
 def linux_ucred(raw: bytes) -> PeerCred:
     """`struct ucred { pid_t pid; uid_t uid; gid_t gid; }`."""
-    if len(raw) < 12:
+    if len(raw) < UCRED.size:
         return UNKNOWN
-    pid, uid, _gid = struct.unpack("=iII", raw[:12])
+    pid, uid, _gid = UCRED.unpack_from(raw)
     return PeerCred(pid if pid > 0 else None, uid)
 
 
 def openbsd_sockpeercred(raw: bytes) -> PeerCred:
     """`struct sockpeercred { uid_t uid; gid_t gid; pid_t pid; }`: uid first."""
-    if len(raw) < 12:
+    if len(raw) < SOCKPEERCRED.size:
         return UNKNOWN
-    uid, _gid, pid = struct.unpack("=IIi", raw[:12])
+    uid, _gid, pid = SOCKPEERCRED.unpack_from(raw)
     return PeerCred(pid if pid > 0 else None, uid)
 
 
@@ -82,48 +87,52 @@ def xucred(raw: bytes, pid: int | None = None) -> PeerCred:
     version, uid, _ngroups, *_groups = XUCRED.unpack_from(raw)
     if version != XUCRED_VERSION:
         return UNKNOWN
-    if pid is None and len(raw) >= XUCRED.size + 8:  # the union is pointer-sized
-        (found,) = XUCRED_PID.unpack_from(raw, XUCRED.size + (8 - XUCRED.size % 8) % 8)
+    if pid is None and len(raw) >= XUCRED_PID_AT + PID.size:
+        (found,) = PID.unpack_from(raw, XUCRED_PID_AT)
         pid = found if found > 0 else None
     return PeerCred(pid, uid)
 
 
-def _option(sock: _socket.socket, level: int, option: int, size: int) -> bytes | None:
+def kernel_option(sock: _socket.socket, level: int, option: int, size: int) -> bytes | None:
+    """`getsockopt` as the kernel answers it; None when it refuses."""
     try:
         return sock.getsockopt(level, option, size)
     except (OSError, ValueError):
         return None
 
 
-def _linux(sock: _socket.socket) -> PeerCred:
-    raw = _option(sock, _socket.SOL_SOCKET, getattr(_socket, "SO_PEERCRED", 17), 12)
+Option = "Callable[[_socket.socket, int, int, int], bytes | None]"  # (socket, level, option, size): the answer
+
+
+def _linux(sock: _socket.socket, option: Callable[..., bytes | None] = kernel_option) -> PeerCred:
+    raw = option(sock, _socket.SOL_SOCKET, SO_PEERCRED_LINUX, UCRED.size)
     return UNKNOWN if raw is None else linux_ucred(raw)
 
 
-def _openbsd(sock: _socket.socket) -> PeerCred:
-    raw = _option(sock, _socket.SOL_SOCKET, getattr(_socket, "SO_PEERCRED", 0x1022), 12)
+def _openbsd(sock: _socket.socket, option: Callable[..., bytes | None] = kernel_option) -> PeerCred:
+    raw = option(sock, _socket.SOL_SOCKET, SO_PEERCRED_OPENBSD, SOCKPEERCRED.size)
     return UNKNOWN if raw is None else openbsd_sockpeercred(raw)
 
 
-def _darwin(sock: _socket.socket) -> PeerCred:
-    raw = _option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size)
+def _darwin(sock: _socket.socket, option: Callable[..., bytes | None] = kernel_option) -> PeerCred:
+    raw = option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size)
     if raw is None:
         return UNKNOWN
-    pid_raw = _option(sock, SOL_LOCAL, LOCAL_PEERPID, 4)
-    pid = struct.unpack("=i", pid_raw[:4])[0] if pid_raw is not None and len(pid_raw) >= 4 else None
+    pid_raw = option(sock, SOL_LOCAL, LOCAL_PEERPID, PID.size)
+    pid = PID.unpack_from(pid_raw)[0] if pid_raw is not None and len(pid_raw) >= PID.size else None
     return xucred(raw, pid if pid and pid > 0 else None)
 
 
-def _freebsd(sock: _socket.socket) -> PeerCred:
-    raw = _option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size + 8)
+def _freebsd(sock: _socket.socket, option: Callable[..., bytes | None] = kernel_option) -> PeerCred:
+    raw = option(sock, SOL_LOCAL, LOCAL_PEERCRED, XUCRED_WITH_PID)
     return UNKNOWN if raw is None else xucred(raw)
 
 
-def _nothing(sock: _socket.socket) -> PeerCred:
+def _nothing(sock: _socket.socket, option: Callable[..., bytes | None] = kernel_option) -> PeerCred:
     return UNKNOWN
 
 
-def reader_for(platform: str) -> Callable[[_socket.socket], PeerCred]:
+def reader_for(platform: str) -> Callable[..., PeerCred]:
     """The reader of `platform` (a `sys.platform` value)."""
     if platform.startswith("linux"):
         return _linux
@@ -136,9 +145,10 @@ def reader_for(platform: str) -> Callable[[_socket.socket], PeerCred]:
     return _nothing
 
 
-_read = _nothing if says_nothing() else reader_for(sys.platform)
-
-
 def peer_of(sock: _socket.socket | None) -> PeerCred:
-    """The peer of a connected Unix socket, or `UNKNOWN` where the system does not say."""
-    return UNKNOWN if sock is None else _read(sock)
+    """The peer of a connected Unix socket, or `UNKNOWN` where the system does not say (on the
+    system `tui.core.system.facts` chose once: this one, or one simulated, or none)."""
+    if sock is None:
+        return UNKNOWN
+    system = chosen()
+    return reader_for(system.platform)(sock, system.option or kernel_option)

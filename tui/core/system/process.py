@@ -1,6 +1,8 @@
 """Which process a pid is, where the system says: its owner, name, command line and start time
-(`Process`), or None. Linux reads `/proc/<pid>/`; a system without it says nothing here (the
-callers fail closed: a pid they cannot place is never signalled, never taken for `ssh`).
+(`Process`), or None. One reader per system, chosen once (`tui.core.system.facts`): Linux reads
+`/proc/<pid>/`; macOS, FreeBSD and any other POSIX system their process tables
+(`tui.core.system.proctable`); a system that says nothing, nothing (the callers fail closed: a pid
+they cannot place is never signalled, never taken for `ssh`).
 
 Plain `os` and no dataclasses: `this_program` is read on `token`'s path through the agent when a
 forwarded connection has ended (`make bench`, figure 6c)."""
@@ -8,9 +10,8 @@ forwarded connection has ended (`make bench`, figure 6c)."""
 from __future__ import annotations
 
 import os
-import sys
 
-from tui.core.system.facts import says_nothing
+from tui.core.system.facts import chosen
 
 
 class Process:
@@ -61,16 +62,28 @@ def _linux(pid: int) -> Process | None:
     return Process(pid, uid, name, argv, started)
 
 
-def _nothing(pid: int) -> Process | None:
-    return None
+def _from_table(pid: int) -> Process | None:
+    """A system without `/proc`: its process table (its kernel, or the simulated one)."""
+    from tui.core.system.proctable import REAL, Kernel, darwin, freebsd, posix  # lazy: no /proc here (ctypes, ps)
 
-
-_describe = _nothing if says_nothing() or not sys.platform.startswith("linux") else _linux
+    system = chosen()
+    kernel = system.kernel if isinstance(system.kernel, Kernel) else REAL
+    read = darwin if system.platform == "darwin" else freebsd if system.platform.startswith("freebsd") else posix
+    found = read(pid, kernel)
+    if found is None:
+        return None
+    uid, name, argv, started = found
+    return Process(pid, uid, name, argv, started)
 
 
 def process(pid: int | None) -> Process | None:
     """The process `pid`, or None: gone, not ours to read, or a system that does not say."""
-    return None if pid is None or pid <= 0 else _describe(pid)
+    if pid is None or pid <= 0:
+        return None
+    system = chosen()
+    if system.says_nothing:
+        return None
+    return _linux(pid) if system.has_proc else _from_table(pid)
 
 
 def alive(pid: int) -> bool:

@@ -4,14 +4,15 @@ and connecting to one whose path is longer than that (a deep home's `forwarded/l
 from __future__ import annotations
 
 import os
-import sys
+
+from tui.core.system.facts import platform
 
 TYPE_CHECKING = False  # not `from typing import`: the names module (wire.naming) reads SUN_PATH on `token`'s path
 if TYPE_CHECKING:  # pragma: no cover
     import _socket
 
 # bytes a Unix socket's path may take, the final NUL included: 104 on macOS and the BSDs, 108 on Linux
-SUN_PATH = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108
+SUN_PATH = 104 if platform() == "darwin" or "bsd" in platform() else 108
 
 
 def fits(path: str) -> bool:
@@ -26,7 +27,7 @@ def connect(conn: _socket.socket, path: str) -> None:
     if fits(path):
         conn.connect(path)
         return
-    if os.path.isdir("/proc/self/fd"):
+    if platform().startswith("linux") and os.path.isdir("/proc/self/fd"):
         directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             conn.connect(f"/proc/self/fd/{directory}/{os.path.basename(path)}")

@@ -1,12 +1,11 @@
-"""An agent's life: served in the foreground until stopped, detached into the background as
-ssh-agent detaches (its own session, no terminal, nothing of the shell's pipes kept open), or served
-in-process for one connection (`assistant-auth ssh` with no agent in the shell). The command line
-only chooses which; the serving, the signals and the socket's removal are here."""
+"""An agent's life: served until stopped (in the foreground, or as the background agent
+`tui.core.agent.server.background` starts), or served in-process for one connection
+(`assistant-auth ssh` with no agent in the shell). The command line only chooses which; the
+serving, the signals and the socket's removal are here."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import threading
 from collections.abc import Callable
@@ -50,29 +49,6 @@ def proof_key(path: str) -> str | None:
         return place.write_answer_key(path)
     except OSError:
         return None
-
-
-def detach(run: Callable[[], object]) -> int:
-    """Run `run` in a child of its own session, without the terminal or the caller's pipes, and
-    return its pid at once (the caller prints the shell lines). The child ends when `run` does."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setsid()
-            _detach_stdio()
-            os.chdir("/")
-            run()
-        finally:
-            os._exit(0)
-    return pid
-
-
-def _detach_stdio() -> None:
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    if devnull > 2:
-        os.close(devnull)
 
 
 class InProcess:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import pathlib
 import secrets
 import socket
 import stat
@@ -24,6 +25,7 @@ import time
 
 from tui.core import paths
 from tui.core.agent.wire.naming import (
+    HOME_DIR,
     KEY_HEX,
     PID_ENV,
     SOCKET_ENV,
@@ -36,7 +38,9 @@ from tui.core.agent.wire.naming import (
     lock_of,
 )
 from tui.core.digest import sha256_hex
+from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase
+from tui.core.system.facts import chosen
 
 __all__ = [
     "PID_ENV",
@@ -168,6 +172,20 @@ _ours: dict[str, int] = {}  # path -> the inode of the socket this process bound
 _our_keys: dict[str, int] = {}  # socket path -> the inode of the answer key this process wrote beside it
 
 
+def ownership(path: str) -> tuple[int | None, int | None]:
+    """(the socket's inode, the answer key's inode) this process made at `path`: what a background
+    agent it starts is handed (`adopt`), so that agent too removes only what was made for it."""
+    return _ours.get(path), _our_keys.get(path)
+
+
+def adopt(path: str, socket_inode: int | None, key_inode: int | None) -> None:
+    """Take over what the process that started this one made at `path` (see `ownership`)."""
+    if socket_inode is not None:
+        _ours[path] = socket_inode
+    if key_inode is not None:
+        _our_keys[path] = key_inode
+
+
 class AlreadyRunning(Exception):
     """An agent already answers at the path (`.path`): a second one is not started."""
 
@@ -178,14 +196,21 @@ class AlreadyRunning(Exception):
 
 def stable_path() -> str | None:
     """`$XDG_RUNTIME_DIR/assistant-auth/agent.sock` when that directory is a private one of ours
-    (a login session's, a user service's) and the path fits; else None (a new directory each time).
+    (a login session's, a user service's); on a system whose sessions have no such directory
+    (macOS, the BSDs), `<config dir>/agent/agent.sock`, a private directory in the home that
+    survives reboots and temporary-file cleaners (gpg-agent's place there); else None (Linux
+    without one: a new directory each time). None too when the path does not fit a socket address.
     Each home its own: an agent serving another `ASSISTANT_CODE_HOME` has `agent-<hash>.sock`
-    beside it (gpg-agent's way for a non-default GNUPGHOME), so no shell is pointed at an agent
-    that serves another home's sign-in."""
+    in the runtime directory (gpg-agent's way for a non-default GNUPGHOME), so no shell is
+    pointed at an agent that serves another home's sign-in."""
+    home = paths.config_dir_str()
     runtime = _private_runtime()
-    if runtime is None:
+    if runtime is not None:
+        path = os.path.join(runtime, STABLE_DIR, stable_name(home))
+    elif not chosen().has_runtime_dir:
+        path = os.path.join(home, HOME_DIR, STABLE_NAME)
+    else:
         return None
-    path = os.path.join(runtime, STABLE_DIR, stable_name(paths.config_dir_str()))
     return path if fits(path) else None
 
 
@@ -220,7 +245,7 @@ def _listen_at(path: str, make_parent: bool) -> socket.socket:
     parent = os.path.dirname(path)
     if make_parent:
         with contextlib.suppress(OSError):  # already there, or cannot be made: the look below says which
-            os.mkdir(parent, 0o700)
+            ensure_private_dir(pathlib.Path(parent))  # the config dir too, on a fresh Mac
     try:
         info = os.lstat(parent)
     except OSError as exc:

@@ -2,7 +2,8 @@
 
 - Beside an agent's socket: its lock (`<socket>.lock`), the word that its `--lifetime` ended
   (`<socket>.ended`) and `--confirm`'s answer key (`<socket>.key`).
-- The stable place: `$XDG_RUNTIME_DIR/assistant-auth/agent.sock`.
+- The stable place: `$XDG_RUNTIME_DIR/assistant-auth/agent.sock`, or on a system without a
+  runtime directory (macOS, the BSDs) `<config dir>/agent/agent.sock`.
 - A forwarded socket `assistant-auth ssh` makes on a server: `/tmp/assistant-auth-<16 hex>.sock`,
   and its registration under `<config dir>/forwarded/` (`<id>.sock`, `latest.sock`).
 - How long a socket's path may be (`SUN_PATH`, the system's: `tui.core.system.sockets`).
@@ -24,6 +25,7 @@ __all__ = [
     "PID_ENV",
     "SOCKET_ENV",
     "FORWARDED_DIR",
+    "HOME_DIR",
     "KEY",
     "LATEST",
     "LOCK",
@@ -42,6 +44,7 @@ __all__ = [
 LOCK, ENDED, KEY = ".lock", ".ended", ".key"
 KEY_HEX = 32  # an answer key's length: hex characters, 128 bits
 STABLE_DIR, STABLE_NAME = "assistant-auth", "agent.sock"
+HOME_DIR = "agent"  # the stable place in the config dir, where sessions have no runtime directory (macOS)
 FORWARDED_DIR, LATEST = "forwarded", "latest.sock"
 FORWARD_PREFIX, FORWARD_SUFFIX, FORWARD_HEX = "assistant-auth-", ".sock", 16  # the server's /tmp name
 

@@ -1,0 +1,134 @@
+"""The background agent (`assistant-auth agent` without `--foreground`): this program started
+again, in a session of its own, without the terminal or the shell's pipes (ssh-agent's detach),
+serving the socket the command bound.
+
+Not a plain `fork`: a forked child that goes on running Python is a known crash class on macOS
+(the system's proxy lookup, which httpx makes for every refresh, uses frameworks that a fork
+without exec leaves broken), so the child is a new program (`subprocess`: fork and exec in one
+step, no Python code between them), handed
+
+- the listening socket, an inherited descriptor (`agent --adopt FD`: only a number on its command
+  line, where `ps` shows it);
+- over a private socket pair on its stdin: the socket's path, the answer key, which files are the
+  agent's own to remove, its --lifetime and --confirm;
+
+and it answers "ready" once it holds the socket: the shell lines are printed only for an agent
+that runs, and a child that cannot start is said, its socket removed."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import socket
+import subprocess
+import sys
+
+from tui.core.agent.server import place
+from tui.core.phrase import N_, Phrase
+
+ADOPT = "--adopt"
+READY = "ready"
+START_WAIT = 60.0  # seconds for the new process to start and take the socket (a loaded machine)
+HANDED_AT_MOST = 1 << 16
+
+NOT_STARTED = N_("assistant-auth agent: the background agent did not start: {reason}")
+
+_started: list[subprocess.Popen[bytes]] = []  # kept, not waited for: the command ends at once
+
+
+class NotStarted(Exception):
+    """The background agent did not start; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Handed:
+    """What the background agent is handed: its socket and how it serves."""
+
+    path: str
+    key: str | None
+    lifetime: float | None
+    confirm: bool
+    socket_inode: int | None = None
+    key_inode: int | None = None
+
+
+def start(listener: socket.socket, handed: Handed) -> int:
+    """Start the background agent serving `listener` and return its pid once it said it is ready
+    (NotStarted, said, when it is not: its socket is then removed by the caller)."""
+    ours, theirs = socket.socketpair()
+    descriptor = listener.fileno()
+    try:
+        child = subprocess.Popen(  # noqa: S603 - this interpreter and this program, our own words
+            [sys.executable, "-m", "tui.cli", "agent", ADOPT, str(descriptor)],
+            stdin=theirs.fileno(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(descriptor,),
+            cwd="/",
+            start_new_session=True,
+            env=_same_program(),
+        )
+    except OSError as exc:
+        ours.close()
+        raise NotStarted(Phrase(NOT_STARTED, reason=exc.strerror or str(exc))) from None
+    finally:
+        theirs.close()
+    _started.append(child)
+    with ours:
+        try:
+            ours.sendall(json.dumps(dataclasses.asdict(handed)).encode("utf-8") + b"\n")
+            ours.settimeout(START_WAIT)
+            answer = _line(ours)
+        except OSError as exc:
+            answer = exc.strerror or str(exc)
+    if answer != READY:
+        with contextlib.suppress(OSError):
+            child.kill()
+        reason = answer or Phrase(N_("it ended at once (exit {code})"), code=child.wait(10))
+        raise NotStarted(Phrase(NOT_STARTED, reason=reason))
+    return child.pid
+
+
+def _same_program() -> dict[str, str]:
+    """The environment of the background agent: this one, with this program's own package first
+    on Python's path, so the new process runs the same code as the command that starts it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))))
+    before = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": root + (os.pathsep + before if before else "")}
+
+
+def _line(conn: socket.socket) -> str:
+    received = b""
+    while not received.endswith(b"\n") and len(received) < HANDED_AT_MOST:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        received += chunk
+    return received.decode("utf-8", "replace").strip()
+
+
+def adopted(descriptor: int) -> tuple[socket.socket, Handed]:
+    """In the background agent: the socket and what it was handed (on stdin), checked (a listening
+    Unix socket bound at the path it was told), then stdin let go and "ready" said. NotStarted
+    (said back to the command that started it) when anything is not as it should be."""
+    channel = socket.socket(fileno=os.dup(0))
+    with channel:
+        try:
+            channel.settimeout(START_WAIT)
+            fields = json.loads(_line(channel))
+            handed = Handed(**fields)
+            listener = socket.socket(fileno=descriptor)
+            if listener.family != socket.AF_UNIX or listener.getsockname() != handed.path:
+                raise ValueError(f"descriptor {descriptor} is not the agent's socket")
+        except (OSError, ValueError, TypeError) as exc:
+            with contextlib.suppress(OSError):
+                channel.sendall(str(exc).encode("utf-8", "replace")[:1000] + b"\n")
+            raise NotStarted(str(exc)) from None
+        place.adopt(handed.path, handed.socket_inode, handed.key_inode)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        channel.sendall(READY.encode("ascii") + b"\n")
+    return listener, handed
