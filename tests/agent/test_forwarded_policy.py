@@ -1,4 +1,5 @@
-"""Hardening round 6 through a real OpenSSH server: what a process on a server can make the agent
+"""Hardening round 6 through a real OpenSSH server, on every system (`system`: Linux, macOS and
+FreeBSD simulated, and one that says nothing about a peer): what a process on a server can make the agent
 do through the forwarded socket (never `stop`; under `--confirm` nothing but `ping` without the
 person's answer), what it reads of the agent's machine (no path), and `assistant-auth ssh` when the
 person's agent does not answer (said, never replaced silently). Skipped where sshd is missing."""
@@ -23,7 +24,7 @@ from tui.core.agent.wire.protocol import Request
 pytestmark = needs_openssh
 
 
-def test_a_forwarded_connection_cannot_stop_the_agent(laptop, server, sshd):
+def test_a_forwarded_connection_cannot_stop_the_agent(system, laptop, server, sshd):
     write_creds(laptop, valid(server))
     agent = RunningAgent(os.environ.copy())
     through = Forwarded(sshd, agent.path)
@@ -42,13 +43,14 @@ def test_a_forwarded_connection_cannot_stop_the_agent(laptop, server, sshd):
         agent.stop()
 
 
-def test_under_confirm_a_forwarded_connection_gets_only_ping(laptop, server, sshd):
+def test_under_confirm_a_forwarded_connection_gets_only_ping(system, laptop, server, sshd):
     write_creds(laptop, valid(server))
     agent = RunningAgent(os.environ.copy(), "--confirm")
     through = Forwarded(sshd, agent.path)
     try:
         alive = ask(Request("ping"), through.path)
-        assert alive == {"v": 1, "ok": True, "alive": True, "asked_from": "forwarded"}  # no pid, path or identity
+        origin = "forwarded" if system.places else "unknown"  # a system that says nothing: a stranger
+        assert alive == {"v": 1, "ok": True, "alive": True, "asked_from": origin}  # no pid, path or identity
         for op in ("status", "events", "token"):
             said = ask(Request(op), through.path)
             assert said["ok"] is False and "no wizard is open" in said["error"], op
@@ -58,7 +60,7 @@ def test_under_confirm_a_forwarded_connection_gets_only_ping(laptop, server, ssh
         agent.stop()
 
 
-def test_forwarded_answers_carry_no_path_of_the_agents_machine(laptop, server, sshd):
+def test_forwarded_answers_carry_no_path_of_the_agents_machine(system, laptop, server, sshd):
     agent = RunningAgent(os.environ.copy())  # no sign-in on the laptop: the error would name its home
     through = Forwarded(sshd, agent.path)
     laptop_paths = [str(laptop), os.path.dirname(agent.path), os.path.expanduser("~") + "/"]
@@ -71,8 +73,10 @@ def test_forwarded_answers_carry_no_path_of_the_agents_machine(laptop, server, s
             text = repr(said)
             assert not any(path in text for path in laptop_paths), text
         assert events["socket"].startswith("…/agent.")  # said, without where
-        local = ask(Request("token"), agent.path)  # on the agent's own machine, the whole path
-        assert str(laptop) in local["error"]
+        local = ask(Request("events"), agent.path)  # on the agent's own machine (its key shown), the whole path
+        assert local["socket"] == agent.path and ask(Request("status"), agent.path)["asked_from"] == "local"
+        token = ask(Request("token"), agent.path)  # a token request shows no key: placed by the system alone
+        assert (str(laptop) in token["error"]) is system.places
     finally:
         through.close()
         agent.stop()

@@ -56,7 +56,7 @@ class RefreshTokenWatch:
         return self.seen
 
 
-def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(laptop, server, sshd, server_home):
+def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(system, laptop, server, sshd, server_home):
     path = write_creds(laptop, expired(server))
     watch = RefreshTokenWatch(server_home, lambda: [pair[1] for pair in server.issued])
     try:

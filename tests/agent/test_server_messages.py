@@ -1,7 +1,8 @@
 """Messages by cause, right for where they are read (#43): on a server served by the agent (through
 a real sshd's forward), no message advises `assistant-auth login` there or shows the laptop's
 paths; `--slot nope` is a usage error; `refresh` says the refresh happens on the person's own
-machine (with the agent, or with the relay's file); `login` there asks first, `--force` in scripts."""
+machine (with the agent, or with the relay's file); `login` there asks first, `--force` in scripts.
+The messages by cause on every system (`system`)."""
 
 from __future__ import annotations
 
@@ -30,20 +31,20 @@ def never_sends_to_the_server(done: subprocess.CompletedProcess, laptop) -> None
         assert "assistant-auth login" not in line or "there" in line, line
 
 
-def test_not_signed_in_on_your_own_machine(forwarded, laptop, server_home):
+def test_not_signed_in_on_your_own_machine(system, forwarded, laptop, server_home):
     done = on_server(forwarded, server_home, "token")
     assert done.returncode == 1 and "not signed in on your own machine: run `assistant-auth login` there" in done.stderr
     never_sends_to_the_server(done, laptop)
 
 
-def test_a_rejected_sign_in_is_to_be_made_again_there(forwarded, laptop, server, server_home):
+def test_a_rejected_sign_in_is_to_be_made_again_there(system, forwarded, laptop, server, server_home):
     write_creds(laptop, expired(server, refresh_token="rt_unknown_to_the_server"))
     done = on_server(forwarded, server_home, "token")
     assert done.returncode == 1 and "your sign-in on your own machine was rejected" in done.stderr
     never_sends_to_the_server(done, laptop)
 
 
-def test_an_unknown_slot_is_a_usage_error(forwarded, laptop, server, server_home):
+def test_an_unknown_slot_is_a_usage_error(system, forwarded, laptop, server, server_home):
     write_creds(laptop, valid(server))
     done = on_server(forwarded, server_home, "token", "--slot", "nope")
     assert done.returncode == 2 and "no slot named nope on your own machine" in done.stderr

@@ -26,7 +26,10 @@ def agent(sub) -> None:
         "-a",
         "--socket",
         metavar="PATH",
-        help=_("listen at PATH (default: $XDG_RUNTIME_DIR/assistant-auth/agent.sock, else a new private directory)"),
+        help=_(
+            "listen at PATH (default: $XDG_RUNTIME_DIR/assistant-auth/agent.sock; on macOS and the BSDs "
+            "~/.assistant-code/agent/agent.sock; else a new private directory)"
+        ),
     )
     p.add_argument("--foreground", action="store_true", help=_("stay in the foreground (a service unit, a terminal)"))
     p.add_argument("--stop", action="store_true", help=_("stop the running agent"))

@@ -193,11 +193,13 @@ class Agent:
             await self._requests(number, origin, reader, writer)
         except (OSError, asyncio.TimeoutError, ConnectionError):
             pass  # the client went away or stopped reading: its connection ends, the others go on
+        except asyncio.CancelledError:  # the agent stops with this connection open (a wizard answering): it
+            pass  # ends here; re-raised, Python 3.11's streams would print the cancelled task as an error
         finally:
             if self.connections.pop(number, None) is not None:
                 self._tell(Event(time.time(), number, "closed", origin))
             writer.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception, asyncio.CancelledError):  # as above: the agent stopping
                 await writer.wait_closed()
 
     async def _requests(

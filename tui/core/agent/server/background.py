@@ -118,10 +118,8 @@ def adopted(descriptor: int) -> tuple[socket.socket, Handed]:
         try:
             channel.settimeout(START_WAIT)
             fields = json.loads(_line(channel))
-            handed = Handed(**fields)
-            listener = socket.socket(fileno=descriptor)
-            if listener.family != socket.AF_UNIX or listener.getsockname() != handed.path:
-                raise ValueError(f"descriptor {descriptor} is not the agent's socket")
+            handed = _checked(fields)
+            listener = _listener(descriptor, handed.path)
         except (OSError, ValueError, TypeError) as exc:
             with contextlib.suppress(OSError):
                 channel.sendall(str(exc).encode("utf-8", "replace")[:1000] + b"\n")
@@ -132,3 +130,40 @@ def adopted(descriptor: int) -> tuple[socket.socket, Handed]:
         os.close(devnull)
         channel.sendall(READY.encode("ascii") + b"\n")
     return listener, handed
+
+
+def _listener(descriptor: int, path: str) -> socket.socket:
+    """The inherited descriptor as the agent's socket: a Unix stream socket bound at `path`, or
+    ValueError (a descriptor that is no socket, another socket, another path)."""
+    wrong = ValueError(f"descriptor {descriptor} is not the agent's socket at {path}")
+    try:
+        listener = socket.socket(fileno=descriptor)
+    except OSError:
+        raise wrong from None
+    try:
+        right = listener.family == socket.AF_UNIX and listener.type == socket.SOCK_STREAM
+        if right and listener.getsockname() == path:
+            return listener
+    except OSError:
+        pass
+    listener.detach()  # not ours to close
+    raise wrong
+
+
+def _checked(fields: object) -> Handed:
+    """What was handed, each field of its type (ValueError otherwise)."""
+    if not isinstance(fields, dict) or set(fields) - {f.name for f in dataclasses.fields(Handed)}:
+        raise ValueError("not what an agent is handed")
+    handed = Handed(**fields)
+    whole = (int, type(None))
+    kinds = [
+        isinstance(handed.path, str),
+        isinstance(handed.key, (str, type(None))),
+        isinstance(handed.lifetime, (int, float, type(None))) and not isinstance(handed.lifetime, bool),
+        isinstance(handed.confirm, bool),
+        isinstance(handed.socket_inode, whole) and not isinstance(handed.socket_inode, bool),
+        isinstance(handed.key_inode, whole) and not isinstance(handed.key_inode, bool),
+    ]
+    if not all(kinds):
+        raise ValueError("not what an agent is handed")
+    return handed
