@@ -35,7 +35,7 @@ async def test_the_foreground_view_shows_each_request_and_s_stops_serving(laptop
     assert not os.path.exists(os.path.dirname(path))
 
 
-async def test_home_says_where_tokens_come_from_and_opens_the_view(laptop, server, monkeypatch):
+async def test_home_says_where_tokens_come_from_and_opens_the_view(system, laptop, server, monkeypatch):
     write_creds(laptop, valid(server))
     agent = RunningAgent(os.environ.copy())
     try:

@@ -198,7 +198,7 @@ async def test_an_unanswered_question_is_withdrawn_and_denied(laptop, server):
         await serving
 
 
-async def test_the_wizard_asks_and_allow_this_connection_serves(confirming, server, monkeypatch):
+async def test_the_wizard_asks_and_allow_this_connection_serves(system, confirming, server, monkeypatch):
     """The whole way: the wizard open on the agent's machine, a request arrives, the dialog shows
     over Home (never a token), `c` allows the connection, the token is served."""
     monkeypatch.setenv("ASSISTANT_AUTH_SOCK", confirming.path)
@@ -210,7 +210,8 @@ async def test_the_wizard_asks_and_allow_this_connection_serves(confirming, serv
         asked = asyncio.ensure_future(asyncio.to_thread(ask, Request("token"), confirming.path))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
         text = screen_text(app)
-        assert "A connection asks for an access token" in text and "from this machine" in text
+        assert "A connection asks for an access token" in text
+        assert ("from this machine" if system.places else "from a process this system cannot place") in text
         assert "of the default" in text
         await pilot.press("c")
         answer = await asked

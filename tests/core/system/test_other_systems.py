@@ -208,3 +208,31 @@ def test_none_says_nothing_and_stops_nothing(provided):
     left, right = socket.socketpair(socket.AF_UNIX)
     with left, right:
         assert peer_of(left) == Peer(None, None, UNKNOWN)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="binds through Linux's /proc/self/fd")
+@pytest.mark.parametrize("name", ["linux", "darwin"])
+def test_a_socket_path_longer_than_an_address_is_reached_on_every_system(provided, tmp_path, monkeypatch, name):
+    """Linux reaches it through its directory opened (`/proc/self/fd`); a system without that
+    through a link in a new private directory, removed after."""
+    from tui.core.system import sockets
+
+    links: list[str] = []
+    real_symlink = os.symlink
+    monkeypatch.setattr(sockets.os, "symlink", lambda src, dst: (links.append(dst), real_symlink(src, dst))[1])
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    directory = os.open(deep, os.O_RDONLY)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(f"/proc/self/fd/{directory}/agent.sock")
+    server.listen(1)
+    os.close(directory)
+    provided(facts.choose("" if name == "linux" else name))
+    client = socket.socket(socket.AF_UNIX)
+    with server, client:
+        sockets.connect(client, str(deep / "agent.sock"))
+        accepted, _ = server.accept()
+        accepted.close()
+    assert len(links) == (0 if name == "linux" else 1)  # through a link only where there is no /proc
+    assert not any(os.path.lexists(os.path.dirname(link)) for link in links)  # the link and its directory gone
