@@ -15,6 +15,7 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.waiting import until
 from tui.core.agent.server.peer import FORWARDED, LOCAL, UNKNOWN, Peer, peer_of
 from tui.core.system import facts, peercred, proctable
 from tui.core.system.facts import System
@@ -164,6 +165,7 @@ def test_openbsd_is_read_in_its_own_order(provided):
 def test_a_simulated_system_says_what_linux_says(provided, name):
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "a word with spaces"])
     try:
+        until(lambda: "a word with spaces" in getattr(process(child.pid), "argv", []), what="the child's exec")
         linux = process(child.pid)
         provided(facts.choose(name))
         assert facts.chosen().simulated and facts.chosen().platform.startswith(name)
@@ -193,6 +195,7 @@ def test_any_other_posix_system_asks_ps(provided):
     provided(System("sunos5", None, proctable.REAL))
     child = subprocess.Popen(["sleep", "60"])
     try:
+        until(lambda: getattr(process(child.pid), "argv", []) == ["sleep", "60"], what="the child's exec")
         seen = process(child.pid)
         assert seen is not None and (seen.uid, seen.name, seen.argv) == (os.geteuid(), "sleep", ["sleep", "60"])
         assert seen.started is not None
