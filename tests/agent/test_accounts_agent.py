@@ -16,7 +16,9 @@ from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
 from tui.core.agent.wire.protocol import BadRequest, Request, parse_request
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot
+from tui.core.keys import account_key, account_slot, region_key, region_storage_name
+from tui.core.regions import endpoints
+from tui.core.slots.selector import Selector
 
 
 def two_accounts(laptop, server) -> dict[str, dict]:
@@ -81,7 +83,7 @@ def test_the_relay_feeds_the_servers_official_client_the_account_chosen(accounts
 
 def test_the_protocol_carries_an_account_and_its_region_and_nothing_more():
     request = parse_request(b'{"v":1,"op":"token","account":"work","region":"global"}\n')
-    assert request.selector_values()["account"] == "work" and request.selector_values()["region"] == "global"
+    assert request.selector == Selector(account="work", region="global")
     assert request.asked_for() == "account work (global)"
     assert parse_request(b'{"v":1,"op":"token","account":"work"}\n').asked_for() == "account work"
     for bad in (
@@ -94,9 +96,9 @@ def test_the_protocol_carries_an_account_and_its_region_and_nothing_more():
 
 
 def test_the_confirm_question_names_the_account():
-    line = asked_line(3, "from this machine", Request("token", (("account", "work"),)).asked_for())
+    line = asked_line(3, "from this machine", Request("token", Selector(account="work")).asked_for())
     assert line == "Connection #3, from this machine, asks for a token of account work."
-    line = asked_line(3, "from this machine", Request("token", (("account", "work"), ("region", "cn"))).asked_for())
+    line = asked_line(3, "from this machine", Request("token", Selector(account="work", region="cn")).asked_for())
     assert "account work (cn)" in line
 
 
@@ -135,3 +137,101 @@ def test_switch_on_a_server_served_by_the_agent_points_at_the_agent_not_at_a_sig
     assert "token --account work" in done.stderr and "ssh --relay --account work" in done.stderr
     assert "login" not in done.stderr
     assert not (server_home / "config.toml").exists()
+
+
+def test_status_json_on_a_server_names_the_accounts_and_the_active_one(accounts_agent, server_home):
+    agent, made = accounts_agent
+    env = on_server(agent.path, server_home)
+    done = run_on_server(env, "status", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    accounts = {a["name"]: a for a in data["accounts"]}
+    assert set(accounts) == {"work", "personal"}
+    assert [a["name"] for a in data["accounts"] if a["active"]] == ["work"]
+    assert accounts["personal"]["identity"] == "bob" and accounts["personal"]["region"] == "cn"
+    assert accounts["work"]["slot"] == account_slot("cn", "work") and accounts["work"]["usable"] is True
+    assert data["managed_account"] == {"name": "work", "region": "cn", "exists": True}
+    assert made["work"]["access_token"] not in done.stdout
+    assert made["work"]["refresh_token"] not in done.stdout
+    chosen = json.loads(run_on_server(env, "status", "--json", "--account", "personal").stdout)
+    assert chosen["selected"] == account_slot("cn", "personal")
+
+
+def test_a_name_that_does_not_fit_is_a_usage_error_through_the_agent(accounts_agent, server_home, laptop, server):
+    agent, made = accounts_agent
+    write_creds(
+        laptop,
+        {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800},
+        name=account_slot("global", "work"),
+    )
+    env = on_server(agent.path, server_home)
+    for name in ("nobody", "work"):  # unknown; in both regions without --region
+        for args in (
+            ("token", "--account", name),
+            ("token", "--account", name, "--json"),
+            ("exec", "--account", name, "--", "true"),
+            ("status", "--account", name),
+            ("status", "--json", "--account", name),
+            ("relay", "--once", "--account", name),
+        ):
+            done = run_on_server(env, *args)
+            assert done.returncode == 2, (args, done.stdout, done.stderr)
+            assert "Traceback" not in done.stderr and str(laptop) not in done.stderr
+    assert not (server_home / "credentials").exists()  # nothing written on the "server"
+
+
+def test_a_global_account_is_relayed_where_the_official_client_reads_global(
+    accounts_agent, server_home, laptop, server
+):
+    agent, made = accounts_agent
+    work_global = {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800}
+    write_creds(laptop, work_global, name=account_slot("global", "work"))
+    env = on_server(agent.path, server_home)
+    done = run_on_server(env, "relay", "--once", "--account", "work", "--region", "global")
+    assert done.returncode == 0, done.stderr
+    cn_file = server_home / "credentials" / f"{region_storage_name('cn')}.json"
+    global_file = server_home / "credentials" / f"{region_storage_name('global')}.json"
+    assert not cn_file.exists()  # never a global token where the official client would send it to the cn API
+    assert read_json(global_file)["access_token"] == work_global["access_token"]
+    assert "now uses the global region" in done.stderr
+    config = (server_home / "config.toml").read_text()
+    assert f'key = "{region_key("global")}"' in config and endpoints("global").base_url in config
+    # a cn account afterwards: the official client here reads global now, and nothing of this
+    # machine's own is there, so it is pointed back, its cn slot filled
+    back = run_on_server(env, "relay", "--once", "--account", "personal")
+    assert back.returncode == 0, back.stderr
+    assert read_json(cn_file)["access_token"] == made["personal"]["access_token"]
+    assert f'key = "{region_key("cn")}"' in (server_home / "config.toml").read_text()
+
+
+def test_the_relay_never_moves_the_official_client_off_a_sign_in_of_the_server(
+    accounts_agent, server_home, laptop, server
+):
+    agent, _made = accounts_agent
+    write_creds(
+        laptop,
+        {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800},
+        name=account_slot("global", "work"),
+    )
+    env = on_server(agent.path, server_home)
+    own = {**server.issue_tokens(subject="server-own"), "expires_at": 4102444800}
+    os.environ["ASSISTANT_CODE_HOME"], saved = str(server_home), os.environ["ASSISTANT_CODE_HOME"]
+    try:
+        write_creds(server_home, own, name=region_storage_name("cn"))
+        provision_managed_provider(region_key("cn"), "cn")
+    finally:
+        os.environ["ASSISTANT_CODE_HOME"] = saved
+    config = (server_home / "config.toml").read_bytes()
+    done = run_on_server(env, "relay", "--once", "--account", "work", "--region", "global")
+    assert done.returncode == 1
+    assert "this machine's own sign-in in cn" in done.stderr and "assistant-auth logout --region cn" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert (server_home / "config.toml").read_bytes() == config
+    assert read_json(server_home / "credentials" / f"{region_storage_name('cn')}.json") == own
+    assert not (server_home / "credentials" / f"{region_storage_name('global')}.json").exists()
+    by_slot = run_on_server(
+        env, "relay", "--once", "--account", "work", "--region", "global", "--slot", region_storage_name("cn")
+    )
+    assert by_slot.returncode == 2  # --account goes with --region only
+    wrong = run_on_server(env, "relay", "--once", "--region", "global", "--slot", region_storage_name("cn"))
+    assert wrong.returncode == 2

@@ -25,6 +25,7 @@ from tui.core.agent.server.agent import Agent, place
 from tui.core.agent.server.confirm import ALLOW_CONNECTION, DENY
 from tui.core.agent.wire import naming
 from tui.core.agent.wire.protocol import Request, parse_answer, parse_request
+from tui.core.slots.selector import Selector
 
 
 def read_line(conn: socket.socket) -> dict:
@@ -78,7 +79,7 @@ def test_the_wizard_answers_allow_this_connection(confirming, server):
     conn.connect(confirming.path)
     try:
         for _ in range(2):
-            conn.sendall(Request("token", (("region", "cn"),)).to_line())
+            conn.sendall(Request("token", Selector(region="cn")).to_line())
             assert read_line(conn)["access_token"] == server.issued[-1][0]
     finally:
         conn.close()

@@ -37,6 +37,7 @@ from tui.core.agent.server.policy import Access, access, local_roots, without_lo
 from tui.core.agent.view import connection_lines, event_line, header, slot_lines
 from tui.core.agent.wire import naming
 from tui.core.agent.wire.protocol import Request, parse_request
+from tui.core.slots.selector import Selector
 from tui.core.untrusted import is_one_printable_line
 from tui.demo.server import TOKEN_PATH
 
@@ -254,7 +255,7 @@ async def test_the_foreground_views_question_shows_a_hostile_request_as_one_line
     app = AgentApp(listener, path, None, confirm=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "Token agent, pid" in screen_text(app))
-        hostile = Request("token", (("region", HOSTILE[:200]),))
+        hostile = Request("token", Selector(region=HOSTILE[:200]))
         asked = asyncio.ensure_future(asyncio.to_thread(ask, hostile, path))
         await wait_for(pilot, lambda: screen_name(app) == "AskScreen")
         text = screen_text(app)
@@ -375,7 +376,7 @@ def test_a_client_asking_as_fast_as_it_can_makes_one_refresh(laptop, server, age
 
     try:  # as fast as it can, until a fresh token is short of 3598 s and the spacing has answered many times
         while sum(1 for said in answers if spaced(said)) < 100 and time.monotonic() < deadline:
-            conn.sendall(Request("token", (), 3598).to_line())
+            conn.sendall(Request("token", min_ttl=3598).to_line())
             while True:
                 said = json.loads(reader.readline())
                 if "working" not in said:
@@ -388,7 +389,7 @@ def test_a_client_asking_as_fast_as_it_can_makes_one_refresh(laptop, server, age
     assert len(refused) == 100 and all(said["ok"] or said["exit"] == 2 for said in answers)
     assert all(0 < said["retry_after"] <= 1800 and "cannot be met" in said["error"] for said in refused)
     # a lifetime the fresh token meets is served as before, without another refresh
-    served = ask(Request("token", (), 1800), agent.path)
+    served = ask(Request("token", min_ttl=1800), agent.path)
     assert served["ok"] is True and server.count(TOKEN_PATH, "refresh_token") == 1
 
 

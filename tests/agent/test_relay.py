@@ -26,6 +26,9 @@ from tui.core.agent.client import relay as relay_rules
 from tui.core.agent.client.answering import Question, offer
 from tui.core.agent.client.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
 from tui.core.agent.server.confirm import ALLOW_CONNECTION
+from tui.core.config.provider import provision_managed_provider
+from tui.core.keys import region_key, region_storage_name
+from tui.core.slots.selector import Selector
 from tui.demo.server import TOKEN_PATH
 
 SLOT = "assistant-code"
@@ -203,7 +206,7 @@ def short_relay(agent_path, lines: list[str], **timing) -> Relay:
     # spec's 30 s, where the agent refreshes whenever asked: above it, its refresh spacing would hold a
     # renewal back for half the token's lifetime, as it does for any client)
     clock = Timing(**{"ask_ttl": 30, "renew_left": 29, "retry": 0.5, "ping": 0.5, **timing})
-    return Relay(SLOT, (), say=lines.append, socket=agent_path, timing=clock)
+    return Relay(SLOT, Selector(), say=lines.append, socket=agent_path, timing=clock)
 
 
 def test_the_relay_renews_through_the_agent_before_the_official_threshold(laptop, server, server_home, monkeypatch):
@@ -335,3 +338,29 @@ def test_without_the_agent_a_relayed_file_says_where_tokens_come_from(laptop, se
     assert done.returncode == 1 and done.stdout == ""
     assert "no refresh token" in done.stderr and "assistant-auth relay" in done.stderr
     assert server_file(server_home).read_bytes() == before
+
+
+def test_the_active_account_moved_to_another_region_stops_the_relay(laptop, server, server_home, monkeypatch):
+    server.access_ttl = 36  # a renewal about every 5 s
+    write_creds(laptop, expired(server))
+    global_tokens = {**server.issue_tokens(subject="g"), "expires_at": 4102444800}
+    write_creds(laptop, global_tokens, name=region_storage_name("global"))
+    running = RunningAgent(os.environ.copy())
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
+    lines: list[str] = []
+    relay = short_relay(running.path, lines)
+    relay.region = "cn"  # what the relay settled on: the slot here is read for the cn API
+    try:
+        with in_a_thread(relay) as (result, worker):
+            until(lambda: relay.written >= 1, timeout=60)
+            first = read_json(server_file(server_home))["access_token"]
+            monkeypatch.setenv("ASSISTANT_CODE_HOME", str(laptop))  # the person switches on the laptop
+            provision_managed_provider(region_key("global"), "global")
+            monkeypatch.setenv("ASSISTANT_CODE_HOME", str(server_home))
+            worker.join(60)
+    finally:
+        running.stop()
+    assert result == [Outcome.REFUSED]
+    assert read_json(server_file(server_home))["access_token"] != global_tokens["access_token"]
+    assert read_json(server_file(server_home))["access_token"] in {first, *(pair[0] for pair in server.issued)}
+    assert any("now serves a global token" in str(line) and "run it again" in str(line) for line in lines)

@@ -16,12 +16,13 @@ import os
 import subprocess
 import sys
 
-from tui.cli.options import min_ttl_value, parse_flags, selector_values
+from tui.cli.options import min_ttl_value, parse_flags, selector_of, selector_problem
 from tui.cli.output import err, help_out
 from tui.cli.token import obtain, usage_problem
 from tui.cli.usage import EXEC_HELP
 from tui.core.i18n import _
 from tui.core.signals import forwarding_to, shell_dispositions
+from tui.core.slots.selector import Selector
 from tui.core.untrusted import one_line
 
 DEFAULT_VARIABLE = "ASSISTANT_ACCESS_TOKEN"
@@ -38,24 +39,30 @@ def run_fast(args: list[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         help_out(_(EXEC_HELP))
         return 0
-    values, extra, program, problem = parse_flags(args, (), ("--env", "--min-ttl"), "exec")
+    selector, extra, program, problem = parse_flags(args, (), ("--env", "--min-ttl"), "exec")
     if "--" not in args:
         problem = problem or _("give the program after `--`: assistant-auth exec [OPTIONS] -- PROGRAM [ARGS...]")
-    elif not program:
-        problem = problem or _("no program after `--`")
-    variable = extra.get("--env", DEFAULT_VARIABLE)
+    return execute(selector, problem, extra.get("--env"), extra.get("--min-ttl"), program)
+
+
+def execute(selector: Selector, problem: str | None, variable: str | None, min_ttl_text: str | None, program) -> int:
+    """PROGRAM run with the token for `selector` in `variable` (exit codes as `token`'s when there
+    is none: nothing runs); `problem` and the other values are checked first (exit 2)."""
+    if not problem and not program:
+        problem = _("no program after `--`")
+    variable = DEFAULT_VARIABLE if variable is None else variable
     if not problem and not valid_variable(variable):
         problem = _("--env {name} is not a valid environment variable name").format(name=repr(variable))
-    min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
+    min_ttl, ttl_problem = min_ttl_value(min_ttl_text)
     if problem or ttl_problem:
         return usage_problem(problem or ttl_problem or "")
-    _chosen, token = obtain(values, min_ttl)
+    _chosen, token = obtain(selector, min_ttl)
     if isinstance(token, int):
         return token  # nothing runs without a token
     env = {**os.environ, variable: token}
     if os.name == "posix":
-        return replace_process(program, env)
-    return run_child(program, env)
+        return replace_process(list(program), env)
+    return run_child(list(program), env)
 
 
 def _say(message: str) -> None:
@@ -104,13 +111,8 @@ def run_child(program: list[str], env: dict[str, str]) -> int:
 
 
 def run(ns) -> int:  # reached through argparse only when `exec` is not the first word (`--no-browser exec …`)
-
-    args: list[str] = []
-    for flag, value in (("--env", ns.env), ("--min-ttl", ns.min_ttl)):
-        if value is not None:
-            args += [flag, value]
-    for name, value in selector_values(ns).items():
-        if value is not None:
-            args += ["--" + name.replace("_", "-"), value]
+    selector = selector_of(ns)
     program = list(ns.program)
-    return run_fast(args + (program if program[:1] == ["--"] else ["--", *program]))
+    return execute(
+        selector, selector_problem(selector), ns.env, ns.min_ttl, program[1:] if program[:1] == ["--"] else program
+    )

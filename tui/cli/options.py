@@ -1,13 +1,16 @@
 """Flags shared by several commands, defined once: the slot selectors and --region.
 
-`parse_selector` is the hand parser of the `token` fast path (no argparse); `add_selector` gives
-argparse commands the same flags with the same rules. On the `token` path when it has flags:
-nothing here loads the core or argparse at import.
+`parse_flags` is the hand parser of the `token` and `exec` fast path (no argparse); `add_selector`
+gives argparse commands the same flags with the same rules, and `selector_of` reads them. Either
+way the flags become one `Selector` here, at the door, and `selector_problem` judges it. On the
+`token` path when it has flags: nothing here loads argparse or the core's heavier parts at import.
 """
 
 from __future__ import annotations
 
 import os
+
+from tui.core.slots.selector import Selector
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,11 +31,12 @@ _NAMES = {
 }
 
 
-def selector_problem(values: dict) -> str | None:
-    account = values.get("account")
-    chosen = [k for k in ("slot", "region", "provider") if values.get(k)]
-    explicit = any(values.get(k) is not None for k in ("base_url", "key", "oauth_host"))
-    region = values.get("region")
+def selector_problem(selector: Selector) -> str | None:
+    """Why the flags cannot go together (a sentence), or None."""
+    account = selector.account
+    chosen = [name for name in ("slot", "region", "provider") if getattr(selector, name)]
+    explicit = any(getattr(selector, name) is not None for name in ("base_url", "key", "oauth_host"))
+    region = selector.region
     if account is not None:
         from tui.core.keys import valid_account_name  # lazy: off token's path
 
@@ -52,32 +56,27 @@ def selector_problem(values: dict) -> str | None:
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("unknown region {value}: use cn or global").format(value=repr(region))
-    if (values.get("key") is not None or values.get("oauth_host") is not None) and values.get("base_url") is None:
+    if (selector.key is not None or selector.oauth_host is not None) and selector.base_url is None:
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("--key and --oauth-host need --base-url")
     return None
 
 
-def parse_selector(args: list[str]) -> tuple[dict, str | None]:
-    """--provider/--base-url/--key/--oauth-host (also `--flag=value`): (values, problem)."""
-    values, _extra, _rest, problem = parse_flags(args)
-    return values, problem
-
-
 def parse_flags(
     args: list[str], switches: tuple[str, ...] = (), options: tuple[str, ...] = (), command: str = "COMMAND"
-) -> tuple[dict, dict, list[str], str | None]:
-    """The hand parser of `token` and `exec`: the selectors, plus `switches` (flags without a
+) -> tuple[Selector, dict, list[str], str | None]:
+    """The hand parser of `token` and `exec`: the selector, plus `switches` (flags without a
     value) and `options` (flags with one, also `--flag=value`); everything after `--` is returned
-    as it is. (selector values, extras, the rest after `--`, problem)."""
+    as it is. (the selector, extras, the rest after `--`, problem)."""
     values: dict = {}
     extra: dict = {}
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            return values, extra, args[i + 1 :], selector_problem(values)
+            selector = Selector.of(values)
+            return selector, extra, args[i + 1 :], selector_problem(selector)
         flag, eq, inline = arg.partition("=")
         if flag in switches and not eq:
             extra[flag] = True
@@ -87,7 +86,12 @@ def parse_flags(
             from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             usage = f"assistant-auth {command} {SELECTOR_HELP}"
-            return values, extra, [], _("unknown option {option}; usage: {usage}").format(option=repr(arg), usage=usage)
+            return (
+                Selector.of(values),
+                extra,
+                [],
+                _("unknown option {option}; usage: {usage}").format(option=repr(arg), usage=usage),
+            )
         if eq:
             value = inline
         elif i + 1 < len(args):
@@ -96,13 +100,14 @@ def parse_flags(
         else:
             from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
-            return values, extra, [], _("{option} needs a value").format(option=flag)
+            return Selector.of(values), extra, [], _("{option} needs a value").format(option=flag)
         if flag in _NAMES:
             values[_NAMES[flag]] = value
         else:
             extra[flag] = value
         i += 1
-    return values, extra, [], selector_problem(values)
+    selector = Selector.of(values)
+    return selector, extra, [], selector_problem(selector)
 
 
 MAX_MIN_TTL = 366 * 24 * 3600  # seconds: no access token lives a year; more is a typo
@@ -196,8 +201,9 @@ def add_selector(parser, region: bool = True, keys: bool = True) -> None:
     group.add_argument("--oauth-host", metavar="HOST", help=_("the authorization host that refreshes it"))
 
 
-def selector_values(ns) -> dict:
-    return {name: getattr(ns, name, None) for name in _NAMES.values()}
+def selector_of(ns) -> Selector:
+    """The selector an argparse command's flags name (`add_selector`'s)."""
+    return Selector.of({name: getattr(ns, name, None) for name in _NAMES.values()})
 
 
 def region_arg(value: str) -> Region:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.cli.options import selector_values
+from tui.cli.options import selector_of
 from tui.cli.output import (
     EXIT_ERROR,
     EXIT_OK,
@@ -64,8 +64,8 @@ def run(ns) -> int:
 def refreshed_elsewhere(ns) -> str:
     """What `refresh` says where the tokens are refreshed on the person's own machine (a server the
     agent serves, or whose file the relay fills): "" where this machine refreshes its own."""
-    values = selector_values(ns)
-    if socket_path() and served(values).elsewhere and not signed_in_here(values):
+    selector = selector_of(ns)
+    if socket_path() and served(selector).elsewhere and not signed_in_here(selector):
         return _(
             "assistant-auth: tokens here come from the token agent on your own machine, which refreshes them "
             "there: `assistant-auth token` here gets a fresh one; to refresh now, run `assistant-auth refresh` there."

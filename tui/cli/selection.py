@@ -3,7 +3,7 @@ for the argparse-dispatched commands; the rules of the flags themselves are in `
 
 from __future__ import annotations
 
-from tui.cli.options import selector_problem, selector_values
+from tui.cli.options import selector_of, selector_problem
 from tui.cli.output import err, fail
 from tui.core.errors import AuthError
 from tui.core.i18n import _
@@ -12,12 +12,12 @@ from tui.core.slots.choice import Selection, select, storage_name_of
 
 def selection(ns) -> Selection:
     """The slot the flags name (AuthError when a provider is unknown or config.toml is unreadable)."""
-    return select(**selector_values(ns))
+    return select(**selector_of(ns).given())
 
 
 def selector_usable(ns) -> bool:
     """False after saying on stderr why the selector flags cannot go together (exit 2)."""
-    problem = selector_problem(selector_values(ns))
+    problem = selector_problem(selector_of(ns))
     if problem:
         err(_("assistant-auth: {problem}").format(problem=problem))
     return problem is None

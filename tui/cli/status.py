@@ -6,7 +6,7 @@ import sys
 import time
 
 from tui.cli.agent.status import status_from_agent, where_served
-from tui.cli.options import selector_values
+from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
@@ -34,7 +34,7 @@ def run(ns) -> int:
         return found.exit_code
     if found.where == AGENT_HERE:
         served = {"socket": found.via, "pid": found.pid}
-    narrowed = any(v is not None for v in selector_values(ns).values())
+    narrowed = selector_of(ns).named
     chosen = selected_slot(ns) if narrowed else None
     if narrowed and chosen is None:
         return EXIT_ERROR

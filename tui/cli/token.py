@@ -12,6 +12,7 @@ import time
 
 from tui.core.agent.client import source
 from tui.core.errors import EXIT_USAGE
+from tui.core.slots.selector import DEFAULT, Selector
 
 SCHEMA_VERSION = 1  # of `token --json`
 
@@ -24,12 +25,12 @@ def usage_problem(problem: str) -> int:
     return EXIT_USAGE
 
 
-def obtain(values: dict, min_ttl: int | None):
-    """(where the token came from, the access token) for the selector `values`, from the one
+def obtain(selector: Selector, min_ttl: int | None):
+    """(where the token came from, the access token) for the slot `selector` names, from the one
     source (`tui.core.agent.client.source`: the agent, a live forwarded connection, or this
     machine's files); on failure its lines are said on stderr and the exit code returned instead
     of the token (1 sign in again, 2 usage, 3 transient). Shared by `token` and `exec`."""
-    got = source.obtain(values, min_ttl, on_asking=_waiting_for_approval)
+    got = source.obtain(selector, min_ttl, on_asking=_waiting_for_approval)
     if got.notes or isinstance(got, source.Failed):
         from tui.cli.output import err  # lazy: off token's path
 
@@ -57,12 +58,11 @@ def run_fast(args: list[str]) -> int:
 
         help_out(_(TOKEN_HELP))
         return 0
-    values: dict = {}
-    extra: dict = {}
+    selector, as_json, min_ttl = DEFAULT, False, None
     if args:  # flags are rare on the hot path: their parser is loaded only when there are some
         from tui.cli.options import min_ttl_value, parse_flags  # lazy: off token's path
 
-        values, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
+        selector, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
         if rest and not problem:
             from tui.core.i18n import _  # lazy: catalogs, when said
 
@@ -70,12 +70,16 @@ def run_fast(args: list[str]) -> int:
         min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))
         if problem or ttl_problem:
             return usage_problem(problem or ttl_problem or "")
-    else:
-        min_ttl = None
-    chosen, token = obtain(values, min_ttl)
+        as_json = bool(extra.get("--json"))
+    return give(selector, min_ttl, as_json)
+
+
+def give(selector: Selector, min_ttl: int | None, as_json: bool) -> int:
+    """The token for `selector` on stdout (or its record with `--json`); the exit code."""
+    chosen, token = obtain(selector, min_ttl)
     if isinstance(token, int):
         return token
-    if extra.get("--json"):
+    if as_json:
         from tui.cli.output import out_json  # lazy: off token's path
 
         out_json(token_record(chosen, token))
@@ -135,12 +139,11 @@ def _account(slot: object) -> str | None:
 
 
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here
-    from tui.cli.options import selector_values  # lazy: off token's path
+    from tui.cli.options import min_ttl_value, selector_of, selector_problem  # lazy: off token's path
 
-    args: list[str] = ["--json"] if getattr(ns, "json", False) else []
-    if getattr(ns, "min_ttl", None) is not None:
-        args += ["--min-ttl", ns.min_ttl]
-    for name, value in selector_values(ns).items():
-        if value is not None:
-            args += ["--" + name.replace("_", "-"), value]
-    return run_fast(args)
+    selector = selector_of(ns)
+    min_ttl, ttl_problem = min_ttl_value(getattr(ns, "min_ttl", None))
+    problem = selector_problem(selector) or ttl_problem
+    if problem:
+        return usage_problem(problem)
+    return give(selector, min_ttl, bool(getattr(ns, "json", False)))

@@ -115,6 +115,22 @@ def account_key(region: object, name: str) -> str:
     return _OAUTH_PREFIX + account_slot(region, name)
 
 
+def made_for(key: str, oauth_host: str, base_url: str) -> bool:
+    """`key` is one a sign-in to `oauth_host` at `base_url` writes: the spec's derived key (or the
+    legacy default), or a named account's key of the region whose host and API those are (this
+    program made it; one naming another region's host is not)."""
+    key = key.strip()
+    if key == derive_scoped_key(oauth_host, base_url) or key == DEFAULT_KEY:
+        return True
+    named = account_of_slot(key[len(_OAUTH_PREFIX) :]) if key.startswith(_OAUTH_PREFIX) else None
+    if named is None or named[1] == DEFAULT_ACCOUNT:
+        return False
+    region = named[0]
+    return _normalize(oauth_host) == _normalize(settings.oauth_host(region)) and _normalize(base_url) == _normalize(
+        settings.base_url(region)
+    )
+
+
 def named_account_label(storage_name: str) -> str | None:
     """`work (cn)` for a named account's slot (not a region's own), else None: how a slot is
     named where a region's name would not tell two accounts of it apart."""

@@ -11,18 +11,27 @@ from __future__ import annotations
 import contextlib
 import os
 
-from tui.cli.options import selector_values
+from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, err
+from tui.core.agent.client.ask import AgentUnavailable, Session
 from tui.core.agent.client.forwarded import relay_started
-from tui.core.agent.client.relay import Relay
+from tui.core.agent.client.listing import listed, selected
+from tui.core.agent.client.relay import Outcome, Relay
+from tui.core.agent.client.relay_target import Refused, Target, here, target
 from tui.core.agent.client.source import Failed, socket_path
-from tui.core.agent.client.through import selector_request
+from tui.core.agent.client.through import judged, selector_request
+from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.naming import SOCKET_ENV
-from tui.core.errors import AuthError
+from tui.core.agent.wire.protocol import Request
+from tui.core.config.provider import provision_managed_provider
+from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE, AuthError
 from tui.core.i18n import _
+from tui.core.keys import region_key
 from tui.core.phrase import said
+from tui.core.regions import Region
 from tui.core.signals import stop_relay_on_signals
 from tui.core.slots.choice import select, storage_name_of
+from tui.core.slots.selector import Selector
 from tui.core.untrusted import one_line
 
 
@@ -35,20 +44,30 @@ def run(ns) -> int:
             ).format(variable=SOCKET_ENV)
         )
         return EXIT_ERROR
-    values = selector_values(ns)
-    request = selector_request("token", values)
+    selector = selector_of(ns)
+    request = selector_request("token", selector)
     if isinstance(request, Failed):
         for line in request.lines:
             err(line)
         return request.code
-    try:
-        # this machine's slot: what its official client reads (for a named account of the person's
-        # own machine: the slot this machine's managed provider names, which its official client uses)
-        storage_name = storage_name_of(select() if values.get("account") else select(**values))
-    except AuthError as exc:
-        err(one_line(said(exc.message), 1000))
-        return EXIT_ERROR
-    relay = Relay(storage_name, request.selector, say=_say, note=(lambda _text: None) if ns.quiet else _say)
+    session = Session()
+    settled = _settle(session, selector)
+    if isinstance(settled, int):
+        session.close()
+        return settled
+    chosen, region = settled
+    point = chosen.point
+    say_quietly = (lambda _text: None) if ns.quiet else _say
+    relay = Relay(
+        chosen.slot,
+        request.selector,
+        say=_say,
+        note=say_quietly,
+        session=session,
+        region=None if region is None else region.value,
+        first_written=None if point is None else (lambda: _point(point)),
+    )
+    storage_name = chosen.slot
     stop_relay_on_signals(relay.stop)
     noted = None if ns.once else relay_started(storage_name)  # `status` here shows it while it runs
     try:
@@ -57,6 +76,52 @@ def run(ns) -> int:
         if noted is not None:
             with contextlib.suppress(OSError):
                 os.unlink(noted)
+
+
+def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None] | int:
+    """Where the relay writes (`relay_target`) and the token's region, from the agent's listing
+    of the slot asked for; else the exit code, said (an account that is not there: usage)."""
+    try:
+        answer = session.ask(Request("status"))
+    except AgentUnavailable as exc:
+        err(one_line(_("assistant-auth relay: {message}").format(message=said(exc.args[0])), 2000))
+        return EXIT_TRANSIENT
+    checked = judged(Request("status"), answer)
+    if isinstance(checked, Failed):
+        for line in checked.lines:
+            err(line)
+        return checked.code
+    slots, default = listed(checked)
+    slot, problem = selected(slots, selector, default)
+    if problem is not None:
+        sentence, code = server_words(problem, selector.account) or (problem, EXIT_USAGE)
+        err(_("assistant-auth: {problem}").format(problem=str(sentence)))
+        return code
+    word = (slot or {}).get("region") or selector.region_word
+    region = Region(word) if word in ("cn", "global") else None
+    try:
+        named = storage_name_of(select(**selector.given())) if selector.slot or selector.provider else None
+        return target(region, here(() if named is None else (named,)), named), region
+    except Refused as exc:
+        err(one_line(_("assistant-auth relay: {message}").format(message=str(exc.phrase)), 2000))
+        return int(Outcome.REFUSED)  # as a slot the relay may not write
+    except AuthError as exc:
+        err(one_line(said(exc.message), 1000))
+        return EXIT_ERROR
+
+
+def _point(region: Region) -> None:
+    """The managed provider here now reads the region the relay fills: said, once."""
+    try:
+        provision_managed_provider(region_key(region), region)
+    except AuthError as exc:
+        _say(exc.message)
+        return
+    _say(
+        _(
+            "the official client here now uses the {region} region (config.toml's managed provider), as the token relayed"
+        ).format(region=region.value)
+    )
 
 
 def _say(text: str) -> None:

@@ -3,16 +3,19 @@ machine sees them, and that no refresh token is stored on this one."""
 
 from __future__ import annotations
 
-from tui.cli.options import selector_values
+from tui.cli.options import selector_of
 from tui.cli.output import err, out, out_json
 from tui.core.agent.client.forwarded import relays_running
+from tui.core.agent.client.listing import accounts, listed, managed_account, selected as chosen
 from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent, served, socket_path
 from tui.core.agent.client.through import selector_request
+from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.protocol import Request
+from tui.core.errors import EXIT_USAGE
 from tui.core.humantime import expiry
 from tui.core.i18n import _
-from tui.core.keys import account_of_slot, named_account_label
+from tui.core.keys import named_account_label
 from tui.core.slots.state import LABELS
 from tui.core.untrusted import one_line
 
@@ -22,7 +25,7 @@ def where_served(ns) -> Served:
     agent's slots (ELSEWHERE: a server), this machine's files with the agent that serves them
     (AGENT_HERE), this machine's own sign-in when no agent answers (FILES, said), or nothing
     (UNREACHABLE: said, exit 3)."""
-    found = served(selector_values(ns))
+    found = served(selector_of(ns))
     for line in found.notes:
         err(line)
     if found.where == UNREACHABLE:
@@ -34,8 +37,8 @@ def status_from_agent(ns) -> int:
     """`status` on a machine whose tokens come from the agent: each slot as the person's own
     machine sees it, and that no refresh token is stored here. Exit 0 when the slot `token`
     would use is usable, 1 when not, 3 when the agent does not answer."""
-    values = {name: value for name, value in selector_values(ns).items() if value is not None}
-    checked = selector_request("status", values)
+    selector = selector_of(ns)
+    checked = selector_request("status", selector)
     if isinstance(checked, Failed):
         return said_failure(checked)
     where = socket_path() or ""
@@ -45,8 +48,12 @@ def status_from_agent(ns) -> int:
     if isinstance(answer, Failed):
         return said_failure(answer)
     where = socket_path() or where  # a live connection fallen over to, for the rest of this command
-    slots = [s for s in answer.get("slots") or [] if isinstance(s, dict) and isinstance(s.get("name"), str)]
-    selected = _selected(slots, values, str(answer.get("default") or ""))
+    slots, default = listed(answer)
+    selected, problem = chosen(slots, selector, default)
+    if problem is not None:  # an account not there, or in both regions: usage, as everywhere
+        sentence, code = server_words(problem, selector.account) or (problem, EXIT_USAGE)
+        err(_("assistant-auth: {problem}").format(problem=str(sentence)))
+        return code
     usable = bool(selected and selected.get("usable") is True)
     if getattr(ns, "json", False):
         out_json(
@@ -57,6 +64,8 @@ def status_from_agent(ns) -> int:
                 "selected": selected.get("name") if selected else None,
                 "usable": usable,
                 "slots": slots,
+                "accounts": accounts(slots, default),
+                "managed_account": managed_account(slots, default),
             }
         )
         return 0 if usable else 1
@@ -84,28 +93,6 @@ def said_failure(failed: Failed) -> int:
     for line in failed.notes + failed.lines:
         err(line)
     return failed.code
-
-
-def _selected(slots: list[dict], values: dict, default: str) -> dict | None:
-    if "slot" in values:
-        return next((s for s in slots if s["name"] == values["slot"]), None)
-    if "account" in values:  # a named account (with its region when both have it), as the slots name it
-        wanted = values["account"]
-        return next(
-            (
-                s
-                for s in slots
-                if (named := account_of_slot(s["name"])) is not None
-                and named[1] == wanted
-                and values.get("region") in (None, named[0])
-            ),
-            None,
-        )
-    if "region" in values:  # the region's own slot, not a named account of it
-        return next(
-            (s for s in slots if s.get("region") == values["region"] and named_account_label(s["name"]) is None), None
-        )
-    return next((s for s in slots if s["name"] == default), None)
 
 
 def _slot_text(s: dict) -> str:

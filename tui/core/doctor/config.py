@@ -19,7 +19,7 @@ from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER, derive_scoped_key, ref_fields
+from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import is_secret_name
@@ -128,12 +128,7 @@ def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
     if fields is None or fields[1] is None:
         return None
     key, host = fields
-    if (
-        host is not None
-        and key is not None
-        and derive_scoped_key(host, base) != key.strip()
-        and key.strip() != "oauth/assistant-code"
-    ):
+    if host is not None and key is not None and not made_for(key, host, base):
         finding = Phrase(
             N_("{provider}: its key {key} was not made for oauthHost {host} and base_url {base}."),
             provider=MANAGED_PROVIDER,
@@ -141,10 +136,23 @@ def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:
             host=host,
             base=base,
         )
-        hint = Phrase(N_("Sign in again in the right region: it rewrites the entry."))
+        hint = _rewrite_hint(key)
         return Check("config.oauth_host", FAIL, finding, hint, {"host": host, "key": key})
     finding = Phrase(N_("{provider}: oauthHost {host} matches its key."), provider=MANAGED_PROVIDER, host=host)
     return Check("config.oauth_host", OK, finding, "", {"host": host})
+
+
+def _rewrite_hint(key: str) -> Phrase:
+    """What rewrites an entry whose key and host disagree: a switch back to a named account (its
+    key names it), else a sign-in in the right region."""
+    named = account_of_slot(key.strip().removeprefix("oauth/"))
+    if named is not None and named[1] != DEFAULT_ACCOUNT:
+        return Phrase(
+            N_("Switch to the account again: assistant-auth switch {name} --region {region} (it rewrites the entry)."),
+            name=named[1],
+            region=named[0],
+        )
+    return Phrase(N_("Sign in again in the right region: it rewrites the entry."))
 
 
 def _base_url(entry: dict[str, Any]) -> Check:

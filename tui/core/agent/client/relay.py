@@ -32,6 +32,7 @@ from tui.core.credentials.slot import parse_credentials, read_text, usable_token
 from tui.core.errors import AuthError
 from tui.core.phrase import N_, Phrase
 from tui.core.signin.record import LATEST
+from tui.core.slots.selector import Selector
 
 OFFICIAL_THRESHOLD = 300  # s left at which both official clients refresh, with expires_in 0 (measured)
 MARGIN = 120  # s before that threshold the file is renewed
@@ -172,11 +173,14 @@ class Relay:
     def __init__(
         self,
         storage_name: str,
-        selector: tuple[tuple[str, str], ...],
+        selector: Selector,
         say: Say,
         socket: str | None = None,
         timing: Timing | None = None,
         note: Say | None = None,
+        session: Session | None = None,
+        region: str | None = None,
+        first_written: Callable[[], object] | None = None,
     ) -> None:
         self.storage_name = storage_name
         self.selector = selector
@@ -185,7 +189,9 @@ class Relay:
         self.timing = timing or Timing()
         self.stopping = threading.Event()
         self.written = 0  # credentials written, for the log and tests
-        self.session = Session(socket)
+        self.session = session or Session(socket)
+        self.region = region  # the region of the slot the relay writes (None: not known); never another's token
+        self.first_written = first_written  # once the first token is in its slot
 
     def stop(self) -> None:
         """Stop at once: a wait on the agent ends now (a signal handler's call); a write in hand
@@ -215,6 +221,10 @@ class Relay:
             token, expires_at = answer.get("access_token"), _expiry(answer.get("expires_at"))
             if not isinstance(token, str) or not usable_token(token):
                 return self._gone(Phrase(N_("The token agent sent no usable access token.")))
+            region = answer.get("region")
+            if self.region is not None and isinstance(region, str) and region != self.region:
+                self.say(Phrase(REGION_CHANGED, slot=self.storage_name, region=region, wanted=self.region))
+                return Outcome.REFUSED
             try:
                 write_relayed(self.storage_name, token, expires_at)
             except RelayRefused as exc:
@@ -228,6 +238,8 @@ class Relay:
                     return Outcome.AGENT_GONE
                 continue
             self.written += 1
+            if self.written == 1 and self.first_written is not None:
+                self.first_written()
             self.note(_written(self.storage_name, expires_at))
             if once:
                 return Outcome.STOPPED
@@ -268,6 +280,10 @@ class Relay:
         return None
 
 
+REGION_CHANGED = N_(
+    "The token agent now serves a {region} token for this request; slot {slot} here is read for the {wanted} API. "
+    "The relay stops: run it again."
+)
 STOPS = Phrase(N_("The relay stops; the access token it wrote expires by itself."))
 
 

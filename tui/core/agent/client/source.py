@@ -33,6 +33,7 @@ from tui.core.agent.client.where import (
     point_at,
     socket_path,
 )
+from tui.core.slots.selector import DEFAULT, Selector
 
 __all__ = [
     "AGENT_HERE",
@@ -61,29 +62,27 @@ if TYPE_CHECKING:  # pragma: no cover
 # -- tokens ------------------------------------------------------------------------------------------
 
 
-def obtain(
-    values: dict[str, Any], min_ttl: int | None, on_asking: Callable[[], object] | None = None
-) -> Issued | Failed:
-    """A token for the selector `values` by the one rule; `on_asking` is called at once when the
-    agent asks its person first (--confirm)."""
+def obtain(selector: Selector, min_ttl: int | None, on_asking: Callable[[], object] | None = None) -> Issued | Failed:
+    """A token for the slot `selector` names by the one rule; `on_asking` is called at once when
+    the agent asks its person first (--confirm)."""
     if socket_path():
         from tui.core.agent.client.through import from_the_agent  # lazy: only where an agent is pointed at
 
-        got = from_the_agent(values, min_ttl, on_asking, lambda: signed_in_here(values))
+        got = from_the_agent(selector, min_ttl, on_asking, lambda: signed_in_here(selector))
         if not isinstance(got, str):
             return got
-        return _from_files(values, min_ttl, [got])  # said: why this machine's own sign-in serves
-    return _from_files(values, min_ttl, [])
+        return _from_files(selector, min_ttl, [got])  # said: why this machine's own sign-in serves
+    return _from_files(selector, min_ttl, [])
 
 
-def _from_files(values: dict[str, Any], min_ttl: int | None, notes: list[str]) -> Issued | Failed:
+def _from_files(selector: Selector, min_ttl: int | None, notes: list[str]) -> Issued | Failed:
     from tui.core.credentials.refresh import get_access_token_sync  # lazy: off token's valid path
     from tui.core.errors import AuthError  # lazy: off token's valid path
     from tui.core.slots.choice import select  # lazy: off token's valid path
 
     chosen = None
     try:
-        chosen = select(**values)
+        chosen = select(**selector.given())
         token = get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
     except AuthError as exc:
         from tui.core.slots.choice import explain_for  # lazy: the failure path only
@@ -95,20 +94,20 @@ def _from_files(values: dict[str, Any], min_ttl: int | None, notes: list[str]) -
 # -- where, for the commands that look before they act --------------------------------------------
 
 
-def served(values: dict[str, Any] | None = None) -> Served:
+def served(selector: Selector | None = None) -> Served:
     """Where this machine's tokens come from (blocking: one `ping`, and on no answer the newest
-    live forwarded connection). `values`: the selector whose own sign-in here counts when no
-    agent answers (the default slot without one)."""
+    live forwarded connection). `selector`: the slot whose own sign-in here counts when no agent
+    answers (the default slot without one)."""
     where = socket_path()
     if where is None:
         return Served(FILES)
     from tui.core.agent.client.trouble import look  # lazy: only where an agent is pointed at
 
-    return look(where, lambda: signed_in_here(values))
+    return look(where, lambda: signed_in_here(selector))
 
 
-def signed_in_here(values: dict[str, Any] | None = None) -> bool:
-    """This machine holds a sign-in of its own for the slot `values` select (a refresh token in
+def signed_in_here(selector: Selector | None = None) -> bool:
+    """This machine holds a sign-in of its own for the slot `selector` names (a refresh token in
     its file): the agent's own machine, or a server someone signed in on. A server that the agent
     or the relay serves holds none, so it never falls back to a file there."""
     from tui.core.credentials.slot import try_load  # lazy: config.toml's reader, not on the fall-over (figure 6c)
@@ -116,7 +115,7 @@ def signed_in_here(values: dict[str, Any] | None = None) -> bool:
     from tui.core.slots.choice import select, storage_name_of  # lazy: as above
 
     try:
-        creds = try_load(storage_name_of(select(**(values or {}))))
+        creds = try_load(storage_name_of(select(**(selector or DEFAULT).given())))
     except AuthError:
         return False
     refresh = (creds or {}).get("refresh_token")

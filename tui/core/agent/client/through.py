@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.where import Failed, Issued, UseFiles
-from tui.core.agent.wire.protocol import SELECTORS, Request
+from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import usable_token
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
 from tui.core.phrase import N_, Phrase, said
+from tui.core.slots.selector import Selector
 
 TYPE_CHECKING = False  # not `from typing import`: on `token`'s path through the agent
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,13 +25,12 @@ NOT_BY_KEY = N_(
 NO_USABLE_TOKEN = N_("assistant-auth: the token agent sent no usable access token")
 
 
-def selector_request(op: str, values: dict[str, Any], min_ttl: int | None = None) -> Request | Failed:
-    """The request for `values` (the selector flags), or `Failed` (usage) when they name a slot
-    by a key or host the agent is not asked by."""
-    chosen = {name: value for name, value in values.items() if value is not None}
-    if any(name not in SELECTORS for name in chosen):
+def selector_request(op: str, selector: Selector, min_ttl: int | None = None) -> Request | Failed:
+    """The request for `selector`, or `Failed` (usage) when it names a slot by a key or host the
+    agent is not asked by."""
+    if not selector.for_the_agent:
         return Failed(EXIT_USAGE, [said(Phrase(NOT_BY_KEY))])
-    return Request(op, tuple(chosen.items()), min_ttl)
+    return Request(op, selector, min_ttl)
 
 
 def asked(
@@ -59,7 +59,7 @@ def judged(request: Request, answer: dict[str, Any]) -> dict[str, Any] | Failed:
 
 
 def from_the_agent(
-    values: dict[str, Any],
+    selector: Selector,
     min_ttl: int | None,
     on_asking: Callable[[], object] | None,
     own_sign_in: Callable[[], bool],
@@ -67,7 +67,7 @@ def from_the_agent(
     """`source.obtain` through the agent: `Issued`, `Failed`, or, when no agent of the person's
     answers and this machine's own sign-in serves instead, the line that says so (the caller
     reads the files)."""
-    request = selector_request("token", values, min_ttl)
+    request = selector_request("token", selector, min_ttl)
     if isinstance(request, Failed):
         return request
     try:

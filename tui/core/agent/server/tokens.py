@@ -56,7 +56,7 @@ class Tokens:
         chosen: Selection | None = None
         slot, held = "", {}
         try:
-            chosen = select(**request.selector_values())
+            chosen = select(**request.selector.given())
             slot = storage_name_of(chosen)
             held = try_load(slot) or {}
             refused = self._spaced(slot, held, request.min_ttl)

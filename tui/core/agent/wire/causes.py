@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tui.core.errors import EXIT, AuthError, Problem
 from tui.core.phrase import N_, Phrase
+from tui.core.slots.selector import Selector
 
 NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUNT, AMBIGUOUS_ACCOUNT = (
     Problem.NOT_SIGNED_IN,
@@ -35,13 +36,13 @@ SERVER_WORDS = {  # cause -> what a server's reader is told
 }
 
 
-def cause_of(exc: AuthError, selector: tuple[tuple[str, str], ...]) -> str | None:
+def cause_of(exc: AuthError, selector: Selector) -> str | None:
     """The cause of a failed token lookup, when a server words it otherwise (None: the message
     as it is, with the agent's paths removed: a server's trouble, a lifetime that cannot be met).
     By the failure's kind, never its words: a missing file is an unknown slot when a slot was named."""
     if exc.transient:
         return None
-    if exc.kind == Problem.NOT_SIGNED_IN and "slot" in dict(selector):
+    if exc.kind == Problem.NOT_SIGNED_IN and selector.slot is not None:
         return UNKNOWN_SLOT
     return exc.kind if exc.kind in SERVER_WORDS else None
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
+from tui.core.slots.selector import AGENT_FLAGS, DEFAULT, Selector
 
 VERSION = 1
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
@@ -69,7 +70,7 @@ OPERATIONS = tuple(OPS)
 ASKED_UNDER_CONFIRM = frozenset(op for op, (asked, _own) in OPS.items() if asked)
 OWN_MACHINE_ONLY = frozenset(op for op, (_asked, own) in OPS.items() if own)
 DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
-SELECTORS = ("account", "region", "slot", "provider")  # at most one, or an account with its region
+SELECTORS = AGENT_FLAGS  # at most one, or an account with its region (the Selector's, tui.core.slots.selector)
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
 EXIT_UNMET, EXIT_AGAIN = EXIT_USAGE, EXIT_TRANSIENT  # the exit codes an answer carries (core.errors)
@@ -80,16 +81,16 @@ class BadRequest(ValueError):
 
 
 class Request:
-    """One request: the operation, at most one (name, value) of SELECTORS, the lifetime asked
-    for. A plain class, not a dataclass: `token` through the agent stays as light as from the
-    file (dataclasses costs 30 ms to import)."""
+    """One request: the operation, which slot (a `Selector` of at most one of SELECTORS, or an
+    account with its region), the lifetime asked for. A plain class, not a dataclass: `token`
+    through the agent stays as light as from the file (dataclasses costs 30 ms to import)."""
 
     __slots__ = ("op", "selector", "min_ttl", "key", "notify")
 
     def __init__(
         self,
         op: str,
-        selector: tuple[tuple[str, str], ...] = (),
+        selector: Selector = DEFAULT,
         min_ttl: int | None = None,
         key: str | None = None,
         notify: bool = False,
@@ -113,22 +114,13 @@ class Request:
     def __repr__(self) -> str:
         return f"Request({self.op!r}, {self.selector!r}, {self.min_ttl!r})"
 
-    def selector_values(self) -> dict[str, str | None]:
-        """As `token`'s flags give them to `select`."""
-        chosen = dict(self.selector)
-        return {name: chosen.get(name) for name in SELECTORS}
-
     def asked_for(self) -> str:
         """What a token request names, as a question about it says it ("region global", "account
         work (global)"; "" for the default slot)."""
-        chosen = dict(self.selector)
-        if "account" in chosen:
-            region = chosen.get("region")
-            return f"account {chosen['account']}" + (f" ({region})" if region else "")
-        return " ".join(f"{name} {value}" for name, value in self.selector)
+        return self.selector.asked_for()
 
     def to_line(self) -> bytes:
-        data: dict[str, object] = {"v": VERSION, "op": self.op, **dict(self.selector)}
+        data: dict[str, object] = {"v": VERSION, "op": self.op, **self.selector.given()}
         if self.min_ttl is not None:
             data["min_ttl"] = self.min_ttl
         if self.key is not None:
@@ -158,12 +150,13 @@ def parse_request(line: bytes) -> Request:
     op = data.get("op")
     if op not in OPERATIONS:
         raise BadRequest("unknown operation")
-    selector = tuple((name, data[name]) for name in SELECTORS if data.get(name) is not None)
-    names = [name for name, _value in selector]
+    named = [(name, data[name]) for name in SELECTORS if data.get(name) is not None]
+    names = [name for name, _value in named]
     if (len(names) > 1 and names != ["account", "region"]) or any(
-        not isinstance(value, str) or not 0 < len(value) <= 256 for _, value in selector
+        not isinstance(value, str) or not 0 < len(value) <= 256 for _, value in named
     ):
         raise BadRequest("at most one of region, slot, provider (or an account and its region), each a short string")
+    selector = Selector(**dict(named))
     min_ttl = data.get("min_ttl")
     if min_ttl is not None and (
         isinstance(min_ttl, bool) or not isinstance(min_ttl, int) or not 0 <= min_ttl <= MAX_TTL
