@@ -59,7 +59,6 @@ async def test_enter_where_an_account_is_asks_add_another_or_again_and_adds_a_na
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")  # cn: it has accounts
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
-        await pilot.press("a")  # to the name
         await pilot.press(*"../x", "enter")
         await wait_for(pilot, lambda: "invalid account name" in screen_text(app))
         assert screen_name(app) == "AccountChoiceScreen" and server.count(DEVICE_PATH) == 0

@@ -172,12 +172,15 @@ async def test_sign_in_asks_before_replacing_a_usable_session(server, home):
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         text = screen_text(app)
         assert "cn has an account already: add another, or sign in again?" in text and "Signed in as user-9" in text
-        await pilot.press("n")
+        assert app.screen.focused is not None and app.screen.focused.id == "account-name"
+        await pilot.press(*"nancy-y")  # letters typed go into the name, never to the dialog's choices
+        assert app.screen.query_one("#account-name").value == "nancy-y" and screen_name(app) == "AccountChoiceScreen"
+        await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         assert server.count(DEVICE_PATH) == 0  # no sign-in was started
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
-        await pilot.press("y")
+        await pilot.click("#again")
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
         await pilot.press("escape")
         # global has no sign-in: no question

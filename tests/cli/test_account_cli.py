@@ -82,7 +82,7 @@ def test_selectors_reach_every_slot_status_lists(home, server, by):
     token = run("token", *selector)
     assert token.returncode == 0 and token.stdout.strip().startswith("eyJ")
     refreshed = run("refresh", *selector)
-    assert refreshed.returncode == 0 and f"Refreshed {global_slot()}" in refreshed.stdout
+    assert refreshed.returncode == 0 and "Refreshed global: access token expires" in refreshed.stdout
     assert "Signed in as user-g · global" in refreshed.stdout
     out = run("logout", "--yes", *selector)
     assert out.returncode == 0 and not (home / "credentials" / f"{global_slot()}.json").exists()

@@ -167,19 +167,16 @@ def test_refresh_and_logout_by_account(two, server):
     assert refreshed.returncode == 0, refreshed.stderr
     assert stored(two, work)["refresh_token"] != before["refresh_token"]
     personal = stored(two, account_slot("cn", "personal"))
-    out = run("logout", "--yes", "--account", "personal")  # the active one
+    out = run("logout", "--yes", "--account", "personal")  # the active one: switched away from, said (as gh does)
     assert out.returncode == 0, out.stderr
-    assert "personal" in out.stderr and "switch" in out.stderr
-    assert managed_slot() == account_slot("cn", "personal")  # never repointed silently
+    assert "now uses account work (cn) (alice)" in out.stderr
+    assert managed_slot() == work
     status = run("status")
-    assert status.returncode == 1
-    assert "points at account personal (cn), which has no sign-in here" in status.stdout
+    assert status.returncode == 0
     assert personal["access_token"] not in status.stdout + status.stderr
     doctor = json.loads(run("doctor", "--json", "--offline").stdout)
     checks = {check["name"]: check for check in doctor["checks"]}
-    active = checks["accounts.active"]
-    assert active["status"] == "fail" and "personal (cn)" in active["finding"] and "left as it is" in active["finding"]
-    assert "switch work" in active["fix"]
+    assert checks["accounts.active"]["status"] == "ok" and "work (cn)" in checks["accounts.active"]["finding"]
     assert checks["accounts.cn.work"]["status"] == "ok" and "alice" in checks["accounts.cn.work"]["finding"]
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_accounts import sign_in, two  # noqa: F401 - the fixture
+from tests.cli.test_accounts import sign_in, stored, two  # noqa: F401 - the fixture
 from tests.cli.test_cli import run
-from tui.core.keys import account_slot
+from tui.core.agent.view import Snapshot, slot_lines
+from tui.core.keys import account_slot, region_storage_name
 from tui.core.regions import endpoints
+from tui.core.slots.choice import managed_slot
 
 
 def test_doctor_knows_a_named_accounts_key_as_ours(two, server):  # noqa: F811
@@ -60,3 +62,58 @@ def test_a_name_that_does_not_fit_is_a_usage_error_in_every_command(home, server
         for args in (("switch", name),):
             assert run(*args).returncode == 2, args
     assert len(list((home / "credentials").glob("*.json"))) == 2  # nothing signed out or written
+
+
+def test_signing_out_of_the_active_account_switches_to_another_as_gh_does(two, server):  # noqa: F811
+    work, personal = account_slot("cn", "work"), account_slot("cn", "personal")
+    assert managed_slot() == personal
+    done = run("logout", "--account", "personal", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "Signed out: removed" in done.stderr
+    assert "now uses account work (cn) (alice)" in done.stderr and "official client" in done.stderr
+    assert managed_slot() == work
+    assert run("token").stdout.strip() == stored(two, work)["access_token"]
+    status = json.loads(run("status", "--json").stdout)
+    assert [a["name"] for a in status["accounts"] if a["active"]] == ["work"]
+    # the last one: nothing to switch to; what is said names the account and the exact sign-in
+    last = run("logout", "--account", "work", "--yes")
+    assert last.returncode == 0, last.stderr
+    assert "still names account work (cn)" in last.stderr
+    assert "assistant-auth login --account work --region cn" in last.stderr
+    token = run("token")
+    assert token.returncode == 1
+    assert "assistant-auth login --account work --region cn" in token.stderr, token.stderr
+    text = run("status")
+    assert "assistant-auth login --account work --region cn" in text.stdout + text.stderr
+
+
+def test_signing_out_of_another_account_keeps_the_active_one(two, server):  # noqa: F811
+    done = run("logout", "--account", "work", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "The managed provider uses account personal (cn)." in done.stderr
+    assert managed_slot() == account_slot("cn", "personal")
+
+
+def test_a_refresh_names_the_account_not_its_file(two, server):  # noqa: F811
+    done = run("refresh", "--account", "work")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Refreshed work (cn): access token expires ")
+    assert "assistant-code-account" not in done.stdout
+    assert json.loads(run("refresh", "--account", "work", "--json").stdout)["slot"] == account_slot("cn", "work")
+
+
+def test_the_agents_slots_panel_names_each_account():
+    snapshot = Snapshot.parse(
+        {},
+        {
+            "slots": [
+                {"name": account_slot("cn", "work"), "region": "cn", "usable": True, "identity": "alice"},
+                {"name": account_slot("cn", "personal"), "region": "cn", "usable": True, "identity": "bob"},
+                {"name": region_storage_name("cn"), "region": "cn", "usable": False},
+                {"name": "assistant-code-account-cn-../x\n", "region": "cn", "usable": True},
+            ]
+        },
+    )
+    lines = slot_lines(snapshot)
+    assert lines[:3] == ["work (cn): usable · alice", "personal (cn): usable · bob", "cn: not usable"]
+    assert lines[3].startswith("cn: usable")  # a name that is no account's: its region, one line

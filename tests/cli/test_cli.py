@@ -178,7 +178,7 @@ def test_refresh_prints_expiry_not_token(home, server):
     path = write_creds(home, creds)
     result = run("refresh")
     saved = read_json(path)
-    assert result.returncode == 0 and result.stdout.startswith("Refreshed assistant-code: access token expires ")
+    assert result.returncode == 0 and result.stdout.startswith("Refreshed cn: access token expires ")
     assert saved["access_token"] not in result.stdout + result.stderr
     assert saved["refresh_token"] != creds["refresh_token"]
     as_json = run("refresh", "--json")

@@ -85,7 +85,7 @@ async def test_no_secret_in_any_output(home, server, caplog):
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         collected.append(app.export_screenshot())
         server.auto_approve = None  # approved below, once the code screen is captured: never skipped under load
-        await pilot.press("y")
+        await pilot.click("#again")  # no letter starts a sign-in in that dialog
         await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
         collected.append(app.export_screenshot())
         server.approve(app.screen.auth.user_code)

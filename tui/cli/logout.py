@@ -7,10 +7,10 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.i18n import _
-from tui.core.overview import overview
 from tui.core.paths import credentials_path
-from tui.core.signin.store import remove_signin
-from tui.core.slots.accounts import account_label, switch_to_another
+from tui.core.slots.accounts import account_label
+from tui.core.slots.signout import sign_out, told
+from tui.core.slots.state import slot_status
 from tui.core.untrusted import one_line
 
 
@@ -27,38 +27,27 @@ def run(ns) -> int:
         if not sys.stdin.isatty():
             err(_("Refusing to remove {path} without confirmation: pass --yes").format(path=shown))
             return EXIT_ERROR
-        if not ask(_("Remove {path}? This signs you out.").format(path=shown)):
+        if not ask(question(name, shown)):
             err(_("Cancelled: nothing was removed."))
             return EXIT_ERROR  # a declined question is "cancelled" (2); 1 means "not signed in"
     try:
-        remove_signin(name)
+        result = sign_out(name)
     except OSError as exc:
         err(_("Could not remove {path}: {reason}").format(path=shown, reason=exc.strerror or exc))
         return EXIT_ERROR
-    err(_("Signed out: removed {path}").format(path=shown))
-    line = pointed_at_after(name)
-    if line:
+    for line in told(result, shown):
         err(line)
     return EXIT_OK
 
 
-def pointed_at_after(removed: str) -> str | None:
-    """What the managed provider points at after signing out of `removed` (an account's slot):
-    still that one (it is never repointed behind the person's back) and what to switch to, or
-    the account it uses."""
-    view = overview()
-    active = account_label(view.managed)
-    if active is None or account_label(removed) is None:
-        return None
-    if view.managed != removed:
-        return _("The managed provider uses account {account}.").format(account=active)
-    command = switch_to_another(view.accounts)
-    if command is None:
-        return _(
-            "The managed provider still points at account {account}, now signed out: sign in again with "
-            "`assistant-auth login`."
-        ).format(account=active)
-    return _(
-        "The managed provider still points at account {account}, now signed out: `{command}` uses another "
-        "(the official client follows)."
-    ).format(account=active, command=command)
+def question(name: str, shown: str) -> str:
+    """The question before signing out: which account (and who), and which file goes."""
+    label = account_label(name)
+    if label is None:
+        return _("Remove {path}? This signs you out.").format(path=shown)
+    who = slot_status(name).identity
+    if who:
+        text = _("Sign out of account {account} ({who})? {path} is removed.")
+    else:
+        text = _("Sign out of account {account}? {path} is removed.")
+    return text.format(account=label, who=one_line(who, 200), path=shown)

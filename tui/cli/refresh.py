@@ -54,7 +54,7 @@ def run(ns) -> int:
     else:
         out(
             _("Refreshed {slot}: access token expires {when}").format(
-                slot=one_line(status.name, 200), when=expiry(status.expires_at)
+                slot=status.title(200), when=expiry(status.expires_at)
             )
         )
         out(signed_in_as(status))

@@ -131,6 +131,17 @@ def made_for(key: str, oauth_host: str, base_url: str) -> bool:
     )
 
 
+def login_command(storage_name: str) -> str:
+    """The sign-in that writes `storage_name` again: a named account's with its name and region,
+    the global region's with its region, anything else the plain one."""
+    named = account_of_slot(storage_name)
+    if named is None or named == ("cn", DEFAULT_ACCOUNT):
+        return "assistant-auth login"
+    if named[1] == DEFAULT_ACCOUNT:
+        return f"assistant-auth login --region {named[0]}"
+    return f"assistant-auth login --account {named[1]} --region {named[0]}"
+
+
 def named_account_label(storage_name: str) -> str | None:
     """`work (cn)` for a named account's slot (not a region's own), else None: how a slot is
     named where a region's name would not tell two accounts of it apart."""

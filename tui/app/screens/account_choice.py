@@ -26,11 +26,9 @@ class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
     """(AGAIN, None), (ADD, name) or None (nothing: Esc, n)."""
 
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
-    BINDINGS = [
-        Binding("a", "add", N_("Add another account")),
-        Binding("y", "again", N_("Sign in again")),
-        Binding("n,escape", "cancel", N_("Cancel")),
-    ]
+    # No letter starts a sign-in here: the name field has the focus, and a letter typed is a letter of
+    # the name. The buttons (Tab, Enter) and Esc choose.
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, title: str, state: str, taken: set[str]) -> None:
         super().__init__()
@@ -50,17 +48,12 @@ class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
             yield TextField(placeholder=_("name of another account: work, personal, team-2"), id="account-name")
             yield PlainStatic("", id="account-problem")
             with Horizontal(id="confirm-buttons"):
-                yield Button(keyed(_("Add another account"), "a"), id="add", variant="primary")
-                yield Button(keyed(_("Sign in again"), "y"), id="again")
-                yield Button(keyed(_("Cancel"), "n"), id="no")
+                yield Button(_("Add another account"), id="add", variant="primary")
+                yield Button(_("Sign in again"), id="again")
+                yield Button(keyed(_("Cancel"), "Esc"), id="no")
 
     def on_mount(self) -> None:
-        self.query_one("#add", Button).focus()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add", "again") and self.query_one("#account-name", Input).has_focus:
-            return False  # typing a name: `a` and `y` are letters of it
-        return True
+        self.query_one("#account-name", Input).focus()  # a field shown for typing has the focus
 
     def action_add(self) -> None:
         field = self.query_one("#account-name", Input)

@@ -28,8 +28,8 @@ from tui.core.permissions import apply_plan, permission_plan
 from tui.core.phrase import N_, said
 from tui.core.regions import Region
 from tui.core.repairs import NotDone, move_aside, seen
-from tui.core.signin.store import remove_signin
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
+from tui.core.slots.signout import sign_out, told
 from tui.core.slots.state import BROKEN, MISSING, SlotStatus, slot_title
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
@@ -335,9 +335,9 @@ class CredentialsScreen(AppScreen[None]):
         self._confirmed_change(
             _("Log out of {slot}?").format(slot=slot.title(60)),
             _("{path} will be removed.").format(path=short_path(slot.path)),
-            lambda: remove_signin(slot.name),
+            lambda: sign_out(slot.name),
             _("Could not remove the file: {reason}"),
-            lambda path: _("Signed out: removed {path}.").format(path=short_path(path)),
+            lambda result: " ".join(told(result, short_path(result.path))),
         )
 
     def action_back(self) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from tui.core.humantime import relative
 from tui.core.i18n import _
+from tui.core.keys import named_account_label
 from tui.core.phrase import N_
 from tui.core.untrusted import one_line
 
@@ -79,7 +80,9 @@ def header(snapshot: Snapshot, now: float | None = None) -> str:
 def slot_lines(snapshot: Snapshot) -> list[str]:
     lines = []
     for slot in snapshot.slots:
-        name = _text(slot.get("region")) or _text(slot.get("name"), 60)
+        raw = slot.get("name")
+        account = named_account_label(raw) if isinstance(raw, str) else None  # `work (cn)`, as Home says it
+        name = account or _text(slot.get("region")) or _text(raw, 60)
         usable = _("usable") if slot.get("usable") is True else _("not usable")
         who = _text(slot.get("identity"), 40)
         lines.append(f"{name}: {usable}" + (f" · {who}" if who else ""))

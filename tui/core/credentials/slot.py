@@ -10,6 +10,7 @@ from _collections_abc import Mapping  # not collections.abc: one module less on 
 from tui.core import paths
 from tui.core.errors import AuthError, Problem
 from tui.core.files import jsonutil
+from tui.core.keys import login_command
 from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
@@ -28,8 +29,8 @@ def _log() -> logging.Logger:
 
 
 EXPIRY_LEEWAY = 30  # seconds (spec 8)
-LOGIN_HINT = "sign in first with `assistant-auth login`"
-LOGIN_STEP = N_("Sign in first: assistant-auth login")  # LOGIN_HINT as a line of its own, said in another language
+LOGIN_HINT = "sign in first with `{command}`"
+LOGIN_STEP = N_("Sign in first: {command}")  # LOGIN_HINT as a line of its own, said in another language
 
 
 def lives_at_least(creds: Mapping[str, Any], seconds: float, now: float | None = None) -> bool:
@@ -140,8 +141,15 @@ def read_text(path: str | pathlib.Path) -> str:
         raise ValueError(f"invalid UTF-8: {exc}") from None
 
 
-def _login_step() -> str:
-    return Phrase(LOGIN_STEP)
+def _not_found(storage_name: str, path: object, detail: str | None) -> AuthError:
+    """Spec 9's missing-file message, with the sign-in that writes this slot (a named account's
+    names it: a plain `login` would sign in another slot)."""
+    command = login_command(storage_name)
+    return AuthError(
+        f"credentials not found at {path}: {detail}; " + LOGIN_HINT.format(command=command),
+        next_step=Phrase(LOGIN_STEP, command=command),
+        kind=Problem.NOT_SIGNED_IN,
+    )
 
 
 def load_credentials(storage_name: str) -> dict[str, Any]:
@@ -149,21 +157,13 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
     try:
         text = read_text(path)
     except FileNotFoundError as exc:
-        raise AuthError(
-            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}",
-            next_step=_login_step(),
-            kind=Problem.NOT_SIGNED_IN,
-        ) from None
+        raise _not_found(storage_name, path, exc.strerror) from None
     except OSError as exc:
         from tui.core.files.regular import NotRegularFile, TooLarge  # lazy: off token's path
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
             raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
-        raise AuthError(
-            f"credentials not found at {path}: {exc.strerror}; {LOGIN_HINT}",
-            next_step=_login_step(),
-            kind=Problem.NOT_SIGNED_IN,
-        ) from None
+        raise _not_found(storage_name, path, exc.strerror) from None
     except ValueError as exc:
         raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
     try:
