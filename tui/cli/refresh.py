@@ -21,7 +21,6 @@ from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
-from tui.core.untrusted import one_line
 
 
 def run(ns) -> int:
