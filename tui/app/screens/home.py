@@ -76,12 +76,12 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     if view.managed is not None:
         lines.append(_("* used by the managed provider and by assistant-auth token"))
     if view.dangling is not None:  # the active account was signed out, and nothing else could take its place
-        region, name = view.dangling
+        where, name = view.dangling
         lines.append(
             _(
                 "Account {name} ({region}), which the managed provider names, is signed out: sign in to it again "
                 "(`assistant-auth login --account {name} --region {region}`) or switch to another account."
-            ).format(name=name, region=region)
+            ).format(name=name, region=where)
         )
     for record in view.waiting:  # a sign-in of another terminal, or of one that went away
         left = clock(max(record.deadline - time.time(), 0))
