@@ -177,13 +177,14 @@ def test_switching_to_the_region_in_use_says_so(home, server):
     assert done.returncode == 0 and "already uses cn" in done.stdout
 
 
-def test_switch_without_region_when_nothing_says_which_is_a_usage_error(home, server):
-    write_creds(home, valid(server), name=cn_slot())  # no managed provider yet: either could be meant
+def test_switch_without_a_name_with_nothing_else_signed_in_says_what_adds_one(home, server):
+    write_creds(home, valid(server), name=cn_slot())  # no managed provider yet: the one account becomes it
     done = run("switch")
-    assert done.returncode == 2 and "--region" in done.stderr
-    provision_managed_provider(region_key(Region.CN), Region.CN)
-    done = run("switch")  # the other region is not signed in
-    assert done.returncode == 2 and "login --region global" in done.stderr
+    assert done.returncode == 0 and "now uses cn (user-1)" in done.stdout
+    assert managed_region() is Region.CN
+    done = run("switch")  # nothing else is signed in
+    assert done.returncode == 1 and "cn is the only account signed in" in done.stderr
+    assert "login --account NAME" in done.stderr and "login --region global" in done.stderr
 
 
 def complete(line: str, home) -> list[str]:

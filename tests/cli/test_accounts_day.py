@@ -5,9 +5,12 @@ the same person signed in twice, the region `login --account` chose, accounts na
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
 
 from tests.cli.test_accounts import sign_in, stored, two  # noqa: F401 - the fixture
-from tests.cli.test_cli import run
+from tests.cli.test_cli import SCRIPT, run
 from tui.core.agent.view import Snapshot, slot_lines
 from tui.core.keys import account_slot, region_storage_name
 from tui.core.regions import endpoints
@@ -117,3 +120,39 @@ def test_the_agents_slots_panel_names_each_account():
     lines = slot_lines(snapshot)
     assert lines[:3] == ["work (cn): usable · alice", "personal (cn): usable · bob", "cn: not usable"]
     assert lines[3].startswith("cn: usable")  # a name that is no account's: its region, one line
+
+
+def test_bare_switch_toggles_between_two_accounts_and_asks_among_more(two, server):  # noqa: F811
+    work, personal = account_slot("cn", "work"), account_slot("cn", "personal")
+    assert managed_slot() == personal
+    done = run("switch")
+    assert done.returncode == 0 and "now uses account work (cn) (alice)" in done.stdout
+    assert managed_slot() == work
+    assert run("switch").returncode == 0 and managed_slot() == personal  # a toggle
+    sign_in(server, "team", "carol", "--region", "global")  # a third, in the other region: now the active one
+    assert managed_slot() == account_slot("global", "team")
+    done = run("switch")  # no terminal: the names to choose from, nothing switched
+    assert done.returncode == 2
+    assert "say which account (personal (cn), work (cn), team (global))" in done.stderr
+    assert managed_slot() == account_slot("global", "team")
+    in_cn = run("switch", "--region", "cn")  # cn's own slot has no sign-in: cn's accounts, two of them, to choose from
+    assert in_cn.returncode == 2 and "work (cn)" in in_cn.stderr and "team" not in in_cn.stderr
+
+
+def test_bare_switch_offers_a_picker_on_a_terminal(two, server):  # noqa: F811
+    sign_in(server, "team", "carol", "--region", "global")
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([SCRIPT, "switch"], stdin=follower, stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    seen = b""
+    while b"Number or name" not in seen:
+        chunk = os.read(leader, 4096)
+        assert chunk, seen
+        seen += chunk
+    assert b"1) personal (cn)  bob" in seen
+    assert b"team (global)  carol (active)" in seen
+    os.write(leader, b"work\n")
+    stdout, _ = process.communicate(timeout=60)
+    os.close(leader)
+    assert process.returncode == 0 and b"now uses account work (cn) (alice)" in stdout
+    assert managed_slot() == account_slot("cn", "work")

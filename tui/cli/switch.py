@@ -8,19 +8,42 @@ from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
 from tui.core.agent.client.source import served, socket_path
 from tui.core.errors import AuthError
 from tui.core.i18n import _
+from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.overview import overview
 from tui.core.regions import Region
-from tui.core.slots.accounts import name_problem
+from tui.core.slots.accounts import Account, name_problem, switch_choice
 from tui.core.slots.lookup import find, regions_with
-from tui.core.slots.switch import managed_region, switch_account, switch_region
+from tui.core.slots.switch import switch_account, switch_region
 
 
 def run(ns) -> int:
     if ns.name is not None:
         return _to_account(ns.name, ns.region)
-    region = ns.region or _the_other_region()
-    if region is None:
-        return EXIT_ERROR
+    view = overview()
+    region = ns.region
+    if region is not None and (view.region_slot(region).usable or not _named_in(view.accounts, region)):
+        return _to_region(region)  # the region's own account (or why not)
+    chosen, choices = switch_choice(view.accounts, region)
+    if chosen is None and choices:
+        chosen = _pick(choices)
+        if chosen is None:
+            return EXIT_ERROR
+    if chosen is None:
+        return _nothing_to_switch_to(view.accounts, region)
+    try:
+        message = switch_account(chosen.region, chosen.name)
+    except AuthError as exc:
+        fail(exc)
+        return exc.exit_code
+    out(message)
+    return EXIT_OK
+
+
+def _named_in(accounts: list[Account], region: Region) -> bool:
+    return any(a.region is region and a.name != DEFAULT_ACCOUNT and a.status.usable for a in accounts)
+
+
+def _to_region(region: Region) -> int:
     try:
         message = switch_region(region)
     except AuthError as exc:
@@ -28,6 +51,59 @@ def run(ns) -> int:
         return EXIT_FAIL
     out(message)
     return EXIT_OK
+
+
+def _shown(account: Account) -> str:
+    """How a person names the account: `work (cn)`, or a region's own as its region."""
+    return account.region.value if account.name == DEFAULT_ACCOUNT else account.label
+
+
+def _pick(choices: list[Account]) -> Account | None:
+    """On a terminal: the accounts by number and name, the answer a number or a name; else said
+    which names to give (None, exit 2)."""
+    names = ", ".join(_shown(account) for account in choices)
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        err(
+            _(
+                "assistant-auth switch: say which account ({accounts}): assistant-auth switch NAME [--region cn|global]"
+            ).format(accounts=names)
+        )
+        return None
+    err(_("Switch the managed provider (and the official client) to which account?"))
+    for number, account in enumerate(choices, 1):
+        who = account.status.identity or _("(no name in the token)")
+        marker = _(" (active)") if account.active else ""
+        err(f"  {number}) {_shown(account)}  {who}{marker}")
+    sys.stderr.write(_("Number or name: "))
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip()
+    found = [a for n, a in enumerate(choices, 1) if answer in (str(n), a.name, a.label, _shown(a))]
+    if len(found) != 1:
+        err(_("Cancelled: nothing was switched."))
+        return None
+    return found[0]
+
+
+def _nothing_to_switch_to(accounts: list[Account], region: Region | None) -> int:
+    """No other usable account (in `region`): said with what adds one; the active one named."""
+    active = next((a for a in accounts if a.active), None)
+    in_region = _(" in {region}").format(region=region.value) if region is not None else ""
+    if active is not None and active.status.usable and (region is None or active.region is region):
+        other = "global" if active.region is Region.CN else "cn"
+        text = _(
+            "assistant-auth switch: {account} is the only account signed in{in_region}: "
+            "`assistant-auth login --account NAME` adds another, `assistant-auth login --region {other}` signs in "
+            "the other region."
+        )
+        err(text.format(account=_shown(active), in_region=in_region, other=other))
+        return EXIT_FAIL
+    flags = f" --region {region.value}" if region is not None else ""
+    err(
+        _("assistant-auth switch: no account is signed in{in_region}: `assistant-auth login{flags}` first.").format(
+            in_region=in_region, flags=flags
+        )
+    )
+    return EXIT_FAIL
 
 
 def _to_account(name: str, region: Region | None) -> int:
@@ -65,34 +141,3 @@ def served_from_elsewhere() -> bool:
     """This machine gets its tokens from the token agent on the person's own machine (a server):
     its accounts are there, and signing in here is not the next step."""
     return bool(socket_path()) and served().elsewhere
-
-
-def _the_other_region() -> Region | None:
-    """Without --region: the other region than the one in use, when it is signed in; else ask
-    on a terminal (None, after saying why, without one or when declined)."""
-    current = managed_region()
-    view = overview()
-    usable = [r for r in Region if view.region_slot(r).usable]
-    if current is not None:
-        others = [r for r in usable if r is not current]
-        if len(others) == 1:
-            return others[0]
-        if not others:
-            other = "global" if current is Region.CN else "cn"
-            err(
-                _(
-                    "The managed provider uses {region}, and the other region is not signed in: "
-                    "`assistant-auth login --region {other}` first."
-                ).format(region=current.value, other=other)
-            )
-            return None
-    if not sys.stdin.isatty():
-        err(_("assistant-auth switch: say which region: --region cn or --region global"))
-        return None
-    sys.stderr.write(_("Switch the managed provider to which region? [cn/global] "))
-    sys.stderr.flush()
-    answer = sys.stdin.readline().strip().lower()
-    if answer not in ("cn", "global"):
-        err(_("Cancelled: nothing was switched."))
-        return None
-    return Region(answer)  # the person's text, parsed once here

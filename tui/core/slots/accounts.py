@@ -97,3 +97,15 @@ def switch_command(account: Account, accounts: list[Account]) -> str:
         return f"assistant-auth switch --region {account.region.value}"
     both = sum(1 for other in accounts if other.name == account.name) > 1
     return f"assistant-auth switch {account.name}" + (f" --region {account.region.value}" if both else "")
+
+
+def switch_choice(accounts: list[Account], region: Region | None = None) -> tuple[Account | None, list[Account]]:
+    """What a `switch` without a name does, as `gh auth switch`: (the account to switch to, the
+    accounts to choose from). One usable account besides the active one (in `region`, when
+    given): it, at once (a toggle between two). More: none, and every usable one to choose from
+    (the active one among them, marked). None: none, and nothing to choose."""
+    usable = [a for a in accounts if a.status.usable and (region is None or a.region is region)]
+    others = [a for a in usable if not a.active]
+    if len(others) == 1:
+        return others[0], []
+    return None, usable if len(others) > 1 else []
