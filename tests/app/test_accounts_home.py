@@ -126,3 +126,41 @@ async def test_a_code_screen_that_follows_another_accounts_attempt_names_that_ac
         waiting.process.terminate()
         waiting.end()
     assert server.count(DEVICE_PATH) == 1
+
+
+async def test_an_account_added_as_the_same_person_is_said_on_the_done_screen(server, home):
+    two_accounts(server, home)
+    server.auto_approve = 0.3
+    server.subject = "alice"  # the browser still signed in as work's person
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
+        await pilot.press(*"team", "enter")  # the focus is in the name field
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
+        await wait_for(pilot, lambda: "same person as account work (cn)" in screen_text(app))
+
+
+async def test_signing_out_of_the_active_account_in_the_inspector_switches_to_another(server, home):
+    two_accounts(server, home)
+    slot = account_slot("cn", "work")  # the active one
+    app = AssistantAuthApp(no_browser=True, start="inspect", slot=slot)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and app.screen.selected is not None)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: managed_slot() == account_slot("cn", "personal"))
+        await wait_for(pilot, lambda: "now uses account personal (cn) (bob)" in " ".join(screen_text(app).split()))
+    assert not (home / "credentials" / f"{slot}.json").exists()
+
+
+async def test_home_says_when_the_active_account_was_signed_out_with_nothing_to_switch_to(server, home):
+    two_accounts(server, home)
+    (home / "credentials" / f"{account_slot('cn', 'work')}.json").unlink()  # signed out by another program
+    (home / "credentials" / f"{account_slot('cn', 'personal')}.json").unlink()
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        said = "Account work (cn), which the managed provider names, is signed out: sign in to it again"
+        await wait_for(pilot, lambda: said in screen_text(app))
+        assert "(`assistant-auth login --account work --region cn`) or switch to another account." in screen_text(app)

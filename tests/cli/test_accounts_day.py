@@ -15,6 +15,7 @@ from tui.core.agent.view import Snapshot, slot_lines
 from tui.core.keys import account_slot, region_storage_name
 from tui.core.regions import endpoints
 from tui.core.slots.choice import managed_slot
+from tui.demo.server import DEVICE_PATH
 
 
 def test_doctor_knows_a_named_accounts_key_as_ours(two, server):  # noqa: F811
@@ -156,3 +157,24 @@ def test_bare_switch_offers_a_picker_on_a_terminal(two, server):  # noqa: F811
     os.close(leader)
     assert process.returncode == 0 and b"now uses account work (cn) (alice)" in stdout
     assert managed_slot() == account_slot("cn", "work")
+
+
+def test_login_to_an_account_in_both_regions_asks_which(home, server):
+    sign_in(server, "personal", "bob")
+    sign_in(server, "personal", "bob-g", "--region", "global")
+    before = {p.name: p.read_bytes() for p in (home / "credentials").iterdir()}
+    for face in (("--no-tui",), ()):
+        done = run("login", "--no-browser", "--account", "personal", *face)
+        assert done.returncode == 2, done.stderr
+        assert "Both regions have an account named personal" in done.stderr and "--region" in done.stderr
+    assert {p.name: p.read_bytes() for p in (home / "credentials").iterdir()} == before
+    assert server.count(DEVICE_PATH) == 2  # only the two sign-ins above
+
+
+def test_a_second_account_signed_in_as_the_same_person_is_said(home, server):
+    sign_in(server, "work", "alice")
+    done = sign_in(server, "personal", "alice")  # the browser was still signed in as alice
+    assert "Account personal (cn) is signed in as the same person as account work (cn)" in done.stderr
+    assert "assistant-auth login --account personal --region cn --force" in done.stderr
+    other = sign_in(server, "team", "carol")
+    assert "same person" not in other.stderr

@@ -11,9 +11,11 @@ from tui.cli.output import (
     EXIT_ERROR,
     ask,
     err,
+    fail,
 )
 from tui.core.agent.client.source import served, socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV
+from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import away_lines
@@ -21,7 +23,7 @@ from tui.core.regions import Region
 from tui.core.signin import follow, ondisk
 from tui.core.signin.place import odd
 from tui.core.slots.accounts import name_problem
-from tui.core.slots.lookup import regions_with
+from tui.core.slots.lookup import find, regions_with
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import one_line
 
@@ -34,6 +36,12 @@ def run(ns) -> int:
         if problem:  # before anything is read, asked or written
             err(_("assistant-auth: {problem}").format(problem=problem))
             return EXIT_ERROR
+        if given is None and len(regions_with(account)) > 1:  # as `switch` and `token`: never cn silently
+            try:
+                find(account, None)
+            except AuthError as exc:
+                fail(exc)
+                return exc.exit_code
         given = given or _region_of(account)
         account = None if account == DEFAULT_ACCOUNT else account
     if not ns.force and not _may_sign_in_here():

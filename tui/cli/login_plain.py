@@ -24,6 +24,7 @@ from tui.core.regions import Region
 from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import ondisk
 from tui.core.signin.attempt import Outcome, SignIn
+from tui.core.slots.same_person import same_person_warning
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open
@@ -249,6 +250,9 @@ class PlainSignIn:
             err(_("Credentials written to {path}").format(path=one_line(credentials_path(attempt.storage_name), 1000)))
             if attempt.config_note:
                 err(one_line(attempt.config_note, 1000))
+            alike = same_person_warning(attempt.storage_name)
+            if alike:
+                err(alike)
         elif outcome.kind == "discarded":
             err(_("Sign-in discarded in another terminal: nothing was saved."))
         else:

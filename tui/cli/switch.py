@@ -53,15 +53,10 @@ def _to_region(region: Region) -> int:
     return EXIT_OK
 
 
-def _shown(account: Account) -> str:
-    """How a person names the account: `work (cn)`, or a region's own as its region."""
-    return account.region.value if account.name == DEFAULT_ACCOUNT else account.label
-
-
 def _pick(choices: list[Account]) -> Account | None:
     """On a terminal: the accounts by number and name, the answer a number or a name; else said
     which names to give (None, exit 2)."""
-    names = ", ".join(_shown(account) for account in choices)
+    names = ", ".join(account.shown for account in choices)
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         err(
             _(
@@ -73,11 +68,11 @@ def _pick(choices: list[Account]) -> Account | None:
     for number, account in enumerate(choices, 1):
         who = account.status.identity or _("(no name in the token)")
         marker = _(" (active)") if account.active else ""
-        err(f"  {number}) {_shown(account)}  {who}{marker}")
+        err(f"  {number}) {account.shown}  {who}{marker}")
     sys.stderr.write(_("Number or name: "))
     sys.stderr.flush()
     answer = sys.stdin.readline().strip()
-    found = [a for n, a in enumerate(choices, 1) if answer in (str(n), a.name, a.label, _shown(a))]
+    found = [a for n, a in enumerate(choices, 1) if answer in (str(n), a.name, a.label, a.shown)]
     if len(found) != 1:
         err(_("Cancelled: nothing was switched."))
         return None
@@ -95,7 +90,7 @@ def _nothing_to_switch_to(accounts: list[Account], region: Region | None) -> int
             "`assistant-auth login --account NAME` adds another, `assistant-auth login --region {other}` signs in "
             "the other region."
         )
-        err(text.format(account=_shown(active), in_region=in_region, other=other))
+        err(text.format(account=active.shown, in_region=in_region, other=other))
         return EXIT_FAIL
     flags = f" --region {region.value}" if region is not None else ""
     err(

@@ -11,13 +11,14 @@ from textual.widgets import Header, Static
 
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import OneLine
+from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_slot
 from tui.core.paths import config_path, credentials_path
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
+from tui.core.slots.same_person import same_person_warning
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
 from tui.terminal.text import short_path
 
@@ -57,6 +58,9 @@ def farewell(region: Region, note: str | None = None, account: str | None = None
     ]
     if note:
         lines.append(note)
+    alike = same_person_warning(status.name)
+    if alike:
+        lines.append(alike)
     lines.append(_("Next: scripts can run `assistant-auth token` for a fresh access token."))
     return lines
 
@@ -113,6 +117,9 @@ class DoneScreen(AppScreen[None]):
                     yield OneLine(value, classes="value")
             if self.note:
                 yield OneLine(self.note, id="done-note")
+            alike = same_person_warning(self.slot)
+            if alike:
+                yield PlainStatic(alike, id="done-alike")
             yield Static(next_steps(self.host.demo), id="done-next", markup=False)
         yield AppFooter()
 

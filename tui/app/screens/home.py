@@ -73,7 +73,7 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
     for status, label in zip(ordered, labels, strict=True):
         marker = "*" if status.name == view.managed else "\u00a0"  # a plain space would be trimmed
         lines.append(f"{marker} {label:<{width}} {slot_line(status, view.now)}")
-    if view.managed is not None:
+    if any(status.name == view.managed for status in ordered):
         lines.append(_("* used by the managed provider and by assistant-auth token"))
     if view.dangling is not None:  # the active account was signed out, and nothing else could take its place
         where, name = view.dangling

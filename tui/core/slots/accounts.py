@@ -52,6 +52,11 @@ class Account:
         """`work (cn)`: how messages name it."""
         return f"{self.name} ({self.region.value})"
 
+    @property
+    def shown(self) -> str:
+        """How a person names it: `work (cn)`, a region's own account as its region (`cn`)."""
+        return self.region.value if self.name == DEFAULT_ACCOUNT else self.label
+
     def to_dict(self) -> dict[str, Any]:
         """`status --json`'s `accounts` entry: never a token."""
         return {

@@ -1,0 +1,34 @@
+"""Two accounts signed in as the same person: a browser still signed in to one account approves
+the sign-in meant for another, and nothing on the screen tells the two apart. Said after a
+sign-in, naming the other account (`gh auth login` in the same spot adds the same user twice)."""
+
+from __future__ import annotations
+
+from tui.core.i18n import _
+from tui.core.keys import login_command
+from tui.core.overview import overview
+from tui.core.slots.accounts import Account
+
+
+def alike(accounts: list[Account], slot: str) -> list[Account]:
+    """The other accounts signed in as the same person as the one in `slot` (by the token's
+    identity claim; none when it has none)."""
+    mine = next((a for a in accounts if a.slot == slot), None)
+    who = mine.status.identity_claim if mine is not None else None
+    if not who:
+        return []
+    return [a for a in accounts if a.slot != slot and a.status.identity_claim == who]
+
+
+def same_person_warning(slot: str) -> str | None:
+    """One line when the account just signed in to `slot` is the same person as another, else None."""
+    accounts = overview().accounts
+    others = alike(accounts, slot)
+    mine = next((a for a in accounts if a.slot == slot), None)
+    if not others or mine is None:
+        return None
+    return _(
+        "Account {account} is signed in as the same person as account {other}: the browser may still have been "
+        "signed in there. To make it another person, sign out of the service in the browser, then run "
+        "`{command} --force`."
+    ).format(account=mine.shown, other=", ".join(a.shown for a in others), command=login_command(slot))
