@@ -235,3 +235,28 @@ def test_the_relay_never_moves_the_official_client_off_a_sign_in_of_the_server(
     assert by_slot.returncode == 2  # --account goes with --region only
     wrong = run_on_server(env, "relay", "--once", "--region", "global", "--slot", region_storage_name("cn"))
     assert wrong.returncode == 2
+
+
+def test_on_a_server_an_account_command_advises_what_fits_there(accounts_agent, server_home):
+    agent, _made = accounts_agent
+    env = {**on_server(agent.path, server_home), "ASSISTANT_LANG": "en"}
+    for args in (("logout", "--account", "work", "--yes"), ("inspect", "--account", "work")):
+        done = run_on_server(env, *args)
+        assert done.returncode == 2, done.stderr
+        assert "no account named work on this machine: its tokens come from the token agent" in done.stderr
+        assert "login" not in done.stderr  # never "sign in here"
+    plain = run_on_server(env, "logout", "--yes")
+    assert plain.returncode == 1 and "`assistant-auth logout` there signs out" in plain.stderr
+    assert "assistant-auth login" not in plain.stderr
+
+
+@needs_openssh
+def test_a_relay_refused_on_the_laptop_is_worded_for_the_server(laptop, server, forwarded, server_home):
+    two_accounts(laptop, server)
+    env = {**on_server(forwarded, server_home), "ASSISTANT_LANG": "en"}
+    done = run_on_server(env, "relay", "--once", "--region", "global")
+    assert done.returncode == 1, done.stderr
+    assert "not signed in on your own machine: run `assistant-auth login --region global` there" in done.stderr
+    assert str(laptop) not in done.stderr and "credentials not found" not in done.stderr
+    token = run_on_server(env, "token", "--region", "global")
+    assert token.returncode == 1 and "run `assistant-auth login --region global` there" in token.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 from tui.cli.output import EXIT_ERROR, EXIT_OK, err
+from tui.cli.selection import say_failure
 from tui.cli.streams import wizard_problem
 from tui.core.errors import AuthError
 from tui.core.i18n import _
@@ -69,7 +70,7 @@ def run_inspect(ns) -> int:
     try:
         region = find(account, ns.region.value if ns.region else None)
     except AuthError as exc:
-        err(exc.said())
+        say_failure(exc, account)
         return exc.exit_code  # an unknown or ambiguous name: usage (2), as everywhere
     return run_app(start="inspect", slot=account_slot(region, account))
 

@@ -21,10 +21,10 @@ from tui.core.i18n import _, ngettext, translated
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.paths import credentials_path
 from tui.core.regions import Region
+from tui.core.same_person import same_person_warning
 from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import ondisk
 from tui.core.signin.attempt import Outcome, SignIn
-from tui.core.slots.same_person import same_person_warning
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
-from tui.cli.selection import selected_slot
+from tui.cli.selection import selected_slot, served_from_elsewhere
 from tui.core.i18n import _
 from tui.core.paths import credentials_path
+from tui.core.signout import sign_out, told
 from tui.core.slots.accounts import account_label
-from tui.core.slots.signout import sign_out, told
 from tui.core.slots.state import slot_status
 from tui.core.untrusted import one_line
 
@@ -22,6 +22,13 @@ def run(ns) -> int:
     shown = one_line(path, 1000)
     if not path.exists():
         err(_("Not signed in: no credentials at {path}").format(path=shown))
+        if served_from_elsewhere():  # a server: the sign-in to sign out of is on the person's own machine
+            err(
+                _(
+                    "Tokens here come from the token agent on your own machine: nothing is signed in here; "
+                    "`assistant-auth logout` there signs out."
+                )
+            )
         return EXIT_FAIL
     if not ns.yes:
         if not sys.stdin.isatty():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tui.cli.options import selector_of, selector_problem
 from tui.cli.output import err, fail
-from tui.core.errors import AuthError
+from tui.core.agent.client.source import served, socket_path
+from tui.core.errors import AuthError, Problem
 from tui.core.i18n import _
 from tui.core.slots.choice import Selection, select, storage_name_of
 
@@ -30,5 +31,25 @@ def selected_slot(ns) -> str | None:
     try:
         return storage_name_of(selection(ns))
     except AuthError as exc:
-        fail(exc)
+        say_failure(exc, getattr(ns, "account", None))
         return None
+
+
+def say_failure(exc: AuthError, account: str | None) -> None:
+    """A selection that failed, said with a next step that fits here: on a server the agent
+    serves, an account that is not here is on the person's own machine (never "sign in here")."""
+    if exc.kind == Problem.UNKNOWN_ACCOUNT and account and served_from_elsewhere():
+        err(
+            _(
+                "assistant-auth: no account named {name} on this machine: its tokens come from the token agent "
+                "on your own machine, where the accounts are (`assistant-auth status` here lists them)."
+            ).format(name=account)
+        )
+    else:
+        fail(exc)
+
+
+def served_from_elsewhere() -> bool:
+    """This machine gets its tokens from the token agent on the person's own machine (a server):
+    its accounts are there, and signing in here is not the next step."""
+    return bool(socket_path()) and served().elsewhere

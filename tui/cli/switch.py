@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
-from tui.core.agent.client.source import served, socket_path
+from tui.cli.selection import served_from_elsewhere
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -130,9 +130,3 @@ def _to_account(name: str, region: Region | None) -> int:
         return exc.exit_code
     out(message)
     return EXIT_OK
-
-
-def served_from_elsewhere() -> bool:
-    """This machine gets its tokens from the token agent on the person's own machine (a server):
-    its accounts are there, and signing in here is not the next step."""
-    return bool(socket_path()) and served().elsewhere

@@ -28,8 +28,8 @@ from tui.core.permissions import apply_plan, permission_plan
 from tui.core.phrase import N_, said
 from tui.core.regions import Region
 from tui.core.repairs import NotDone, move_aside, seen
+from tui.core.signout import sign_out, told
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
-from tui.core.slots.signout import sign_out, told
 from tui.core.slots.state import BROKEN, MISSING, SlotStatus, slot_title
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path

@@ -94,7 +94,7 @@ def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None
     slots, default = listed(checked)
     slot, problem = selected(slots, selector, default)
     if problem is not None:
-        sentence, code = server_words(problem, selector.account) or (problem, EXIT_USAGE)
+        sentence, code = server_words(problem, selector) or (problem, EXIT_USAGE)
         err(_("assistant-auth: {problem}").format(problem=str(sentence)))
         return code
     word = (slot or {}).get("region") or selector.region_word

@@ -51,7 +51,7 @@ def status_from_agent(ns) -> int:
     slots, default = listed(answer)
     selected, problem = chosen(slots, selector, default)
     if problem is not None:  # an account not there, or in both regions: usage, as everywhere
-        sentence, code = server_words(problem, selector.account) or (problem, EXIT_USAGE)
+        sentence, code = server_words(problem, selector) or (problem, EXIT_USAGE)
         err(_("assistant-auth: {problem}").format(problem=str(sentence)))
         return code
     usable = bool(selected and selected.get("usable") is True)

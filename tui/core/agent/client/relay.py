@@ -26,6 +26,7 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.agent.client.ask import AgentUnavailable, Session
+from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
 from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
@@ -257,7 +258,11 @@ class Relay:
     def _refused(self, answer: Mapping[str, object]) -> Outcome | None:
         """Say the agent's refusal; the outcome when it ends the relay, None to ask again later."""
         error = answer.get("error")
-        self.say(error if isinstance(error, str) else Phrase(N_("The token agent refused the request.")))
+        worded = server_words(answer.get("cause"), self.selector)  # a server's reader: about the person's own machine
+        if worded is not None:
+            self.say(worded[0])
+        else:
+            self.say(error if isinstance(error, str) else Phrase(N_("The token agent refused the request.")))
         code = answer.get("exit")
         if code == EXIT_AGAIN or _retry_after(answer, 0):
             return None

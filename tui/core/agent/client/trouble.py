@@ -83,7 +83,7 @@ def refused(request: Request, answer: dict[str, Any]) -> Failed:
     """A refusal said for where it is read (a server: about the person's own machine), with its
     exit code (the cause's, from the one table; else the agent's)."""
     named = request.selector
-    worded = server_words(answer.get("cause"), named.slot or named.provider or named.account)
+    worded = server_words(answer.get("cause"), named)
     if worded is not None:  # a server's reader: about the person's own machine, in its words
         return Failed(worded[1], [line(Phrase(N_("assistant-auth: {problem}"), problem=worded[0]))])
     lines = [one_line(answer.get("error") or said(Phrase(N_("the agent refused the request"))), 1000)]

@@ -22,8 +22,8 @@ NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUN
 )  # a cause on the wire is the failure's kind (`tui.core.errors.Problem`), its exit code `EXIT`'s
 
 SERVER_WORDS = {  # cause -> what a server's reader is told
-    NOT_SIGNED_IN: N_("not signed in on your own machine: run `assistant-auth login` there"),
-    REJECTED: N_("your sign-in on your own machine was rejected: sign in again there (`assistant-auth login`)"),
+    NOT_SIGNED_IN: N_("not signed in on your own machine: run `{command}` there"),
+    REJECTED: N_("your sign-in on your own machine was rejected: sign in again there (`{command}`)"),
     UNKNOWN_SLOT: N_(
         "no slot named {value} on your own machine: `assistant-auth status` here lists the slots it serves"
     ),
@@ -47,8 +47,21 @@ def cause_of(exc: AuthError, selector: Selector) -> str | None:
     return exc.kind if exc.kind in SERVER_WORDS else None
 
 
-def server_words(cause: object, value: object = "") -> tuple[Phrase, int] | None:
-    """(the sentence, the exit code) a server's reader gets for `cause`; None for an unknown cause."""
+def server_words(cause: object, selector: Selector) -> tuple[Phrase, int] | None:
+    """(the sentence, the exit code) a server's reader gets for `cause` of a request for
+    `selector`; None for an unknown cause. A sign-in it advises is the one for that slot."""
     if not isinstance(cause, str) or cause not in SERVER_WORDS:
         return None
-    return Phrase(SERVER_WORDS[cause], value=value if isinstance(value, str) else ""), EXIT[cause]
+    value = selector.slot or selector.provider or selector.account or ""
+    return Phrase(SERVER_WORDS[cause], value=value, command=login_for(selector)), EXIT[cause]
+
+
+def login_for(selector: Selector) -> str:
+    """The sign-in, on the person's own machine, that writes the slot `selector` names."""
+    if selector.account is not None:
+        return f"assistant-auth login --account {selector.account}" + (
+            f" --region {selector.region_word}" if selector.region_word else ""
+        )
+    if selector.region_word in ("cn", "global") and selector.slot is None and selector.provider is None:
+        return f"assistant-auth login --region {selector.region_word}"
+    return "assistant-auth login"
