@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
 
 import pytest
 
 from tests.agent.conftest import RunningAgent, on_server, run_on_server
-from tests.agent.openssh import needs_openssh, relay_and_read, relaying_sshd
+from tests.agent.openssh import SshServer, needs_openssh, relay_and_read, relaying_sshd
+from tests.cli.test_cli import SCRIPT
 from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
 from tui.core.agent.wire.protocol import BadRequest, Request, parse_request
@@ -113,6 +116,59 @@ def test_ssh_relay_account_through_the_real_sshd(laptop, server, tmp_path, serve
     assert done.returncode == 0, done.stderr
     relayed = json.loads(done.stdout)
     assert relayed["access_token"] == made["personal"]["access_token"] and relayed["refresh_token"] == ""
+
+
+@needs_openssh
+def test_ssh_relay_account_with_its_region_through_the_real_sshd(laptop, server, tmp_path, server_home):
+    two_accounts(laptop, server)
+    work_global = {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800}
+    write_creds(laptop, work_global, name=account_slot("global", "work"))
+    # the server's sessions know no test host: its global slot has the name the defaults give it there
+    found = shlex.quote(str(server_home / "credentials"))
+    relaying = relaying_sshd(tmp_path / "relaying", server_home)
+    try:
+        ambiguous = subprocess.run(
+            [SCRIPT, "ssh", "--relay", "--account", "work", *relaying.options(), relaying.host, "true"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        script = f"until ls {found}/*.json >/dev/null 2>&1; do sleep 0.05; done; cat {found}/*.json"  # written atomically: there is whole
+        done = subprocess.run(
+            [SCRIPT, "ssh", "--relay", "--account", "work", "--region", "global", *relaying.options(), relaying.host]
+            + ["sh", "-c", shlex.quote(script)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        relaying.stop()
+    assert ambiguous.returncode == 2 and "Both regions have an account named work" in ambiguous.stderr
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["access_token"] == work_global["access_token"]
+    assert "now uses the global region" in done.stderr
+    assert [p.name for p in (server_home / "credentials").glob("*.json")] != ["assistant-code.json"]  # not cn's
+
+
+@needs_openssh
+def test_ssh_relay_says_when_the_server_cannot_run_it(laptop, server, tmp_path, server_home):
+    two_accounts(laptop, server)
+    bare = SshServer(tmp_path / "bare", extra=(f"SetEnv ASSISTANT_CODE_HOME={server_home} PATH=/usr/bin:/bin",))
+    try:
+        done = subprocess.run(
+            [SCRIPT, "ssh", "--relay", *bare.options(), bare.host, "echo", "connected"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        bare.stop()
+    assert done.returncode == 0 and done.stdout.strip() == "connected"
+    assert "the relay does not run here: `assistant-auth` is not on this server's PATH" in done.stderr
+    assert "command not found" not in done.stderr
 
 
 @needs_openssh

@@ -73,14 +73,18 @@ def test_double_dash_before_the_command_runs_the_command(laptop, server, sshd, t
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--account", "work", "host"], "--account goes with --relay"),
+        (["--account", "work", "host"], "--account and --region go with --relay"),
+        (["--region", "cn", "host"], "--account and --region go with --relay"),
         (["--relay", "--account", "../x", "host"], "invalid account name"),
         (["--relay", "--account=a/b", "host"], "invalid account name"),
+        (["--relay", "--region", "mars", "host"], "unknown region 'mars'"),
+        (["--relay", "--account", "nobody", "host"], "No account named nobody"),  # settled before connecting
     ],
 )
 def test_ssh_account_needs_the_relay_and_a_valid_name(home, args, said):
     done = subprocess.run([SCRIPT, "ssh", *args], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) <= 2
+    assert "ssh:" not in done.stderr  # ssh never started
 
 
 def test_the_relay_on_the_server_is_started_for_the_account_named():

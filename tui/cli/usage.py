@@ -86,7 +86,7 @@ refresh itself inside PROGRAM: a long-running program should call `assistant-aut
 )
 
 SSH_HELP = N_(
-    """usage: assistant-auth ssh [--relay [--account NAME]] [SSH OPTIONS] HOST [COMMAND...]
+    """usage: assistant-auth ssh [--relay [--account NAME] [--region cn|global]] [SSH OPTIONS] HOST [COMMAND...]
 
 The system ssh, with the token agent's socket forwarded to a fresh private path on the server and
 ASSISTANT_AUTH_SOCK set there for the shell or COMMAND: `assistant-auth token`, `exec` and
@@ -99,6 +99,12 @@ ssh's; the exit code is ssh's.
             there works unchanged, from access tokens only (assistant-auth help agent)
   --account NAME
             with --relay: the account whose tokens the official client there gets (default:
-            the active one on this machine)
+            the active one on this machine); settled here before connecting
+  --region cn|global
+            with --relay: that region's sign-in, or with --account, the account's region
+            when both regions have one
+
+When the server cannot run `assistant-auth relay` (not installed, not on the PATH of the
+non-interactive shell ssh runs commands in), it says so there and the connection goes on.
 """
 )

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from tui.cli.agent.ssh_words import OURS, OURS_WITH_VALUE
-from tui.cli.output import EXIT_ERROR, err, help_out
+from tui.cli.output import EXIT_ERROR, err, fail, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.forwarded import registration
@@ -28,17 +28,24 @@ from tui.core.agent.server import lifecycle, place
 from tui.core.agent.ssh.sshline import Usage, split, without_flag
 from tui.core.agent.wire.naming import forwarded_socket, ident_of
 from tui.core.agent.wire.protocol import Request
+from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
 from tui.core.signals import forwarding_to
 from tui.core.slots.accounts import name_problem
+from tui.core.slots.lookup import find
 from tui.core.untrusted import one_line
 
 SSH_FAILED = 255
 
 
 def remote_command(
-    remote: str, command: list[str], relay: bool = False, wait: bool = False, account: str | None = None
+    remote: str,
+    command: list[str],
+    relay: bool = False,
+    wait: bool = False,
+    account: str | None = None,
+    region: str | None = None,
 ) -> str:
     """What the server's shell runs: the variable set and exported, the connection registered at the
     server's stable place (`tui.core.agent.client.forwarded`), the socket's path and its registration
@@ -54,8 +61,15 @@ def remote_command(
         "trap aa_end EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
     )
     if relay:
-        chosen = f" --account {shlex.quote(account)}" if account else ""
-        head += f"assistant-auth relay --quiet{chosen} </dev/null & relay_pid=$!; "
+        chosen = (f" --account {shlex.quote(account)}" if account else "") + (
+            f" --region {shlex.quote(region)}" if region else ""
+        )
+        missing = shlex.quote(_(NO_RELAY_THERE))
+        head += (
+            "if command -v assistant-auth >/dev/null 2>&1; then "
+            f"assistant-auth relay --quiet{chosen} </dev/null & relay_pid=$!; "
+            f"else printf '%s\\n' {missing} >&2; fi; "
+        )
     if wait:  # -N: no command, only the forwarding, registered while the connection lasts (without a
         # terminal sshd sends no hangup when it ends: the session's sshd going away is the sign)
         return head + 'while kill -0 "$PPID" 2>/dev/null; do sleep 1; done'
@@ -71,22 +85,44 @@ def ssh_argv(
     tty: bool,
     relay: bool = False,
     account: str | None = None,
+    region: str | None = None,
 ) -> list[str]:
     argv = ["ssh", "-o", "ExitOnForwardFailure=yes", "-R", f"{remote}:{local}"]
     options, forward_only = without_flag(options, "N")  # -N: registered on the server while it lasts
     if tty and not command and not forward_only:
         argv.append("-t")  # a remote command gets no terminal by itself: the login shell needs one
-    return argv + options + [host, remote_command(remote, command, relay, wait=forward_only, account=account)]
+    return (
+        argv
+        + options
+        + [host, remote_command(remote, command, relay, wait=forward_only, account=account, region=region)]
+    )
 
 
-def relay_account_problem(relay: bool, account: str | None) -> str | None:
-    """`--account` names what the relay feeds the official client on the server: it needs
-    `--relay` (`token --account` there asks for any account itself), and a valid name."""
-    if account is None:
+def relay_account_problem(relay: bool, account: str | None, region: str | None = None) -> str | None:
+    """`--account` and `--region` name what the relay feeds the official client on the server:
+    they need `--relay` (`token --account` there asks for any account itself), a valid name, a
+    region that is one; the account is settled here, before connecting (`settled_problem`)."""
+    if account is None and region is None:
         return None
     if not relay:
-        return _("--account goes with --relay (on the server, `assistant-auth token --account NAME` asks for any)")
-    return name_problem(account)
+        return _(
+            "--account and --region go with --relay (on the server, `assistant-auth token --account NAME` asks for any)"
+        )
+    if region is not None and region not in ("cn", "global"):
+        return _("unknown region {value}: use cn or global").format(value=repr(region))
+    return name_problem(account) if account is not None else None
+
+
+def settled_problem(account: str | None, region: str | None) -> AuthError | None:
+    """The account as this machine's files have it (this is the agent's machine): none, or in both
+    regions with no region said, is refused before ssh starts."""
+    if account is None:
+        return None
+    try:
+        find(account, region)
+    except AuthError as exc:
+        return exc
+    return None
 
 
 def run(ns) -> int:
@@ -102,14 +138,18 @@ def run_fast(args: list[str]) -> int:
     except Usage:
         host = None
     if host is None:
-        err(_("assistant-auth: usage: assistant-auth ssh [--relay [--account NAME]] [SSH OPTIONS] HOST [COMMAND...]"))
+        err(_("assistant-auth: usage: assistant-auth ssh [--relay [--account NAME] [--region cn|global]] [SSH OPTIONS] HOST [COMMAND...]"))
         return EXIT_ERROR
     relay = "--relay" in ours  # the relay for the official client there
-    account = ours.get("--account")
-    problem = relay_account_problem(relay, account)
+    account, region = ours.get("--account"), ours.get("--region")
+    problem = relay_account_problem(relay, account, region)
     if problem:
         err(_("assistant-auth: {problem}").format(problem=problem))
         return EXIT_ERROR
+    unsettled = settled_problem(account, region)
+    if unsettled is not None:  # before connecting: never a shell whose relay cannot start
+        fail(unsettled)
+        return unsettled.exit_code
     # the server's /tmp: a 64-bit random name no other user can guess; sshd makes the socket 0600
     remote = forwarded_socket(secrets.token_hex(8))
     local = socket_path() or _stable_agent() or ""  # the shell's agent, else the one every shell finds
@@ -124,7 +164,7 @@ def run_fast(args: list[str]) -> int:
             return EXIT_ERROR
         local = own.path
     try:
-        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay, account)
+        argv = ssh_argv(options, host, command, local, remote, sys.stdin.isatty(), relay, account, region)
         try:
             child = subprocess.Popen(argv)  # noqa: S603 - the system ssh with the person's own arguments, no shell here
         except OSError as exc:
@@ -146,6 +186,11 @@ def run_fast(args: list[str]) -> int:
     return 128 - code if code < 0 else code
 
 
+NO_RELAY_THERE = N_(
+    "assistant-auth ssh: the relay does not run here: `assistant-auth` is not on this server's PATH for the "
+    "non-interactive shell ssh runs commands in (install it here, or add its directory to PATH in the shell's "
+    "startup file); `assistant-auth token` here cannot run either"
+)
 NOT_ANSWERING = N_(
     "assistant-auth ssh: the token agent at {socket} ({variable}) does not answer; this connection is served "
     "by an agent of its own that asks nobody (no --confirm) and ends with it. Restart yours on this machine "

@@ -2,4 +2,4 @@
 them: ssh has no long options, so a `--word` among its options is one of these (or a usage error)."""
 
 OURS = ("--relay",)
-OURS_WITH_VALUE = ("--account",)  # `--account NAME` or `--account=NAME`
+OURS_WITH_VALUE = ("--account", "--region")  # `--account NAME` or `--account=NAME`
