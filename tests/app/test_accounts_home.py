@@ -40,8 +40,7 @@ async def test_home_lists_the_accounts_and_w_switches_to_the_highlighted_one(ser
         assert "alice" in row(text, "work") and "bob" in row(text, "personal")
         rows = [line for line in text.splitlines() if "(cn)" in line]
         assert "*work(cn)" in text.replace(" ", "") and "*personal(cn)" not in text.replace(" ", ""), rows
-        await pilot.press("down", "down", "down")  # cn, global, personal, work (by name)
-        assert app.screen.selected_account == "work"
+        assert app.screen.selected_account == "work"  # opened on the active account's row: cn, global, personal, work
         await pilot.press("up")
         assert app.screen.selected_account == "personal"
         await pilot.press("w")
@@ -57,7 +56,7 @@ async def test_enter_where_an_account_is_asks_add_another_or_again_and_adds_a_na
     server.subject = "carol"
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")  # cn: it has accounts
+        await pilot.press("home", "enter")  # cn (Home opens on the active account's row): it has accounts
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         await pilot.press(*"../x", "enter")
         await wait_for(pilot, lambda: "invalid account name" in screen_text(app))
@@ -134,7 +133,7 @@ async def test_an_account_added_as_the_same_person_is_said_on_the_done_screen(se
     server.subject = "alice"  # the browser still signed in as work's person
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
+        await pilot.press("home", "enter")  # cn's row
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         await pilot.press(*"team", "enter")  # the focus is in the name field
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
@@ -164,3 +163,39 @@ async def test_home_says_when_the_active_account_was_signed_out_with_nothing_to_
         said = "Account work (cn), which the managed provider names, is signed out: sign in to it again"
         await wait_for(pilot, lambda: said in screen_text(app))
         assert "(`assistant-auth login --account work --region cn`) or switch to another account." in screen_text(app)
+
+
+def five_accounts(server, home) -> None:
+    for region, name, subject in (
+        ("cn", "work", "alice"),
+        ("cn", "personal", "bob"),
+        ("cn", "team", "carol"),
+        ("global", "work", "alice-g"),
+        ("global", "oss", "dave"),
+    ):
+        tokens = {**server.issue_tokens(subject=subject), "expires_at": int(time.time()) + 3600}
+        write_creds(home, tokens, name=account_slot(region, name))
+    provision_managed_provider(account_key("global", "oss"), "global")
+
+
+async def test_home_with_five_accounts_opens_on_the_active_one_and_says_what_each_region_has(server, home):
+    five_accounts(server, home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.selected_account == "oss" and app.screen.selected_region.value == "global"
+        text = screen_text(app)
+        assert "dave · in use" in text  # its row is in view, not scrolled out
+        assert "Not signed in" not in text
+        assert text.count("no sign-in of its own; its accounts are below") == 2
+        await pilot.press("up", "up", "up", "up")  # the global region's own row (cn, global, then the accounts)
+        assert app.screen.selected_row == "global" and app.screen.selected_account is None
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
+        question = screen_text(app)
+        assert "global has no sign-in of its own, only named accounts" in question
+        assert "oss (global) · dave" in question and "Sign in to global" in question
+        assert "Sign in again" not in question and "Not signed in" not in question
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+    assert server.count(DEVICE_PATH) == 0

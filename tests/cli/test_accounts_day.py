@@ -13,7 +13,9 @@ from tests.cli.test_accounts import sign_in, stored, two  # noqa: F401 - the fix
 from tests.cli.test_cli import SCRIPT, run
 from tui.core.agent.view import Snapshot, slot_lines
 from tui.core.keys import account_slot, region_storage_name
-from tui.core.regions import endpoints
+from tui.core.overview import away_text
+from tui.core.regions import Region, endpoints
+from tui.core.signin.record import Record
 from tui.core.slots.choice import managed_slot
 from tui.demo.server import DEVICE_PATH
 
@@ -178,3 +180,12 @@ def test_a_second_account_signed_in_as_the_same_person_is_said(home, server):
     assert "assistant-auth login --account personal --region cn --force" in done.stderr
     other = sign_in(server, "team", "carol")
     assert "same person" not in other.stderr
+
+
+def test_while_you_were_away_names_the_account_that_finished(monkeypatch):
+    done = Record("ended", Region.CN, 1_700_000_000.0, outcome="success", identity="alice", account="work")
+    assert away_text(done).endswith("signed in as alice · work (cn)")
+    plain = Record("ended", Region.GLOBAL, 1_700_000_000.0, outcome="success", identity="bob")
+    assert away_text(plain).endswith("signed in as bob · global")
+    monkeypatch.setenv("ASSISTANT_LANG", "zh-CN")
+    assert "work (cn)" in away_text(done) and "地区" not in away_text(done)

@@ -19,7 +19,7 @@ from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import ondisk
 from tui.core.signin.place import odd
-from tui.core.slots.state import EXPIRED, SlotStatus, signed_in_as
+from tui.core.slots.state import EXPIRED, MISSING, SlotStatus, signed_in_as
 from tui.core.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
@@ -47,17 +47,19 @@ def run(ns) -> int:
     if ns.json:
         out_json({**_as_json(view, slots, selected, usable), **({"agent": served} if served else {})})
         return EXIT_OK if usable else EXIT_FAIL
-    if not narrowed:
-        for line in account_lines(view):
-            out(line)
-    for s in slots:
+    block = [] if narrowed else account_lines(view)
+    for line in block:
+        out(line)
+    listed = [s for s in slots if not block or not _in_block(view, s, selected)]  # each account once
+    for s in listed:
         for line in _slot_lines(view, s, selected):
             out(line)
-    out(
-        _("* the slot `assistant-auth token` uses (the one selected)")
-        if narrowed
-        else _("* the slot `assistant-auth token` uses")
-    )
+    if any(s.name == selected for s in listed):
+        out(
+            _("* the slot `assistant-auth token` uses (the one selected)")
+            if narrowed
+            else _("* the slot `assistant-auth token` uses")
+        )
     for line in _next_steps(view, selected) + _notes(view):
         out(line)
     if served:
@@ -109,11 +111,23 @@ def account_lines(view: Overview) -> list[str]:
     for account in accounts:
         marker = "*" if account.active else " "
         who = account.status.identity or _("(no name in the token)")
-        lines.append(
-            f"{marker} {account.name:<{width}}  {account.region.value:<6}  "
-            + _("{who}, {state}").format(who=who, state=account.status.label)
-        )
+        status = account.status
+        if status.has_expiry and status.usable:
+            text = _("{who}, {state}, expires {when}").format(
+                who=who, state=status.label, when=expiry(status.expires_at)
+            )
+        else:
+            text = _("{who}, {state}").format(who=who, state=status.label)
+        lines.append(f"{marker} {account.name:<{width}}  {account.region.value:<6}  " + text)
     return lines
+
+
+def _in_block(view: Overview, s: SlotStatus, selected: str) -> bool:
+    """The slot is said by the Accounts block already: an account's, or a region's own slot
+    with no file (an account that is not there), unless it is the one `token` uses."""
+    if any(account.slot == s.name for account in view.accounts):
+        return True
+    return s.state == MISSING and s.name != selected and account_of_slot(s.name) is not None
 
 
 def _slot_lines(view: Overview, s: SlotStatus, selected: str) -> list[str]:

@@ -128,6 +128,8 @@ def overview(now: float | None = None) -> Overview:
 def away_text(record: Record) -> str:
     """ "While you were away, the sign-in started at 14:02 completed: signed in as Ada · cn"."""
     started, region = record.started_clock(), record.region.value
+    if record.account:  # which account finished, not only its region: `work (cn)`
+        region = f"{record.account} ({region})"
     outcome = record.outcome
     if outcome == "success" and record.identity:
         return _(

@@ -211,9 +211,9 @@ async def _replace_question(pilot) -> None:
 
 
 async def _account_choice(pilot) -> None:
-    await pilot.press("enter")
+    await pilot.press("home", "enter")  # cn's row (Home opens on the active account's)
     await wait_for(pilot, lambda: screen_is(pilot, "AccountChoiceScreen"))
-    await pilot.press("a", *"team-2")
+    await pilot.press(*"team-2")  # the name field has the focus
 
 
 async def _doctor(pilot) -> None:

@@ -30,8 +30,15 @@ class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
     # the name. The buttons (Tab, Enter) and Esc choose.
     BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
-    def __init__(self, title: str, state: str, taken: set[str]) -> None:
+    def __init__(
+        self, title: str, state: str, taken: set[str], again: str | None = None, explain: str | None = None
+    ) -> None:
         super().__init__()
+        self.again_label = again or _("Sign in again")  # the region's own slot with no sign-in: a first one
+        self.explain = explain or _(
+            "Another account gets a credential slot of its own and becomes the active one; "
+            "signing in again replaces this one's tokens, for the official client too."
+        )
         self.question = title
         self.state = state  # who is signed in there now, as Home says it
         self.taken = taken  # the region's account names already on disk: adding one of them is signing in again
@@ -39,17 +46,12 @@ class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield OneLine(self.question, id="confirm-title")
-            yield PlainStatic(
-                _(
-                    "{state}.\nAnother account gets a credential slot of its own and becomes the active one; "
-                    "signing in again replaces this one's tokens, for the official client too."
-                ).format(state=self.state)
-            )
+            yield PlainStatic(_("{state}.\n{explain}").format(state=self.state, explain=self.explain))
             yield TextField(placeholder=_("name of another account: work, personal, team-2"), id="account-name")
             yield PlainStatic("", id="account-problem")
             with Horizontal(id="confirm-buttons"):
                 yield Button(_("Add another account"), id="add", variant="primary")
-                yield Button(_("Sign in again"), id="again")
+                yield Button(self.again_label, id="again")
                 yield Button(keyed(_("Cancel"), "Esc"), id="no")
 
     def on_mount(self) -> None:

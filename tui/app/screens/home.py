@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -13,127 +12,22 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.host import AppScreen
+from tui.app.screens.home_text import ACCOUNT_ROW, abandon_question, account_options, home_summary, prompt
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, plain
 from tui.core.agent.client.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
-from tui.core.humantime import clock, relative
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.overview import Overview, away_text, overview
+from tui.core.overview import Overview, overview
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
 from tui.core.signin import ondisk
-from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
+from tui.core.slots.state import SlotStatus
 from tui.core.untrusted import one_line
 
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
     from tui.core.signin.record import Record
-
-ACCOUNT_ROW = "account:"  # the id of a named account's row: account:<region>:<name>
-HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
-
-
-def slot_line(status: SlotStatus, now: float | None = None) -> str:
-    """One slot in a sentence: who is signed in and until when, or what is wrong."""
-    if status.state == MISSING:
-        return _("Not signed in")
-    if status.state == REVOKED:
-        return _("Signed out (revoked) by the official client: sign in again")
-    if status.has_expiry:
-        name = one_line(status.identity, HOME_IDENTITY) if status.identity else None
-        who = _("Signed in as {who}").format(who=name) if name else _("Signed in")
-        if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
-            left = status.expires_in(now)
-            if left is None:
-                return (
-                    _("{who} · no expiry; refresh rejected") if status.refresh_rejected else _("{who} · no expiry")
-                ).format(who=who)
-            line = (
-                _("{who} · expires {when}; refresh rejected")
-                if status.refresh_rejected
-                else _("{who} · expires {when}")
-            )
-            return line.format(who=who, when=relative(left))
-        if status.refresh_rejected:
-            return _("{who} · refresh rejected: sign in again").format(who=who)
-        if status.has_refresh_token:
-            return _("{who} · token expired, refreshes on next use").format(who=who)
-        return _("{who} · expired, no refresh token: sign in again").format(who=who)
-    return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail_text, 50))
-
-
-def home_summary(view: Overview) -> tuple[str, str, Region | None]:
-    """(text, css class, managed region): every region's slot and any other slot on disk, the
-    one the managed provider uses marked with *."""
-    ordered = view.with_regions()
-    labels = [status.title(24) for status in ordered]
-    width = max([7] + [len(label) for label in labels])
-    lines = []
-    for status, label in zip(ordered, labels, strict=True):
-        marker = "*" if status.name == view.managed else "\u00a0"  # a plain space would be trimmed
-        lines.append(f"{marker} {label:<{width}} {slot_line(status, view.now)}")
-    if any(status.name == view.managed for status in ordered):
-        lines.append(_("* used by the managed provider and by assistant-auth token"))
-    if view.dangling is not None:  # the active account was signed out, and nothing else could take its place
-        where, name = view.dangling
-        lines.append(
-            _(
-                "Account {name} ({region}), which the managed provider names, is signed out: sign in to it again "
-                "(`assistant-auth login --account {name} --region {region}`) or switch to another account."
-            ).format(name=name, region=where)
-        )
-    for record in view.waiting:  # a sign-in of another terminal, or of one that went away
-        left = clock(max(record.deadline - time.time(), 0))
-        text = (
-            _("A {region} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
-            if record.polled
-            else _("A {region} sign-in has nobody polling it ({left} left): Enter resumes it, n abandons it.")
-        )
-        lines.append(text.format(region=record.region.value, left=left))
-    lines.extend(away_text(record) for record in view.away)
-    current = next((s for s in ordered if s.name == view.managed), ordered[0])
-    if current.usable:
-        css = "valid" if current.state == VALID else "expired"
-    elif current.state == MISSING:
-        css = "missing"
-    else:
-        css = "broken"
-    region = Region(current.region) if view.managed is not None and current.region else None
-    return "\n".join(lines), css, region
-
-
-def abandon_question(region: Region):
-    """`n` on Home: the waiting sign-in's code stops being polled."""
-    from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
-
-    return ConfirmScreen(
-        _("Abandon the waiting {region} sign-in?").format(region=region.value),
-        _("Its code stops being polled; a new sign-in gets a new code."),
-        yes=_("Abandon"),
-        no=_("Keep it"),
-    )
-
-
-def account_options(view: Overview | None) -> list[Option]:
-    """A row per named account (the regions' own are the rows above): who is signed in, * active."""
-    rows = []
-    for account in view.accounts if view is not None else ():
-        if account.name == DEFAULT_ACCOUNT:
-            continue
-        who = one_line(account.status.identity, HOME_IDENTITY) if account.status.identity else account.status.label
-        if account.active:
-            who = _("{who} · in use").format(who=who)
-        label = f"{account.label:<14} {who}"
-        rows.append(Option(plain(label), id=f"{ACCOUNT_ROW}{account.region.value}:{account.name}"))
-    return rows
-
-
-def prompt(view: Overview | None) -> str:
-    """What the list below offers: the regions, and the named accounts once there is one."""
-    if view is not None and any(account.name != DEFAULT_ACCOUNT for account in view.accounts):
-        return _("Choose a region, or one of your accounts:")
-    return _("Choose the region of your account:")
 
 
 class HomeScreen(AppScreen[None]):
@@ -208,10 +102,23 @@ class HomeScreen(AppScreen[None]):
         # the highlighted region: an explicit --region, else the managed provider's
         region = self.initial_region or self.managed_region or Region.CN
         regions.highlighted = 0 if region is Region.CN else 1
+        active = self._active_row()
+        if self.initial_region is None and active is not None:  # the active account's row, scrolled into view
+            regions.highlighted = active
         regions.focus()
         self.set_interval(5, self.refresh_slot)
         if agent_socket() is not None:
             self.look_at_the_agent()
+
+    def _active_row(self) -> int | None:
+        """The row of the active account when it is a named one, else None."""
+        active = next((a for a in self.view.accounts if a.active), None) if self.view is not None else None
+        if active is None or active.name == DEFAULT_ACCOUNT:
+            return None
+        regions = self.query_one("#regions", OptionList)
+        wanted = f"{ACCOUNT_ROW}{active.region.value}:{active.name}"
+        ids = [regions.get_option_at_index(i).id for i in range(regions.option_count)]
+        return ids.index(wanted) if wanted in ids else None
 
     @work(thread=True, exclusive=True, group="home-agent")
     def look_at_the_agent(self) -> None:
@@ -328,25 +235,19 @@ class HomeScreen(AppScreen[None]):
         if status.refresh_rejected or not (status.usable or named):
             self._again(region, None, status)
             return
-        from tui.app.screens.account_choice import ADD, AccountChoiceScreen  # lazy: the wizard's cold start
+        from tui.app.screens.home_questions import ADD, choice_question  # lazy: the wizard's cold start
 
         def chosen(answer: tuple[str, str | None] | None) -> None:
             if answer is not None:
                 self.host.action_sign_in(region.value, account=answer[1] if answer[0] == ADD else None)
 
-        self.app.push_screen(
-            AccountChoiceScreen(
-                _("{region} has an account already: add another, or sign in again?").format(region=region.value),
-                slot_line(status),
-                named,
-            ),
-            chosen,
-        )
+        question = choice_question(region, status, view)
+        self.app.push_screen(question, chosen)
 
     def _again(self, region: Region, account: str | None, status: SlotStatus) -> None:
         """Sign in to one account (a region's own when `account` is None): at once when its session
         does not work, else after asking (its refresh rejected: signing in is the default)."""
-        from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
+        from tui.app.screens.home_questions import again_question  # lazy: the wizard's cold start
 
         def go(yes: bool | None = True) -> None:
             if yes:
@@ -355,26 +256,4 @@ class HomeScreen(AppScreen[None]):
         if not status.usable:
             go()
             return
-        name = f"{account} ({region.value})" if account else region.value
-        if status.refresh_rejected:  # it works until it expires, then not: signing in is the default
-            body = _(
-                "{state}.\nThe server rejected its refresh token: when the access token expires it stops "
-                "working. Sign in again now (`assistant-auth login` on the command line)."
-            )
-            title, no, default_yes = _("Sign in to {region} again?"), _("Later"), True
-        else:
-            body = _(
-                "{state}.\nIt still works: a new sign-in is not needed. Signing in again replaces its tokens, "
-                "for the official client too."
-            )
-            title, no, default_yes = _("Replace your {region} sign-in?"), _("Keep it"), False
-        self.app.push_screen(
-            ConfirmScreen(
-                title.format(region=name),
-                body.format(state=slot_line(status)),
-                yes=_("Sign in again"),
-                no=no,
-                default_yes=default_yes,
-            ),
-            go,
-        )
+        self.app.push_screen(again_question(region, account, status), go)

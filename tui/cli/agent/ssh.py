@@ -138,7 +138,11 @@ def run_fast(args: list[str]) -> int:
     except Usage:
         host = None
     if host is None:
-        err(_("assistant-auth: usage: assistant-auth ssh [--relay [--account NAME] [--region cn|global]] [SSH OPTIONS] HOST [COMMAND...]"))
+        err(
+            _(
+                "assistant-auth: usage: assistant-auth ssh [--relay [--account NAME] [--region cn|global]] [SSH OPTIONS] HOST [COMMAND...]"
+            )
+        )
         return EXIT_ERROR
     relay = "--relay" in ours  # the relay for the official client there
     account, region = ours.get("--account"), ours.get("--region")

@@ -1,0 +1,128 @@
+"""What Home says: the slots' summary above the list, each slot's sentence, the named accounts'
+rows of the list, the prompt above it and the question before abandoning a waiting sign-in.
+Text only: the screen (`home`) shows it."""
+
+from __future__ import annotations
+
+import time
+
+from textual.widgets.option_list import Option
+
+from tui.app.widgets.safe import plain
+from tui.core.humantime import clock, relative
+from tui.core.i18n import _
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
+from tui.core.overview import Overview, away_text
+from tui.core.regions import Region
+from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
+from tui.core.untrusted import one_line
+
+ACCOUNT_ROW = "account:"  # the id of a named account's row: account:<region>:<name>
+HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)
+
+
+def slot_line(status: SlotStatus, now: float | None = None) -> str:
+    """One slot in a sentence: who is signed in and until when, or what is wrong."""
+    if status.state == MISSING:
+        return _("Not signed in")
+    if status.state == REVOKED:
+        return _("Signed out (revoked) by the official client: sign in again")
+    if status.has_expiry:
+        name = one_line(status.identity, HOME_IDENTITY) if status.identity else None
+        who = _("Signed in as {who}").format(who=name) if name else _("Signed in")
+        if status.state == VALID:  # relative: the line fits 60 columns; the inspector has the date
+            left = status.expires_in(now)
+            if left is None:
+                return (
+                    _("{who} · no expiry; refresh rejected") if status.refresh_rejected else _("{who} · no expiry")
+                ).format(who=who)
+            line = (
+                _("{who} · expires {when}; refresh rejected")
+                if status.refresh_rejected
+                else _("{who} · expires {when}")
+            )
+            return line.format(who=who, when=relative(left))
+        if status.refresh_rejected:
+            return _("{who} · refresh rejected: sign in again").format(who=who)
+        if status.has_refresh_token:
+            return _("{who} · token expired, refreshes on next use").format(who=who)
+        return _("{who} · expired, no refresh token: sign in again").format(who=who)
+    return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail_text, 50))
+
+
+def home_summary(view: Overview) -> tuple[str, str, Region | None]:
+    """(text, css class, managed region): every region's slot and any other slot on disk, the
+    one the managed provider uses marked with *."""
+    ordered = view.with_regions()
+    labels = [status.title(24) for status in ordered]
+    width = max([7] + [len(label) for label in labels])
+    lines = []
+    with_named = {a.region.value for a in view.accounts if a.name != DEFAULT_ACCOUNT}
+    for status, label in zip(ordered, labels, strict=True):
+        marker = "*" if status.name == view.managed else "\u00a0"  # a plain space would be trimmed
+        said = slot_line(status, view.now)
+        own = account_of_slot(status.name)
+        if status.state == MISSING and own is not None and own[1] == DEFAULT_ACCOUNT and own[0] in with_named:
+            said = _("no sign-in of its own; its accounts are below")  # never "not signed in" beside them
+        lines.append(f"{marker} {label:<{width}} {said}")
+    if any(status.name == view.managed for status in ordered):
+        lines.append(_("* used by the managed provider and by assistant-auth token"))
+    if view.dangling is not None:  # the active account was signed out, and nothing else could take its place
+        where, name = view.dangling
+        lines.append(
+            _(
+                "Account {name} ({region}), which the managed provider names, is signed out: sign in to it again "
+                "(`assistant-auth login --account {name} --region {region}`) or switch to another account."
+            ).format(name=name, region=where)
+        )
+    for record in view.waiting:  # a sign-in of another terminal, or of one that went away
+        left = clock(max(record.deadline - time.time(), 0))
+        text = (
+            _("A {region} sign-in waits for approval ({left} left): Enter follows it, n abandons it.")
+            if record.polled
+            else _("A {region} sign-in has nobody polling it ({left} left): Enter resumes it, n abandons it.")
+        )
+        lines.append(text.format(region=record.region.value, left=left))
+    lines.extend(away_text(record) for record in view.away)
+    current = next((s for s in ordered if s.name == view.managed), ordered[0])
+    if current.usable:
+        css = "valid" if current.state == VALID else "expired"
+    elif current.state == MISSING:
+        css = "missing"
+    else:
+        css = "broken"
+    region = Region(current.region) if view.managed is not None and current.region else None
+    return "\n".join(lines), css, region
+
+
+def abandon_question(region: Region):
+    """`n` on Home: the waiting sign-in's code stops being polled."""
+    from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
+
+    return ConfirmScreen(
+        _("Abandon the waiting {region} sign-in?").format(region=region.value),
+        _("Its code stops being polled; a new sign-in gets a new code."),
+        yes=_("Abandon"),
+        no=_("Keep it"),
+    )
+
+
+def account_options(view: Overview | None) -> list[Option]:
+    """A row per named account (the regions' own are the rows above): who is signed in, * active."""
+    rows = []
+    for account in view.accounts if view is not None else ():
+        if account.name == DEFAULT_ACCOUNT:
+            continue
+        who = one_line(account.status.identity, HOME_IDENTITY) if account.status.identity else account.status.label
+        if account.active:
+            who = _("{who} · in use").format(who=who)
+        label = f"{account.label:<14} {who}"
+        rows.append(Option(plain(label), id=f"{ACCOUNT_ROW}{account.region.value}:{account.name}"))
+    return rows
+
+
+def prompt(view: Overview | None) -> str:
+    """What the list below offers: the regions, and the named accounts once there is one."""
+    if view is not None and any(account.name != DEFAULT_ACCOUNT for account in view.accounts):
+        return _("Choose a region, or one of your accounts:")
+    return _("Choose the region of your account:")
