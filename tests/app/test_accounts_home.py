@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
@@ -199,3 +200,17 @@ async def test_home_with_five_accounts_opens_on_the_active_one_and_says_what_eac
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
     assert server.count(DEVICE_PATH) == 0
+
+
+async def test_in_the_demo_a_approves_each_account_as_a_person_of_its_own(server, home):
+    two_accounts(server, home)
+    demo = SimpleNamespace(page=server.verification_uri(), approve=server.approve_on_page, serve=False)
+    app = AssistantAuthApp(no_browser=True, demo=demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
+        await pilot.press(*"team", "enter")
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen" and app.screen.auth is not None)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
+        assert "demo-team" in screen_text(app) and "same person" not in screen_text(app)

@@ -192,9 +192,9 @@ async def test_sign_in_asks_before_replacing_a_usable_session(server, home):
 async def test_demo_approve_key_and_page_shown_only_in_the_demo(server):
     approved = []
 
-    def approve(user_code: str) -> str:
+    def approve(user_code: str, subject: str | None = None) -> str:
         approved.append(user_code)
-        return server.approve_on_page(user_code)
+        return server.approve_on_page(user_code, subject)
 
     app = AssistantAuthApp(no_browser=True, demo=SimpleNamespace(page=server.verification_uri(), approve=approve))
     async with app.run_test(size=SMALL) as pilot:

@@ -2,6 +2,7 @@
 
 import httpx
 
+from tui.core.jwt import decode_claims
 from tui.demo.server import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, AuthServer
 
 
@@ -76,3 +77,18 @@ def test_a_client_gone_before_its_answer_prints_nothing(server, capsys):
     except ValueError:
         httpd.handle_error(None, ("127.0.0.1", 1))
     assert "a bug in the server" in capsys.readouterr().err
+
+
+def test_the_page_chooses_who_approves(server):
+    page = httpx.get(server.url + PAGE_PATH)
+    assert 'name=subject value="user-1"' in page.text  # who approves, as the page offers it
+    subjects = []
+    for who in ("alice", "  bob  ", "", "x" * 65, "ev\nil"):
+        auth = device(server)
+        httpx.post(server.url + PAGE_PATH, data={"user_code": auth["user_code"], "action": "approve", "subject": who})
+        token = poll(server, auth["device_code"]).json()["access_token"]
+        subjects.append(decode_claims(token)["sub"])
+    assert subjects == ["alice", "bob", "user-1", "user-1", "user-1"]  # a subject that cannot be one: the default
+    auth = device(server)
+    assert "Approved" in server.approve_on_page(auth["user_code"], "carol")
+    assert decode_claims(poll(server, auth["device_code"]).json()["access_token"])["sub"] == "carol"

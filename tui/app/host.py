@@ -20,7 +20,7 @@ class Demo(Protocol):
 
     page: str
 
-    def approve(self, user_code: str) -> str: ...
+    def approve(self, user_code: str, subject: str | None = None) -> str: ...
 
 
 class Host(Protocol):

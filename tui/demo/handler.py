@@ -90,7 +90,9 @@ class Endpoints(Protocol):
 
     def token(self, form: dict[str, str]) -> tuple[int, dict]: ...
 
-    def decide(self, user_code: str, approve: bool) -> bool: ...
+    subject: str  # who approves by default (the page's "Approve as" field starts with it)
+
+    def decide(self, user_code: str, approve: bool, subject: str | None = None) -> bool: ...
 
 
 class Server(ThreadingHTTPServer):
@@ -184,7 +186,7 @@ class Handler(BaseHTTPRequestHandler):
         elif path == TOKEN_PATH:
             self._json(*self.auth.token(form))
         elif path == PAGE_PATH:
-            ok = self.auth.decide(form.get("user_code", ""), form.get("action") == "approve")
+            ok = self.auth.decide(form.get("user_code", ""), form.get("action") == "approve", form.get("subject"))
             verdict = form.get("action") == "approve" and "approved" or "denied"
             message = f"Device {verdict}. You can close this page." if ok else "Unknown, used or expired code."
             self._page(message, status=200 if ok else 400)
@@ -210,6 +212,8 @@ class Handler(BaseHTTPRequestHandler):
 </head><body><h1>Authorize a device</h1>{note}
 <form method=post action="{PAGE_PATH}"><p><label>Code shown in your terminal<br>
 <input name=user_code value="{html.escape(code)}" autofocus autocomplete=off></label></p>
+<p><label>Approve as (who is signed in to this browser: a second account can be another person)<br>
+<input name=subject value="{html.escape(self.auth.subject)}" autocomplete=off></label></p>
 <p><button name=action value=approve>Approve</button> <button name=action value=deny>Deny</button></p>
 </form><p><small>Local test server of assistant-auth. Never use it for a real account.</small></p>
 </body></html>"""

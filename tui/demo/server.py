@@ -47,6 +47,7 @@ class Grant:
     interval: int
     approve_at: float | None
     state: str = "pending"  # pending | approved | denied | consumed
+    subject: str | None = None  # who approved on the page (None: the server's `subject`)
     last_poll: float | None = None
     polls: int = 0
     slow_downs: int = 0
@@ -141,16 +142,19 @@ class AuthServer:
         chosen = pending or matches
         return chosen[-1] if chosen else None  # the newest pending grant wins
 
-    def decide(self, user_code: str, approve: bool) -> bool:
+    def decide(self, user_code: str, approve: bool, subject: str | None = None) -> bool:
+        """Approve or deny `user_code`, as `subject` when given (who is signed in to the browser:
+        the demo's page lets a person choose, so two accounts can be two people)."""
         with self.lock:
             grant = self._grant_by_user_code(user_code)
             if grant is None or grant.state != "pending" or time.time() >= grant.expires_at:
                 return False
             grant.state = "approved" if approve else "denied"
+            grant.subject = approver(subject)
             return True
 
-    def approve(self, user_code: str) -> bool:
-        return self.decide(user_code, True)
+    def approve(self, user_code: str, subject: str | None = None) -> bool:
+        return self.decide(user_code, True, subject)
 
     def deny(self, user_code: str) -> bool:
         return self.decide(user_code, False)
@@ -214,10 +218,12 @@ class AuthServer:
         chars = [secrets.choice(USER_CODE_ALPHABET) for _ in range(8)]
         return "".join(chars[:4]) + "-" + "".join(chars[4:])
 
-    def approve_on_page(self, user_code: str) -> str:
-        """Approve `user_code` as a person would: a POST of the approval page's form over HTTP.
-        Returns the page's verdict in words (for the demo's `a` key)."""
-        form = urllib.parse.urlencode({"user_code": user_code, "action": "approve"}).encode()
+    def approve_on_page(self, user_code: str, subject: str | None = None) -> str:
+        """Approve `user_code` as a person would: a POST of the approval page's form over HTTP,
+        as `subject` (who approves; None: the server's default). Returns the page's verdict in
+        words (for the demo's `a` key)."""
+        fields = {"user_code": user_code, "action": "approve", **({"subject": subject} if subject else {})}
+        form = urllib.parse.urlencode(fields).encode()
         try:
             with urllib.request.urlopen(self.url + PAGE_PATH, data=form, timeout=5) as answer:  # noqa: S310 - this server's own http:// page
                 answer.read()
@@ -289,7 +295,8 @@ class AuthServer:
                     return 400, {"error": "slow_down"}
                 return 400, {"error": "authorization_pending"}
             grant.state = "consumed"
-        return 200, self.issue_tokens(self.subject)
+            subject = grant.subject or self.subject
+        return 200, self.issue_tokens(subject)
 
     def _refresh_grant(self, refresh_token: str) -> tuple[int, dict]:
         if not self.rotate_on_receipt:
@@ -305,6 +312,15 @@ class AuthServer:
         if self.rotate_on_receipt:  # rotated on receipt: the answer is what waits
             _hold_answer(self)
         return 200, answer
+
+
+def approver(subject: object) -> str | None:
+    """Who the page says approves: 1 to 64 printable characters without spaces at either end
+    (the `sub` claim of the tokens); anything else: the server's default."""
+    if not isinstance(subject, str):
+        return None
+    subject = subject.strip()
+    return subject if 0 < len(subject) <= 64 and subject.isprintable() else None
 
 
 def _hold_answer(server: AuthServer) -> None:

@@ -299,8 +299,11 @@ class SignInScreen(AppScreen[None]):
         return not self.host.no_browser and bool(target and browser_commands(target))
 
     def action_demo_approve(self) -> None:
+        """The demo's `a`: approved on its page, as a person of the account's own (`demo-work`
+        for account work), so two accounts are two people; the page lets anyone be chosen."""
         if self.host.demo is not None and self.auth is not None:
-            self.report(self.host.demo.approve(self.auth.user_code))
+            who = f"demo-{self.account}" if self.account else None
+            self.report(self.host.demo.approve(self.auth.user_code, who))
 
     def action_open_browser(self) -> None:
         if self.auth is None:
