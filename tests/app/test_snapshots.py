@@ -26,7 +26,7 @@ ENGLISH = [scene for scene in SCENES if scene.lang == "en"]  # the Chinese ones:
 def matches_snapshot(scene, snap_compare, tmp_path) -> bool:
     with staged(tmp_path, scene.lang) as home:
         app = build(scene, home)
-        return snap_compare(app, terminal_size=scene.size, run_before=scene.steps)
+        return snap_compare(app, terminal_size=scene.size, run_before=scene.ready)
 
 
 def assert_no_secret(accepted: pathlib.Path, scene) -> None:

@@ -143,8 +143,7 @@ class AuthServer:
         return chosen[-1] if chosen else None  # the newest pending grant wins
 
     def decide(self, user_code: str, approve: bool, subject: str | None = None) -> bool:
-        """Approve or deny `user_code`, as `subject` when given (who is signed in to the browser:
-        the demo's page lets a person choose, so two accounts can be two people)."""
+        """Approve or deny `user_code`, as `subject` (who is signed in to the browser) when given."""
         with self.lock:
             grant = self._grant_by_user_code(user_code)
             if grant is None or grant.state != "pending" or time.time() >= grant.expires_at:
@@ -219,11 +218,9 @@ class AuthServer:
         return "".join(chars[:4]) + "-" + "".join(chars[4:])
 
     def approve_on_page(self, user_code: str, subject: str | None = None) -> str:
-        """Approve `user_code` as a person would: a POST of the approval page's form over HTTP,
-        as `subject` (who approves; None: the server's default). Returns the page's verdict in
-        words (for the demo's `a` key)."""
-        fields = {"user_code": user_code, "action": "approve", **({"subject": subject} if subject else {})}
-        form = urllib.parse.urlencode(fields).encode()
+        """Approve `user_code` as a person would, as `subject` (None: the default): a POST of the
+        approval page's form. Returns the page's verdict in words (for the demo's `a` key)."""
+        form = urllib.parse.urlencode({"user_code": user_code, "action": "approve", "subject": subject or ""}).encode()
         try:
             with urllib.request.urlopen(self.url + PAGE_PATH, data=form, timeout=5) as answer:  # noqa: S310 - this server's own http:// page
                 answer.read()

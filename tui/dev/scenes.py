@@ -18,6 +18,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
+from textual.widgets import Input
+
 from tui.app import AssistantAuthApp
 from tui.app.screens.doctor import DoctorScreen
 from tui.core.keys import region_storage_name
@@ -232,6 +234,15 @@ class Scene:
     region: str | None = None
     extra: dict = field(default_factory=dict)
     lang: str = "en"  # ASSISTANT_LANG for the scene, whatever the machine's locale
+
+    async def ready(self, pilot) -> None:
+        """The scene's steps, then every field's cursor held still: a blinking cursor would make
+        the picture depend on the moment it is taken (a loaded machine takes it later)."""
+        if self.steps is not None:
+            await self.steps(pilot)
+        for widget in pilot.app.screen.query(Input):
+            widget.cursor_blink = False
+        await pilot.pause()
 
 
 SCENES = [

@@ -22,8 +22,7 @@ async def capture(scene, out: pathlib.Path) -> pathlib.Path:
         app = build(scene, home)
         async with app.run_test(size=scene.size) as pilot:
             await pilot.pause(0.2)
-            if scene.steps is not None:
-                await scene.steps(pilot)
+            await scene.ready(pilot)
             await pilot.pause(0.2)
             target = out / f"{scene.name}.svg"
             target.write_text(app.export_screenshot(title=scene.name))

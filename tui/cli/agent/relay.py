@@ -51,10 +51,11 @@ def run(ns) -> int:
             err(line)
         return request.code
     session = Session()
+    stop_relay_on_signals(session.interrupt)  # from the first question on: a signal ends the wait at once
     settled = _settle(session, selector)
     if isinstance(settled, int):
         session.close()
-        return settled
+        return int(Outcome.STOPPED) if session.interrupted else settled
     chosen, region = settled
     point = chosen.point
     say_quietly = (lambda _text: None) if ns.quiet else _say
@@ -84,6 +85,8 @@ def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None
     try:
         answer = session.ask(Request("status"))
     except AgentUnavailable as exc:
+        if session.interrupted:  # asked to stop (a signal): nothing to say
+            return EXIT_TRANSIENT
         err(one_line(_("assistant-auth relay: {message}").format(message=said(exc.args[0])), 2000))
         return EXIT_TRANSIENT
     checked = judged(Request("status"), answer)
