@@ -22,6 +22,7 @@ from tui.core.agent.wire.protocol import (
     ORIGINS,
     UNKNOWN,
     VERSION,
+    Origin,
     Request,
     answer_line,
 )
@@ -116,7 +117,7 @@ def _message(line: bytes) -> Question | Withdrawn | None:
     if number is None or connection is None:
         return None
     said = data.get("origin")
-    origin = said if isinstance(said, str) and said in ORIGINS else UNKNOWN  # anything else: a stranger
+    origin = Origin(said) if isinstance(said, str) and said in ORIGINS else UNKNOWN  # anything else: a stranger
     asked_for = data.get("asked_for")
     op = data.get("op") if data.get("op") in ASKABLE else "token"
     host = data.get("host") if isinstance(data.get("host"), str) else ""

@@ -14,10 +14,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tui.core.agent.wire.protocol import Request, parse_answer, question, withdrawn
+from tui.core.agent.wire.protocol import Decision, Request, parse_answer, question, withdrawn
 from tui.core.system.process import alive
 
-ALLOW_ONCE, ALLOW_CONNECTION, DENY = "once", "connection", "deny"  # what a person answers with --confirm
+ALLOW_ONCE, ALLOW_CONNECTION, DENY = Decision.ONCE, Decision.CONNECTION, Decision.DENY  # the wire's one table
 NOBODY = "nobody"  # --confirm with no place to ask right now: denied, and said so
 UNANSWERED = "unanswered"  # nobody answered within the wait: denied, try again
 CONFIRM_WAIT = 30.0  # seconds a person has to answer; no answer is deny

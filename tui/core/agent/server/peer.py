@@ -10,7 +10,7 @@ import socket
 from dataclasses import dataclass
 
 from tui.core.agent.ssh.sshline import Usage, split
-from tui.core.agent.wire.protocol import FORWARDED, LOCAL, UNKNOWN
+from tui.core.agent.wire.protocol import FORWARDED, LOCAL, UNKNOWN, Origin
 from tui.core.system.peercred import peer_of as system_peer
 from tui.core.system.process import process
 
@@ -21,7 +21,7 @@ __all__ = ["FORWARDED", "LOCAL", "UNKNOWN", "Peer", "host_of", "peer_of"]
 class Peer:
     pid: int | None
     uid: int | None
-    origin: str = LOCAL
+    origin: Origin = LOCAL
     ssh: tuple[int, int] | None = None  # the SSH connection (ssh's pid, start time) it came through
     host: str = ""  # the host that ssh reaches, as its command line names it
 

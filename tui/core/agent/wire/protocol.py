@@ -44,6 +44,7 @@ client do the I/O.
 
 from __future__ import annotations
 
+import enum  # loaded by `json` already (through `re`): an enum costs the token path nothing more
 import json
 
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
@@ -52,10 +53,40 @@ from tui.core.slots.selector import AGENT_FLAGS, DEFAULT, Selector
 VERSION = 1
 REQUEST_LINE = 4096  # bytes: the longest request line read (a request is under 200)
 ANSWER_LINE = (1 << 20) + 4096  # bytes: the longest answer line read (an access token is at most 1 MiB)
-# where a connection comes from, as the agent judged it: this machine, a server through ssh, or a
-# process the system cannot place (treated as a server until it proves it is on this machine)
-LOCAL, FORWARDED, UNKNOWN = "local", "forwarded", "unknown"
-ORIGINS = (LOCAL, FORWARDED, UNKNOWN)
+
+
+class Word(str, enum.Enum):
+    """A word of the protocol: a member is its string on the wire (in JSON, in a format, as a key),
+    and a string read from the wire is turned into one once, where it is parsed."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(str.__str__(self), spec)
+
+    __hash__ = str.__hash__
+
+
+class Origin(Word):
+    """Where a connection comes from, as the agent judged it: this machine, a server through ssh,
+    or a process the system cannot place (treated as a server until it proves it is on this machine)."""
+
+    LOCAL = "local"
+    FORWARDED = "forwarded"
+    UNKNOWN = "unknown"
+
+
+class Decision(Word):
+    """A person's answer to a question under --confirm: allow once, allow this connection, deny."""
+
+    ONCE = "once"
+    CONNECTION = "connection"
+    DENY = "deny"
+
+
+LOCAL, FORWARDED, UNKNOWN = Origin.LOCAL, Origin.FORWARDED, Origin.UNKNOWN
+ORIGINS = tuple(Origin)
 
 # every operation, once: (asked about under --confirm, served to the agent's own machine only)
 OPS = {
@@ -69,7 +100,7 @@ OPS = {
 OPERATIONS = tuple(OPS)
 ASKED_UNDER_CONFIRM = frozenset(op for op, (asked, _own) in OPS.items() if asked)
 OWN_MACHINE_ONLY = frozenset(op for op, (_asked, own) in OPS.items() if own)
-DECISIONS = ("once", "connection", "deny")  # a person's answer to a question (allow once, this connection)
+DECISIONS = tuple(Decision)
 SELECTORS = AGENT_FLAGS  # at most one, or an account with its region (the Selector's, tui.core.slots.selector)
 MAX_TTL = 86400  # seconds: the longest lifetime a token can be asked to still have
 TOKEN_FIELDS = ("access_token", "expires_at", "slot", "region", "identity")  # all a token answer carries
@@ -188,7 +219,7 @@ def withdrawn(number: int) -> bytes:
     return encode({"v": VERSION, "withdrawn": number})
 
 
-def parse_answer(line: bytes) -> tuple[int, str] | None:
+def parse_answer(line: bytes) -> tuple[int, Decision] | None:
     """(the question, the decision) of an answerer's line, or None for anything else."""
     try:
         data = json.loads(line)
@@ -197,9 +228,9 @@ def parse_answer(line: bytes) -> tuple[int, str] | None:
     if not isinstance(data, dict) or data.get("v") != VERSION or data.get("op") != "answer":
         return None
     number, decision = data.get("question"), data.get("answer")
-    if isinstance(number, bool) or not isinstance(number, int) or decision not in DECISIONS:
+    if isinstance(number, bool) or not isinstance(number, int) or not isinstance(decision, str):
         return None
-    return number, str(decision)
+    return (number, Decision(decision)) if decision in DECISIONS else None
 
 
 def answer_line(number: int, decision: str) -> bytes:
