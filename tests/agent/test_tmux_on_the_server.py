@@ -11,6 +11,8 @@ import pathlib
 import signal
 import subprocess
 
+import pytest
+
 from tests.agent.conftest import RunningAgent
 from tests.agent.openssh import needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
@@ -97,18 +99,23 @@ def test_a_plain_command_registers_while_it_runs_and_cleans_up(laptop, server, s
     write_creds(laptop, valid(server))
     env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_AUTH_SOCK"}
     script = 'readlink "$ASSISTANT_CODE_HOME/forwarded/latest.sock"; printf "%s\\n" "$ASSISTANT_AUTH_SOCK"'
-    done = subprocess.run(
-        [SCRIPT, "ssh", *sshd.options(), sshd.host, "sh", "-c", f"'{script}'"],
+    done = ssh_running(sshd, env, ["sh", "-c", f"'{script}'"])
+    assert done.returncode == 0, done.stderr
+    linked, variable = done.stdout.split()
+    assert linked == variable  # while it ran, latest led to its own socket
+    assert list((sshd.home / "forwarded").iterdir()) == []  # and nothing is left
+
+
+def ssh_running(sshd, env: dict, command: list[str]) -> subprocess.CompletedProcess:
+    """`assistant-auth ssh HOST COMMAND…` to the test's sshd, to its end."""
+    return subprocess.run(
+        [SCRIPT, "ssh", *sshd.options(), sshd.host, *command],
         capture_output=True,
         text=True,
         env=env,
         timeout=PATIENCE,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 0, done.stderr
-    linked, variable = done.stdout.split()
-    assert linked == variable  # while it ran, latest led to its own socket
-    assert list((sshd.home / "forwarded").iterdir()) == []  # and nothing is left
 
 
 def link_of(path: pathlib.Path) -> str | None:
@@ -120,3 +127,29 @@ def link_of(path: pathlib.Path) -> str | None:
 
 def stat_mode(path: pathlib.Path) -> int:
     return os.stat(path).st_mode & 0o777
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo", "forwarded-file"])
+def test_a_server_home_that_cannot_take_the_registration_loses_only_it(laptop, server, sshd, kind):
+    """A home where the registration cannot be written (a full disk, a read-only or NFS home
+    that refuses the link, taken here by a wrong kind of file at the home or at its `forwarded`
+    directory): the connection, its variable and `token` work, nothing is said about it, and
+    what was there is left as it was."""
+    write_creds(laptop, valid(server))
+    env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_AUTH_SOCK"}
+    sshd.home.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "file":
+        sshd.home.write_text("not a directory\n")
+    elif kind == "fifo":
+        os.mkfifo(sshd.home)
+    else:
+        sshd.home.mkdir()
+        (sshd.home / "forwarded").write_text("not a directory\n")
+    before = sshd.home.read_text() if kind == "file" else None
+    script = 'assistant-auth token >/dev/null && printf "%s\\n" "$ASSISTANT_AUTH_SOCK"'
+    done = ssh_running(sshd, env, ["PATH=" + os.path.dirname(SCRIPT) + ":$PATH", "sh", "-c", f"'{script}'"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith("/tmp/assistant-auth-")  # the forwarded socket, served
+    assert done.stderr == "", done.stderr  # the registration's failure is quiet
+    if before is not None:
+        assert sshd.home.read_text() == before

@@ -95,6 +95,38 @@ def test_two_switches_at_once_leave_one_well_formed_config(home, server):
     assert [p.name for p in home.iterdir() if ".tmp" in p.name] == []
 
 
+def test_switch_racing_a_sign_in_to_the_same_account_leaves_both_whole(home, server):
+    """`switch` away from and back to `work` while `login --account work` saves a new sign-in of it:
+    whichever writes config.toml last wins, and nothing else is lost (the sign-in's tokens, the
+    other account's file, the rest of config.toml)."""
+    two_accounts(home, server)
+    text = (home / "config.toml").read_text()
+    (home / "config.toml").write_text("# kept\n" + text + '\n[providers.other]\ntype = "x"\n')
+    personal = read_json(home / "credentials" / f"{PERSONAL}.json")
+    server.auto_approve = 0
+    for _round in range(4):
+        login = subprocess.Popen(
+            [SCRIPT, "login", "--no-tui", "--no-browser", "--account", "work", "--force"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        switches = [
+            subprocess.Popen([SCRIPT, "switch", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for name in ("personal", "work", "personal")
+        ]
+        assert login.wait(timeout=PATIENCE) == 0, login.stderr.read() if login.stderr else ""
+        assert all(switch.wait(timeout=PATIENCE) == 0 for switch in switches)
+        raw = (home / "config.toml").read_text()
+        parsed = tomllib.loads(raw)  # well-formed
+        assert raw.startswith("# kept\n") and parsed["providers"]["other"] == {"type": "x"}
+        assert raw.count('[providers."managed:assistant-code"]') == 1
+        assert parsed["providers"]["managed:assistant-code"]["oauth"]["key"] in (f"oauth/{WORK}", f"oauth/{PERSONAL}")
+        saved = read_json(home / "credentials" / f"{WORK}.json")
+        assert saved["access_token"] == server.issued[-1][0] and saved["refresh_token"]  # the new sign-in, whole
+        assert read_json(home / "credentials" / f"{PERSONAL}.json") == personal
+    assert [p.name for p in home.iterdir() if ".tmp" in p.name] == []
+
+
 # -- a watcher on every file of the home -----------------------------------------------------------
 
 IN_ACCESS, IN_MODIFY, IN_OPEN, IN_CREATE, IN_MOVED_TO, IN_CLOSE_WRITE = 0x1, 0x2, 0x20, 0x100, 0x80, 0x8
