@@ -13,6 +13,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tests.waiting import until
 from tui.app import AssistantAuthApp
+from tui.app.screens.doctor import DoctorScreen
 from tui.core.config.provider import provision_managed_provider
 from tui.core.keys import account_key, account_slot
 from tui.core.slots.choice import managed_slot
@@ -214,3 +215,14 @@ async def test_in_the_demo_a_approves_each_account_as_a_person_of_its_own(server
         await pilot.press("a")
         await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
         assert "demo-team" in screen_text(app) and "same person" not in screen_text(app)
+
+
+async def test_the_wizards_doctor_knows_a_named_accounts_key_as_ours(server, home):
+    two_accounts(server, home)
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(DoctorScreen(offline=True))
+        await wait_for(pilot, lambda: screen_name(app) == "DoctorScreen" and bool(app.screen.checks))
+        checks = {check.name: check for check in app.screen.checks}
+        assert checks["config.oauth_host"].status == "ok", checks["config.oauth_host"]
+        assert "was not made for" not in screen_text(app)

@@ -176,6 +176,7 @@ def test_refresh_and_logout_by_account(two, server):
     doctor = json.loads(run("doctor", "--json", "--offline").stdout)
     checks = {check["name"]: check for check in doctor["checks"]}
     assert checks["accounts.active"]["status"] == "ok" and "work (cn)" in checks["accounts.active"]["finding"]
+    assert checks["config.oauth_host"]["status"] == "ok"  # the key a real `login --account` wrote is ours (#52)
     assert checks["accounts.cn.work"]["status"] == "ok" and "alice" in checks["accounts.cn.work"]["finding"]
 
 

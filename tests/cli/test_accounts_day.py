@@ -9,10 +9,14 @@ import os
 import pty
 import subprocess
 
-from tests.cli.test_accounts import sign_in, stored, two  # noqa: F401 - the fixture
+import pytest
+
+from tests.cli.test_accounts import sign_in, stored
 from tests.cli.test_cli import SCRIPT, run
+from tests.conftest import write_creds
 from tui.core.agent.view import Snapshot, slot_lines
-from tui.core.keys import account_slot, region_storage_name
+from tui.core.config.provider import provision_managed_provider
+from tui.core.keys import account_key, account_slot, region_storage_name
 from tui.core.overview import away_text
 from tui.core.regions import Region, endpoints
 from tui.core.signin.record import Record
@@ -20,7 +24,24 @@ from tui.core.slots.choice import managed_slot
 from tui.demo.server import DEVICE_PATH
 
 
-def test_doctor_knows_a_named_accounts_key_as_ours(two, server):  # noqa: F811
+def signed_in(home, server, region: str, name: str, subject: str) -> None:
+    """An account as a sign-in leaves it (its file; the managed provider pointed at it), without
+    the sign-in's wait: the sign-in itself is tested in test_accounts.py."""
+    write_creds(
+        home, {**server.issue_tokens(subject=subject), "expires_at": 4102444800}, name=account_slot(region, name)
+    )
+    provision_managed_provider(account_key(region, name), region)
+
+
+@pytest.fixture
+def two(home, server):
+    """work (alice) then personal (bob), both in cn; personal is the active one."""
+    signed_in(home, server, "cn", "work", "alice")
+    signed_in(home, server, "cn", "personal", "bob")
+    return home
+
+
+def test_doctor_knows_a_named_accounts_key_as_ours(two, server):
     done = run("doctor", "--json")
     checks = {check["name"]: check for check in json.loads(done.stdout)["checks"]}
     assert checks["config.oauth_host"]["status"] == "ok", checks["config.oauth_host"]
@@ -30,7 +51,7 @@ def test_doctor_knows_a_named_accounts_key_as_ours(two, server):  # noqa: F811
     assert run("doctor").returncode == 0
 
 
-def test_doctor_still_catches_an_account_key_naming_another_regions_host(two, server):  # noqa: F811
+def test_doctor_still_catches_an_account_key_naming_another_regions_host(two, server):
     config = two / "config.toml"
     cn_host, global_host = endpoints("cn").oauth_host, endpoints("global").oauth_host
     assert cn_host != global_host
@@ -57,8 +78,8 @@ COMMANDS = [
 
 
 def test_a_name_that_does_not_fit_is_a_usage_error_in_every_command(home, server):
-    sign_in(server, "work", "alice")
-    sign_in(server, "work", "alice-global", "--region", "global")
+    signed_in(home, server, "cn", "work", "alice")
+    signed_in(home, server, "global", "work", "alice-global")
     for name in ("nobody", "work"):  # unknown; in both regions without --region
         for command in COMMANDS:
             args = [command[0], "--account", name, *command[1:]]
@@ -70,7 +91,7 @@ def test_a_name_that_does_not_fit_is_a_usage_error_in_every_command(home, server
     assert len(list((home / "credentials").glob("*.json"))) == 2  # nothing signed out or written
 
 
-def test_signing_out_of_the_active_account_switches_to_another_as_gh_does(two, server):  # noqa: F811
+def test_signing_out_of_the_active_account_switches_to_another_as_gh_does(two, server):
     work, personal = account_slot("cn", "work"), account_slot("cn", "personal")
     assert managed_slot() == personal
     done = run("logout", "--account", "personal", "--yes")
@@ -93,14 +114,14 @@ def test_signing_out_of_the_active_account_switches_to_another_as_gh_does(two, s
     assert "assistant-auth login --account work --region cn" in text.stdout + text.stderr
 
 
-def test_signing_out_of_another_account_keeps_the_active_one(two, server):  # noqa: F811
+def test_signing_out_of_another_account_keeps_the_active_one(two, server):
     done = run("logout", "--account", "work", "--yes")
     assert done.returncode == 0, done.stderr
     assert "The managed provider uses account personal (cn)." in done.stderr
     assert managed_slot() == account_slot("cn", "personal")
 
 
-def test_a_refresh_names_the_account_not_its_file(two, server):  # noqa: F811
+def test_a_refresh_names_the_account_not_its_file(two, server):
     done = run("refresh", "--account", "work")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Refreshed work (cn): access token expires ")
@@ -125,14 +146,14 @@ def test_the_agents_slots_panel_names_each_account():
     assert lines[3].startswith("cn: usable")  # a name that is no account's: its region, one line
 
 
-def test_bare_switch_toggles_between_two_accounts_and_asks_among_more(two, server):  # noqa: F811
+def test_bare_switch_toggles_between_two_accounts_and_asks_among_more(two, server):
     work, personal = account_slot("cn", "work"), account_slot("cn", "personal")
     assert managed_slot() == personal
     done = run("switch")
     assert done.returncode == 0 and "now uses account work (cn) (alice)" in done.stdout
     assert managed_slot() == work
     assert run("switch").returncode == 0 and managed_slot() == personal  # a toggle
-    sign_in(server, "team", "carol", "--region", "global")  # a third, in the other region: now the active one
+    signed_in(two, server, "global", "team", "carol")  # a third, in the other region: now the active one
     assert managed_slot() == account_slot("global", "team")
     done = run("switch")  # no terminal: the names to choose from, nothing switched
     assert done.returncode == 2
@@ -142,8 +163,8 @@ def test_bare_switch_toggles_between_two_accounts_and_asks_among_more(two, serve
     assert in_cn.returncode == 2 and "work (cn)" in in_cn.stderr and "team" not in in_cn.stderr
 
 
-def test_bare_switch_offers_a_picker_on_a_terminal(two, server):  # noqa: F811
-    sign_in(server, "team", "carol", "--region", "global")
+def test_bare_switch_offers_a_picker_on_a_terminal(two, server):
+    signed_in(two, server, "global", "team", "carol")
     leader, follower = pty.openpty()
     process = subprocess.Popen([SCRIPT, "switch"], stdin=follower, stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
@@ -162,19 +183,19 @@ def test_bare_switch_offers_a_picker_on_a_terminal(two, server):  # noqa: F811
 
 
 def test_login_to_an_account_in_both_regions_asks_which(home, server):
-    sign_in(server, "personal", "bob")
-    sign_in(server, "personal", "bob-g", "--region", "global")
+    signed_in(home, server, "cn", "personal", "bob")
+    signed_in(home, server, "global", "personal", "bob-g")
     before = {p.name: p.read_bytes() for p in (home / "credentials").iterdir()}
     for face in (("--no-tui",), ()):
         done = run("login", "--no-browser", "--account", "personal", *face)
         assert done.returncode == 2, done.stderr
         assert "Both regions have an account named personal" in done.stderr and "--region" in done.stderr
     assert {p.name: p.read_bytes() for p in (home / "credentials").iterdir()} == before
-    assert server.count(DEVICE_PATH) == 2  # only the two sign-ins above
+    assert server.count(DEVICE_PATH) == 0  # no sign-in was started
 
 
 def test_a_second_account_signed_in_as_the_same_person_is_said(home, server):
-    sign_in(server, "work", "alice")
+    signed_in(home, server, "cn", "work", "alice")
     done = sign_in(server, "personal", "alice")  # the browser was still signed in as alice
     assert "Account personal (cn) is signed in as the same person as account work (cn)" in done.stderr
     assert "assistant-auth login --account personal --region cn --force" in done.stderr
