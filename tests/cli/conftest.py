@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import pytest
 
+from tests.cli.test_accounts import sign_in, signed_in
 from tests.cli.test_tui_in_tmux import Terminal
+
+
+@pytest.fixture
+def two_signed_in(home, server):
+    """work (alice) then personal (bob), both in cn, by real sign-ins; personal is the active one."""
+    sign_in(server, "work", "alice")
+    sign_in(server, "personal", "bob")
+    return home
+
+
+@pytest.fixture
+def two(home, server):
+    """The same two accounts, as those sign-ins leave them (no sign-in's wait)."""
+    signed_in(home, server, "cn", "work", "alice")
+    signed_in(home, server, "cn", "personal", "bob")
+    return home
 
 
 @pytest.fixture

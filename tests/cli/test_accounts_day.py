@@ -9,36 +9,15 @@ import os
 import pty
 import subprocess
 
-import pytest
-
-from tests.cli.test_accounts import sign_in, stored
+from tests.cli.test_accounts import sign_in, signed_in, stored
 from tests.cli.test_cli import SCRIPT, run
-from tests.conftest import write_creds
 from tui.core.agent.view import Snapshot, slot_lines
-from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot, region_storage_name
+from tui.core.keys import account_slot, region_storage_name
 from tui.core.overview import away_text
 from tui.core.regions import Region, endpoints
 from tui.core.signin.record import Record
 from tui.core.slots.choice import managed_slot
 from tui.demo.server import DEVICE_PATH
-
-
-def signed_in(home, server, region: str, name: str, subject: str) -> None:
-    """An account as a sign-in leaves it (its file; the managed provider pointed at it), without
-    the sign-in's wait: the sign-in itself is tested in test_accounts.py."""
-    write_creds(
-        home, {**server.issue_tokens(subject=subject), "expires_at": 4102444800}, name=account_slot(region, name)
-    )
-    provision_managed_provider(account_key(region, name), region)
-
-
-@pytest.fixture
-def two(home, server):
-    """work (alice) then personal (bob), both in cn; personal is the active one."""
-    signed_in(home, server, "cn", "work", "alice")
-    signed_in(home, server, "cn", "personal", "bob")
-    return home
 
 
 def test_doctor_knows_a_named_accounts_key_as_ours(two, server):
