@@ -126,7 +126,10 @@ def _logout(sub) -> None:
     p = sub.add_parser(
         "logout",
         help=_("remove a slot's credential file"),
-        description=_("Sign out: remove a slot's credential file. Asks first on a terminal."),
+        description=_(
+            "Sign out: remove a slot's credential file. Asks first on a terminal. Signing out of the active "
+            "account switches the managed provider to another signed-in account, and says which."
+        ),
     )
     add_selector(p)
     p.add_argument(
@@ -141,7 +144,8 @@ def _switch(sub) -> None:
         description=_(
             "Point the provider managed:assistant-code of config.toml at an account with usable credentials, "
             "without signing in again: NAME as `status` lists it (`default`: a region's own sign-in); --region "
-            "alone: that region's default. Nothing else changes; the official client follows the switch too."
+            "alone: that region's default. Without NAME, as `gh auth switch`: the other account when one other is "
+            "signed in, else a choice among them. Nothing else changes; the official client follows the switch too."
         ),
     )
     p.add_argument(
@@ -151,7 +155,7 @@ def _switch(sub) -> None:
         "--region",
         type=region_arg,
         metavar="{cn,global}",
-        help=_("the region to switch to (default: the other region, when it is signed in)"),
+        help=_("the region of NAME; alone, that region's own account (or a choice among its accounts)"),
     ).completer = complete_regions
 
 
