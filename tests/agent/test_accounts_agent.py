@@ -183,6 +183,13 @@ def test_status_on_a_server_names_each_account_and_selects_one_by_name(laptop, s
     assert any(line.startswith("  personal (cn): valid") for line in lines), lines
     data = json.loads(chosen.stdout)
     assert data["selected"] == account_slot("cn", "personal") and data["usable"] is True
+    # through a real forward, as a script reads it (#52): the accounts and the active one
+    assert [a["name"] for a in data["accounts"] if a["active"]] == ["work"]
+    assert {a["name"] for a in data["accounts"]} == {"work", "personal"}
+    assert data["managed_account"] == {"name": "work", "region": "cn", "exists": True}
+    for args in (("token", "--account", "nobody"), ("status", "--account", "nobody"), ("exec", "--account", "nobody")):
+        refused = run_on_server(env, *(args + (("--", "true") if args[0] == "exec" else ())))
+        assert refused.returncode == 2 and "no account named nobody on your own machine" in refused.stderr, args
 
 
 def test_switch_on_a_server_served_by_the_agent_points_at_the_agent_not_at_a_sign_in_here(accounts_agent, server_home):
