@@ -90,7 +90,8 @@ def test_signing_out_of_the_active_account_switches_to_another_as_gh_does(two, s
     assert token.returncode == 1
     assert "assistant-auth login --account work --region cn" in token.stderr, token.stderr
     text = run("status")
-    assert "assistant-auth login --account work --region cn" in text.stdout + text.stderr
+    assert "To sign in: assistant-auth login --account work --region cn" in text.stdout
+    assert "To sign in: assistant-auth login\n" not in text.stdout
 
 
 def test_signing_out_of_another_account_keeps_the_active_one(two, server):

@@ -13,7 +13,7 @@ from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, login_command
 from tui.core.overview import Overview, away_text, overview, waiting_text
 from tui.core.phrase import said
 from tui.core.regions import Region
@@ -174,7 +174,7 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
     lines = []
     chosen = view.slot(selected)
     if not chosen.usable or chosen.refresh_rejected:
-        command = "assistant-auth login" + (" --region global" if chosen.region == "global" else "")
+        command = login_command(chosen.name)  # the sign-in that writes this slot (a named account's names it)
         if chosen.refresh_rejected:
             lines.append(
                 _("To sign in again (the server rejected the refresh token): {command}").format(command=command)
