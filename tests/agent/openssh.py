@@ -146,14 +146,34 @@ def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **
     return subprocess.Popen([*argv, sshd.host, command], stdin=subprocess.DEVNULL, **popen)
 
 
+ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags: the socket listens
+
+
+def listening(path: str) -> bool:
+    """A Unix socket at `path` that listens (Linux: /proc/net/unix; the suite is Linux's)."""
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+            rows = table.read().splitlines()[1:]
+    except OSError:
+        return False
+    for row in rows:
+        fields = row.split(None, 7)
+        if len(fields) == 8 and fields[7] == path and int(fields[3], 16) & ACCEPTING:
+            return True
+    return False
+
+
 class Forwarded:
     """`ssh -R` to the test's sshd, held open while the test asks through the server's end."""
 
     def __init__(self, sshd: SshServer, agent_path: str) -> None:
         self.path = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # as assistant-auth ssh names it
         self.connection = forward(sshd, self.path, agent_path, "sleep 600", preexec_fn=default_signals)
-        until(lambda: os.path.exists(self.path) or self.connection.poll() is not None)
-        assert os.path.exists(self.path), "the forwarding never came up"
+        # up when sshd listens there, not when the name exists: it binds first and listens after, and a
+        # connect between the two is refused (seen under load). Read from the kernel's table, so that no
+        # probe connection reaches the agent (its connections are numbered and asked about).
+        until(lambda: listening(self.path) or self.connection.poll() is not None)
+        assert listening(self.path), "the forwarding never came up"
 
     def close(self) -> None:
         terminate(self.connection)

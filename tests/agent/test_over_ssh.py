@@ -17,7 +17,7 @@ import threading
 import time
 
 from tests.agent.conftest import RunningAgent, files_under
-from tests.agent.openssh import SshServer, forward, needs_openssh, relay_and_read, relaying_sshd, remote
+from tests.agent.openssh import SshServer, forward, listening, needs_openssh, relay_and_read, relaying_sshd, remote
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, write_creds
 from tests.waiting import PATIENCE
@@ -134,7 +134,7 @@ def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, serve
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": forwarded}
     try:
         deadline = time.monotonic() + PATIENCE
-        while not os.path.exists(forwarded):  # the forwarding is up: sshd made the socket
+        while not listening(forwarded):  # the forwarding is up: sshd listens there (it binds first)
             assert connection.poll() is None and time.monotonic() < deadline, connection.stderr.read()
             time.sleep(0.05)
         assert subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=60).returncode == 0
