@@ -104,7 +104,7 @@ def test_switch_racing_a_sign_in_to_the_same_account_leaves_both_whole(home, ser
     (home / "config.toml").write_text("# kept\n" + text + '\n[providers.other]\ntype = "x"\n')
     personal = read_json(home / "credentials" / f"{PERSONAL}.json")
     server.auto_approve = 0
-    for _round in range(4):
+    for _round in range(2):
         login = subprocess.Popen(
             [SCRIPT, "login", "--no-tui", "--no-browser", "--account", "work", "--force"],
             stdout=subprocess.PIPE,
