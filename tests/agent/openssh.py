@@ -125,19 +125,26 @@ def relaying_sshd(where: pathlib.Path, server_home: pathlib.Path) -> SshServer:
     return SshServer(where, extra=(settings,))
 
 
+def assistant_ssh(
+    sshd: SshServer, ours: list[str], command: list[str], env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    """`assistant-auth ssh OURS… HOST COMMAND…` to the test's sshd, run to its end (no terminal)."""
+    return subprocess.run(
+        [SCRIPT, "ssh", *ours, *sshd.options(), sshd.host, *command],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy() if env is None else env,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def relay_and_read(sshd: SshServer, server_home: pathlib.Path, *ours: str) -> subprocess.CompletedProcess:
     """`assistant-auth ssh --relay OURS… HOST` whose command waits until the relay has filled the
     official client's file on the server, then prints it."""
     target = shlex.quote(str(server_home / "credentials" / "assistant-code.json"))
     script = f"until test -s {target}; do sleep 0.05; done; cat {target}"
-    return subprocess.run(
-        [SCRIPT, "ssh", "--relay", *ours, *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return assistant_ssh(sshd, ["--relay", *ours], ["sh", "-c", shlex.quote(script)])
 
 
 def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **popen) -> subprocess.Popen:

@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 
 import pytest
 
 from tests.agent.conftest import RunningAgent, on_server, run_on_server
-from tests.agent.openssh import SshServer, needs_openssh, relay_and_read, relaying_sshd
-from tests.cli.test_cli import SCRIPT
+from tests.agent.openssh import SshServer, assistant_ssh, needs_openssh, relay_and_read, relaying_sshd
 from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
 from tui.core.agent.wire.protocol import BadRequest, Request, parse_request
@@ -127,21 +125,10 @@ def test_ssh_relay_account_with_its_region_through_the_real_sshd(laptop, server,
     found = shlex.quote(str(server_home / "credentials"))
     relaying = relaying_sshd(tmp_path / "relaying", server_home)
     try:
-        ambiguous = subprocess.run(
-            [SCRIPT, "ssh", "--relay", "--account", "work", *relaying.options(), relaying.host, "true"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        ambiguous = assistant_ssh(relaying, ["--relay", "--account", "work"], ["true"])
         script = f"until ls {found}/*.json >/dev/null 2>&1; do sleep 0.05; done; cat {found}/*.json"  # written atomically: there is whole
-        done = subprocess.run(
-            [SCRIPT, "ssh", "--relay", "--account", "work", "--region", "global", *relaying.options(), relaying.host]
-            + ["sh", "-c", shlex.quote(script)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
+        done = assistant_ssh(
+            relaying, ["--relay", "--account", "work", "--region", "global"], ["sh", "-c", shlex.quote(script)]
         )
     finally:
         relaying.stop()
@@ -157,13 +144,7 @@ def test_ssh_relay_says_when_the_server_cannot_run_it(laptop, server, tmp_path, 
     two_accounts(laptop, server)
     bare = SshServer(tmp_path / "bare", extra=(f"SetEnv ASSISTANT_CODE_HOME={server_home} PATH=/usr/bin:/bin",))
     try:
-        done = subprocess.run(
-            [SCRIPT, "ssh", "--relay", *bare.options(), bare.host, "echo", "connected"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        done = assistant_ssh(bare, ["--relay"], ["echo", "connected"])
     finally:
         bare.stop()
     assert done.returncode == 0 and done.stdout.strip() == "connected"

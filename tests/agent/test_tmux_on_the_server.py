@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from tests.agent.conftest import RunningAgent
-from tests.agent.openssh import needs_openssh
+from tests.agent.openssh import assistant_ssh, needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import PATIENCE, until
@@ -99,23 +99,11 @@ def test_a_plain_command_registers_while_it_runs_and_cleans_up(laptop, server, s
     write_creds(laptop, valid(server))
     env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_AUTH_SOCK"}
     script = 'readlink "$ASSISTANT_CODE_HOME/forwarded/latest.sock"; printf "%s\\n" "$ASSISTANT_AUTH_SOCK"'
-    done = ssh_running(sshd, env, ["sh", "-c", f"'{script}'"])
+    done = assistant_ssh(sshd, [], ["sh", "-c", f"'{script}'"], env, timeout=PATIENCE)
     assert done.returncode == 0, done.stderr
     linked, variable = done.stdout.split()
     assert linked == variable  # while it ran, latest led to its own socket
     assert list((sshd.home / "forwarded").iterdir()) == []  # and nothing is left
-
-
-def ssh_running(sshd, env: dict, command: list[str]) -> subprocess.CompletedProcess:
-    """`assistant-auth ssh HOST COMMAND…` to the test's sshd, to its end."""
-    return subprocess.run(
-        [SCRIPT, "ssh", *sshd.options(), sshd.host, *command],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def link_of(path: pathlib.Path) -> str | None:
@@ -145,7 +133,9 @@ def test_a_server_home_that_cannot_take_the_registration_loses_only_it(laptop, s
         (sshd.home / "forwarded").write_text("not a directory\n")
     before = sshd.home.read_text() if kind == "file" else None
     script = 'assistant-auth token >/dev/null && printf "%s\\n" "$ASSISTANT_AUTH_SOCK"'
-    done = ssh_running(sshd, env, ["PATH=" + os.path.dirname(SCRIPT) + ":$PATH", "sh", "-c", f"'{script}'"])
+    done = assistant_ssh(
+        sshd, [], ["PATH=" + os.path.dirname(SCRIPT) + ":$PATH", "sh", "-c", f"'{script}'"], env, timeout=PATIENCE
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().startswith("/tmp/assistant-auth-")  # the forwarded socket, served
     assert done.stderr == "", done.stderr  # the registration's failure is quiet

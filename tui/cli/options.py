@@ -52,7 +52,7 @@ def selector_problem(selector: Selector) -> str | None:
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("choose one of --slot, --region, --provider or --base-url/--key/--oauth-host")
-    if region is not None and region.strip().lower() not in ("cn", "global"):
+    if region is not None and selector.region_word not in ("cn", "global"):
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("unknown region {value}: use cn or global").format(value=repr(region))

@@ -44,14 +44,13 @@ def successor(accounts: list[Account], removed: str) -> Account | None:
 def sign_out(storage_name: str) -> SignedOut:
     """Remove `storage_name`'s credential file (OSError when it cannot be) and, when it was the
     active account, switch to a remaining one."""
-    before = overview()
-    was_active = before.managed == storage_name and account_of_slot(storage_name) is not None
+    view = overview()  # read once: the sign-out changes only the removed slot, which `successor` leaves out
+    was_active = view.managed == storage_name and account_of_slot(storage_name) is not None
     path = remove_signin(storage_name)
     if not was_active:
-        other = account_label(before.managed) if account_label(storage_name) else None
+        other = account_label(view.managed) if account_label(storage_name) else None
         return SignedOut(path, active=other)
-    after = overview()
-    chosen = successor(after.accounts, storage_name)
+    chosen = successor(view.accounts, storage_name)
     if chosen is not None:
         try:
             return SignedOut(path, switched=switch_account(Region(chosen.region), chosen.name))

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui.app.host import AppScreen
 from tui.app.screens.home_text import ACCOUNT_ROW, abandon_question, account_options, home_summary, prompt
@@ -93,8 +93,7 @@ class HomeScreen(AppScreen[None]):
             regions.remove_option(option.id or "")
         regions.add_options(wanted)
         self.query_one("#choose", Static).update(prompt(self.view))
-        ids = [regions.get_option_at_index(i).id for i in range(regions.option_count)]
-        regions.highlighted = ids.index(kept) if kept in ids else 0
+        regions.highlighted = self._row_of(kept) or 0
 
     def on_mount(self) -> None:
         self.sub_title = _("home")
@@ -115,10 +114,14 @@ class HomeScreen(AppScreen[None]):
         active = next((a for a in self.view.accounts if a.active), None) if self.view is not None else None
         if active is None or active.name == DEFAULT_ACCOUNT:
             return None
-        regions = self.query_one("#regions", OptionList)
-        wanted = f"{ACCOUNT_ROW}{active.region.value}:{active.name}"
-        ids = [regions.get_option_at_index(i).id for i in range(regions.option_count)]
-        return ids.index(wanted) if wanted in ids else None
+        return self._row_of(f"{ACCOUNT_ROW}{active.region.value}:{active.name}")
+
+    def _row_of(self, row_id: str) -> int | None:
+        """The index of the row `row_id` in the list, None when it has none."""
+        try:
+            return self.query_one("#regions", OptionList).get_option_index(row_id)
+        except OptionDoesNotExist:
+            return None
 
     @work(thread=True, exclusive=True, group="home-agent")
     def look_at_the_agent(self) -> None:

@@ -20,11 +20,11 @@ from tui.core.agent.client.relay import Outcome, Relay
 from tui.core.agent.client.relay_target import Refused, Target, here, target
 from tui.core.agent.client.source import Failed, socket_path
 from tui.core.agent.client.through import judged, selector_request
-from tui.core.agent.wire.causes import server_words
+from tui.core.agent.client.trouble import unfit
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request
 from tui.core.config.provider import provision_managed_provider
-from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE, AuthError
+from tui.core.errors import EXIT_TRANSIENT, AuthError
 from tui.core.i18n import _
 from tui.core.keys import region_key
 from tui.core.phrase import said
@@ -82,24 +82,11 @@ def run(ns) -> int:
 def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None] | int:
     """Where the relay writes (`relay_target`) and the token's region, from the agent's listing
     of the slot asked for; else the exit code, said (an account that is not there: usage)."""
-    try:
-        answer = session.ask(Request("status"))
-    except AgentUnavailable as exc:
-        if session.interrupted:  # asked to stop (a signal): nothing to say
-            return EXIT_TRANSIENT
-        err(one_line(_("assistant-auth relay: {message}").format(message=said(exc.args[0])), 2000))
-        return EXIT_TRANSIENT
-    checked = judged(Request("status"), answer)
-    if isinstance(checked, Failed):
-        for line in checked.lines:
+    slot = _listed_slot(session, selector)
+    if isinstance(slot, Failed):
+        for line in slot.lines:
             err(line)
-        return checked.code
-    slots, default = listed(checked)
-    slot, problem = selected(slots, selector, default)
-    if problem is not None:
-        sentence, code = server_words(problem, selector) or (problem, EXIT_USAGE)
-        err(_("assistant-auth: {problem}").format(problem=str(sentence)))
-        return code
+        return slot.code
     word = (slot or {}).get("region") or selector.region_word
     region = Region(word) if word in ("cn", "global") else None
     try:
@@ -111,6 +98,24 @@ def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None
     except AuthError as exc:
         err(one_line(said(exc.message), 1000))
         return EXIT_ERROR
+
+
+def _listed_slot(session: Session, selector: Selector) -> dict | None | Failed:
+    """The slot `selector` names in the agent's listing (None: not listed), or why not."""
+    listing = Request("status")
+    try:
+        answer = session.ask(listing)
+    except AgentUnavailable as exc:
+        said_here = (
+            [] if session.interrupted else [_("assistant-auth relay: {message}").format(message=said(exc.args[0]))]
+        )
+        return Failed(EXIT_TRANSIENT, [one_line(text, 2000) for text in said_here])  # a signal: nothing to say
+    checked = judged(listing, answer)
+    if isinstance(checked, Failed):
+        return checked
+    slots, default = listed(checked)
+    slot, problem = selected(slots, selector, default)
+    return slot if problem is None else unfit(problem, selector)
 
 
 def _point(region: Region) -> None:

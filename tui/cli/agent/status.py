@@ -10,9 +10,8 @@ from tui.core.agent.client.listing import accounts, listed, managed_account, sel
 from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent, served, socket_path
 from tui.core.agent.client.through import selector_request
-from tui.core.agent.wire.causes import server_words
+from tui.core.agent.client.trouble import unfit
 from tui.core.agent.wire.protocol import Request
-from tui.core.errors import EXIT_USAGE
 from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.keys import named_account_label
@@ -51,9 +50,7 @@ def status_from_agent(ns) -> int:
     slots, default = listed(answer)
     selected, problem = chosen(slots, selector, default)
     if problem is not None:  # an account not there, or in both regions: usage, as everywhere
-        sentence, code = server_words(problem, selector) or (problem, EXIT_USAGE)
-        err(_("assistant-auth: {problem}").format(problem=str(sentence)))
-        return code
+        return said_failure(unfit(problem, selector))
     usable = bool(selected and selected.get("usable") is True)
     if getattr(ns, "json", False):
         out_json(

@@ -80,7 +80,12 @@ def accounts_in(slots: list[SlotStatus], managed: str | None) -> list[Account]:
         if named is None or status.state == MISSING:
             continue
         found.append(Account(named[1], Region(named[0]), status, active=status.name == managed))
-    return sorted(found, key=lambda a: (a.region is not Region.CN, a.name != DEFAULT_ACCOUNT, a.name))
+    return sorted(found, key=lambda a: account_order(a.region.value, a.name))
+
+
+def account_order(region: str, name: str) -> tuple[bool, bool, str]:
+    """How accounts are listed everywhere: by region (cn first), the default first, then by name."""
+    return region != Region.CN.value, name != DEFAULT_ACCOUNT, name
 
 
 def account_label(slot: str | None) -> str | None:

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tui.core.errors import Problem
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, named_account_label
+from tui.core.keys import account_of_slot, named_account_label
+from tui.core.slots.accounts import account_order
 from tui.core.slots.selector import Selector
 
 ACCOUNT_FIELDS = ("state", "usable", "identity", "expires_at")  # an account entry's fields from its slot's
@@ -57,7 +58,7 @@ def accounts(slots: list[dict[str, Any]], default: str) -> list[dict[str, Any]]:
         entry["slot"] = s["name"]
         entry.update({field: s.get(field) for field in ACCOUNT_FIELDS})
         found.append(entry)
-    return sorted(found, key=lambda a: (a["region"] != "cn", a["name"] != DEFAULT_ACCOUNT, a["name"]))
+    return sorted(found, key=lambda a: account_order(a["region"], a["name"]))
 
 
 def managed_account(slots: list[dict[str, Any]], default: str) -> dict[str, Any] | None:

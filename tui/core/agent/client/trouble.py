@@ -24,7 +24,7 @@ from tui.core.agent.client.where import (
 from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request
-from tui.core.errors import EXIT_TRANSIENT
+from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
 from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
@@ -32,6 +32,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any
+
+    from tui.core.slots.selector import Selector
 
 FELL_OVER = N_(
     "assistant-auth: the connection at {old} has ended; tokens come through the newest live one, {new} "
@@ -49,6 +51,14 @@ LOOK = 10.0  # seconds for a `ping`'s answer
 
 def line(phrase: Phrase) -> str:
     return one_line(said(phrase), 2000)
+
+
+def unfit(problem: str, selector: Selector) -> Failed:
+    """An account the agent's listing has not, or has in both regions (`listing.selected`'s
+    problem): a usage error, worded for a server as a refusal by the agent is."""
+    worded = server_words(problem, selector)
+    sentence, code = worded if worded is not None else (problem, EXIT_USAGE)
+    return Failed(code, [line(Phrase(N_("assistant-auth: {problem}"), problem=sentence))])
 
 
 def stale_here(where: str) -> str:
