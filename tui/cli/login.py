@@ -15,7 +15,7 @@ from tui.cli.output import (
 )
 from tui.core.agent.client.source import served, socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import away_lines
@@ -23,7 +23,7 @@ from tui.core.regions import Region
 from tui.core.signin import follow, ondisk
 from tui.core.signin.place import odd
 from tui.core.slots.accounts import name_problem
-from tui.core.slots.lookup import find, regions_with
+from tui.core.slots.lookup import find
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import one_line
 
@@ -36,13 +36,14 @@ def run(ns) -> int:
         if problem:  # before anything is read, asked or written
             err(_("assistant-auth: {problem}").format(problem=problem))
             return EXIT_ERROR
-        if given is None and len(regions_with(account)) > 1:  # as `switch` and `token`: never cn silently
+        if given is None:  # the region where the account is; in both, asked as `switch` and `token` ask
             try:
-                find(account, None)
+                given = Region(find(account))
             except AuthError as exc:
-                fail(exc)
-                return exc.exit_code
-        given = given or _region_of(account)
+                if exc.kind == Problem.AMBIGUOUS_ACCOUNT:
+                    fail(exc)
+                    return exc.exit_code
+                # no such account yet: a new one, in cn unless said (below)
         account = None if account == DEFAULT_ACCOUNT else account
     if not ns.force and not _may_sign_in_here():
         return EXIT_ERROR
@@ -78,12 +79,6 @@ def run(ns) -> int:
     if not ns.no_tui:  # a named account, asked about like the plain face: straight to its sign-in
         return run_app(region=region, no_browser=ns.no_browser, start="signin", account=account, from_login=True)
     return asyncio.run(plain_login(region, no_browser=ns.no_browser, as_json=ns.json, account=account))
-
-
-def _region_of(account: str) -> Region | None:
-    """Without --region: the region where the account `account` already is, if exactly one."""
-    where = regions_with(account)
-    return Region(where[0]) if len(where) == 1 else None
 
 
 def waiting_elsewhere(record: follow.Record) -> str:
