@@ -144,6 +144,8 @@ def test_status_json_schema(home, server):
         "providers",
         "identity",
         "region",
+        "link",
+        "owner_uid",
     }
     assert slot["state"] == "expired" and slot["mode"] == "0600"
     assert "access_token" not in result.stdout

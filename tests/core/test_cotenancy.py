@@ -37,7 +37,7 @@ from tui.core.credentials.locks import (
     legacy_lock_path,
     reporting_to,
 )
-from tui.core.credentials.refresh import NO_REFRESH_TOKEN, REVOKED_HINT
+from tui.core.credentials.refresh import NO_REFRESH_TOKEN, revoked_hint
 from tui.core.slots.state import REVOKED, slot_status
 from tui.demo.server import TOKEN_PATH
 
@@ -412,7 +412,7 @@ async def test_official_tombstone_is_shown_never_refreshed_and_replaced_by_sign_
     sent = refresh_requests(server)
     with pytest.raises(AuthError) as info:
         await get_access_token(None, cn_base())
-    assert str(info.value) == NO_REFRESH_TOKEN and info.value.hint == REVOKED_HINT
+    assert str(info.value) == NO_REFRESH_TOKEN and info.value.hint == revoked_hint(SLOT)
     with pytest.raises(AuthError):
         await refresh_access_token(None, cn_base())
     assert refresh_requests(server) == sent  # never a refresh for a tombstone
@@ -430,7 +430,7 @@ def test_token_command_on_a_tombstone_prints_both_lines(home):
         [sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True, env=os.environ.copy()
     )
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.splitlines() == [NO_REFRESH_TOKEN, REVOKED_HINT]
+    assert done.stderr.splitlines() == [NO_REFRESH_TOKEN, revoked_hint(SLOT)]
 
 
 def test_status_shows_the_tombstone(home):

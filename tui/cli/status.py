@@ -13,12 +13,13 @@ from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, login_command
+from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text, overview, waiting_text
 from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import ondisk
 from tui.core.signin.place import odd
+from tui.core.slots.advice import next_step
 from tui.core.slots.state import EXPIRED, MISSING, SlotStatus, signed_in_as
 from tui.core.untrusted import one_line
 
@@ -172,15 +173,9 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
     """What to do next, as `gh auth status` gives it: sign in, how a detached sign-in ended, one
     that waits for approval."""
     lines = []
-    chosen = view.slot(selected)
-    if not chosen.usable or chosen.refresh_rejected:
-        command = login_command(chosen.name)  # the sign-in that writes this slot (a named account's names it)
-        if chosen.refresh_rejected:
-            lines.append(
-                _("To sign in again (the server rejected the refresh token): {command}").format(command=command)
-            )
-        else:
-            lines.append(_("To sign in: {command}").format(command=command))
+    step = next_step(view.slot(selected))  # the sign-in of this slot (a named account's names it), or its repair
+    if step:
+        lines.append(said(step))
     lines += [away_text(record) for record in view.away]  # said until seen on a terminal
     lines += [waiting_text(record) for record in view.waiting]
     return lines

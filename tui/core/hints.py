@@ -98,16 +98,6 @@ def damaged_config(path: object) -> str:
     )
 
 
-def sign_in_again(storage_name: str) -> str:
-    """The second line after a rejected refresh, only when it adds to the spec's message (which
-    already says "sign in again with `assistant-auth login`"): the region flag of a global slot."""
-    from tui.core.keys import region_of_slot  # lazy: off token's path
-
-    if region_of_slot(storage_name) == "global":
-        return Phrase(N_("This account is in the global region: `assistant-auth login --region global`."))
-    return ""
-
-
 def placeholders() -> list[tuple[str, str]]:
     """(region, variable) of every authorization host that is still the placeholder default."""
     found = []

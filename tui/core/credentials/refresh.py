@@ -30,7 +30,7 @@ from tui.core.credentials.slot import (
     write_merged,
 )
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import context_fields, refuse_foreign_fallback
+from tui.core.keys import context_fields, login_command, refuse_foreign_fallback
 from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -54,12 +54,12 @@ def _log() -> logging.Logger:
 
 
 NO_REFRESH_TOKEN = "Kimi-style session has no refresh token; run the official login command"  # noqa: S105 - a message
-SIGN_IN_AGAIN = "sign in again with `assistant-auth login`"
-REVOKED_HINT = Phrase(N_("The session was revoked (signed out): sign in again with `assistant-auth login`."))
+SIGN_IN_AGAIN = "sign in again with `{command}`"  # the spec's instruction, naming the slot's own sign-in
+REVOKED_HINT = N_("The session was revoked (signed out): sign in again with `{command}`.")
 SERVER_TROUBLE = Phrase(
     N_("The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment.")
 )
-SIGN_IN_AGAIN_HINT = Phrase(N_("Sign in again with `assistant-auth login`."))
+SIGN_IN_AGAIN_HINT = N_("Sign in again with `{command}`.")
 RELAYED_HINT = Phrase(
     N_(
         "This file holds an access token only, as `assistant-auth relay` writes it on a server: get tokens "
@@ -85,14 +85,20 @@ def required_ttl(min_ttl: float | None) -> float:
     return LEEWAY if min_ttl is None or min_ttl < LEEWAY else float(min_ttl)
 
 
-def printable(token: str) -> str:
+def revoked_hint(storage_name: str) -> str:
+    """The next step for a revoked session: the sign-in of this slot (region and account), never
+    a plain `login` that would sign in another region and move the managed provider there."""
+    return Phrase(REVOKED_HINT, command=login_command(storage_name))
+
+
+def printable(token: str, storage_name: str) -> str:
     """Safety: an access token is printable ASCII without spaces. Anything else (a newline that
     would split `$(assistant-auth token)`, terminal escape sequences) is refused, never shown."""
     if not usable_token(token):
         raise AuthError(
             "The stored access token is not printable ASCII (it holds spaces, control or escape "
             "characters): refusing to use it",
-            hint=SIGN_IN_AGAIN_HINT,
+            hint=Phrase(SIGN_IN_AGAIN_HINT, command=login_command(storage_name)),
         )
     return token
 
@@ -114,7 +120,7 @@ def read_valid_token(
     storage_name, _endpoint = _target(ref, base_url)
     creds = load_credentials(storage_name)
     if fresh(creds, required_ttl(min_ttl)):
-        return printable(creds["access_token"])
+        return printable(creds["access_token"], storage_name)
     return None
 
 
@@ -134,8 +140,10 @@ async def get_access_token(
     ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
     if fresh(creds, ttl):
-        return printable(creds["access_token"])
-    return printable(await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client, refuse))
+        return printable(creds["access_token"], storage_name)
+    return printable(
+        await _refresh_async(storage_name, endpoint, creds, False, ttl, min_ttl, client, refuse), storage_name
+    )
 
 
 async def refresh_access_token(
@@ -152,7 +160,9 @@ async def refresh_access_token(
     """
     storage_name, endpoint = _target(ref, base_url)
     creds = load_credentials(storage_name)
-    return printable(await _refresh_async(storage_name, endpoint, creds, True, LEEWAY, None, client, refuse))
+    return printable(
+        await _refresh_async(storage_name, endpoint, creds, True, LEEWAY, None, client, refuse), storage_name
+    )
 
 
 def get_access_token_sync(
@@ -169,12 +179,12 @@ def get_access_token_sync(
     ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
     if not force and fresh(creds, ttl):
-        return printable(creds["access_token"])
-    _refuse_before_waiting(creds, ttl, min_ttl, refuse)
+        return printable(creds["access_token"], storage_name)
+    _refuse_before_waiting(creds, storage_name, ttl, min_ttl, refuse)
     from tui.core.credentials.locks import hold_slot_sync  # lazy: off token's path
 
     with hold_slot_sync(storage_name):
-        return printable(drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)))
+        return printable(drive(_refresh_steps(storage_name, endpoint, creds, force, ttl, min_ttl)), storage_name)
 
 
 async def _refresh_async(
@@ -189,25 +199,25 @@ async def _refresh_async(
 ) -> str:
     from tui.core.credentials.locks import hold_slot  # lazy: off token's path
 
-    _refuse_before_waiting(seen, ttl, min_ttl, refuse)
+    _refuse_before_waiting(seen, storage_name, ttl, min_ttl, refuse)
     async with hold_slot(storage_name):
         return await drive_async(_refresh_steps(storage_name, endpoint, seen, force, ttl, min_ttl), client)
 
 
-def _refuse_revoked(creds: Mapping[str, Any]) -> None:
+def _refuse_revoked(creds: Mapping[str, Any], storage_name: str) -> None:
     if is_tombstone(creds):
-        raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT)
+        raise AuthError(NO_REFRESH_TOKEN, hint=revoked_hint(storage_name))
 
 
 def _refuse_before_waiting(
-    creds: Mapping[str, Any], ttl: float, min_ttl: float | None, refuse: AuthError | None = None
+    creds: Mapping[str, Any], storage_name: str, ttl: float, min_ttl: float | None, refuse: AuthError | None = None
 ) -> None:
     """What needs no lock to know: a refresh host nobody may trust, a revoked session, and a
     lifetime that no refresh can meet (the stored `expires_in` already says the server's tokens
     live less than asked)."""
     if refuse is not None:
         raise refuse
-    _refuse_revoked(creds)
+    _refuse_revoked(creds, storage_name)
     lifetime = creds.get("expires_in")
     if min_ttl is not None and isinstance(lifetime, int) and not isinstance(lifetime, bool) and 0 < lifetime < ttl:
         raise LifetimeTooShort(lifetime, ttl)
@@ -235,12 +245,12 @@ def _refresh_steps(
     """Spec 4.3 under the slot's locks, as a generator: yields `Send` once and
     `Pause` when waiting, receives the response of the `Send`, returns the access token."""
     creds = load_credentials(storage_name)
-    _refuse_revoked(creds)
+    _refuse_revoked(creds, storage_name)
     rotated = creds.get("refresh_token") != seen.get("refresh_token")
     changed = rotated or creds["access_token"] != seen["access_token"]
     if fresh(creds, ttl) and (not force or changed):
         return _access_token(creds)  # spec 4.3 step 5, or what another tool rotated meanwhile
-    _refuse_before_waiting(creds, ttl, min_ttl)
+    _refuse_before_waiting(creds, storage_name, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
     # the file now, which is the adopted one when another tool rotated it.
     from tui.core.redact import register_token_fields  # lazy: off token's path
@@ -249,7 +259,9 @@ def _refresh_steps(
     register_token_fields(creds)
     refresh_token = creds.get("refresh_token")
     if not isinstance(refresh_token, str) or not refresh_token:
-        raise AuthError(NO_REFRESH_TOKEN, hint=REVOKED_HINT if is_tombstone(creds) else _no_refresh_hint(creds))
+        raise AuthError(
+            NO_REFRESH_TOKEN, hint=revoked_hint(storage_name) if is_tombstone(creds) else _no_refresh_hint(creds)
+        )
     form = {"grant_type": "refresh_token", "client_id": client_id(), "refresh_token": refresh_token}
     reserved = _room_for_the_answer(
         storage_name, creds
@@ -307,12 +319,11 @@ def _send_and_keep(
                 _log().info("refresh of %s was rejected; adopted the rotation another client wrote", storage_name)
                 return _access_token(latest)
             _remember_rejection(storage_name, refresh_token, response.status)
-        from tui.core.hints import sign_in_again  # lazy: off token's path
-
         failed = f"login expired and refresh failed (HTTP {response.status}): {excerpt(response.text)}"
         if response.trouble:  # the server's trouble, not the sign-in's: never "sign in again" (README)
             raise AuthError(failed, SERVER_TROUBLE, transient=True)
-        raise AuthError(f"{failed}; {SIGN_IN_AGAIN}", sign_in_again(storage_name), kind=Problem.REJECTED)
+        again = SIGN_IN_AGAIN.format(command=login_command(storage_name))
+        raise AuthError(f"{failed}; {again}", kind=Problem.REJECTED)
     try:
         tokens = parse_token_response(response.strict_text())
     except ValueError as exc:
@@ -348,7 +359,7 @@ def _store_answer(
     raise AuthError(
         f"the server rotated the tokens of {storage_name} but {credentials_path(storage_name)} could not be written "
         f"({problem.strerror or problem}): the new tokens are lost and the stored refresh token is spent",
-        "Free some disk space, then sign in again: assistant-auth login",
+        f"Free some disk space, then sign in again: {login_command(storage_name)}",
     )
 
 

@@ -105,8 +105,29 @@ def merge_token_response(current_text: str, response: Mapping[str, Any], now: fl
     return merged
 
 
+EMPTY = "the file is empty"  # a crash while writing, a full disk: say so, not a parser's position
+
+
+def field_problem(data: Mapping[str, Any]) -> str | None:
+    """Why a JSON object cannot be used as credentials (the types of spec 2.1), else None: the
+    one rule that `token`, `refresh`, `status`, Home, the inspector, doctor and the repairs read,
+    so what a view calls usable is what a use can use."""
+    if not isinstance(data.get("access_token"), str):
+        return "field `access_token` missing" if "access_token" not in data else "field `access_token` is not a string"
+    for field in ("refresh_token", "scope", "token_type"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            return f"field `{field}` is not a string"
+    for field in ("expires_at", "expires_in"):
+        value = data.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"field `{field}` is not a number"
+    return None
+
+
 def parse_credentials(text: str) -> dict[str, Any]:
     """Parse credential JSON; AuthError `Failed to parse OAuth credentials: <detail>` otherwise."""
+    if not text.strip():
+        raise AuthError(f"Failed to parse OAuth credentials: {EMPTY}", kind=Problem.DAMAGED)
     try:
         data = jsonutil.loads(text)
     except ValueError as exc:
@@ -116,18 +137,9 @@ def parse_credentials(text: str) -> dict[str, Any]:
             f"Failed to parse OAuth credentials: expected a JSON object, found {type(data).__name__}",
             kind=Problem.DAMAGED,
         )
-    if not isinstance(data.get("access_token"), str):
-        problem = "missing" if "access_token" not in data else "not a string:"
-        raise AuthError(
-            f"Failed to parse OAuth credentials: field `access_token` {problem}".rstrip(":"), kind=Problem.DAMAGED
-        )
-    for field in ("refresh_token", "scope", "token_type"):
-        if data.get(field) is not None and not isinstance(data[field], str):
-            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a string", kind=Problem.DAMAGED)
-    for field in ("expires_at", "expires_in"):
-        value = data.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise AuthError(f"Failed to parse OAuth credentials: field `{field}` is not a number", kind=Problem.DAMAGED)
+    problem = field_problem(data)
+    if problem is not None:
+        raise AuthError(f"Failed to parse OAuth credentials: {problem}", kind=Problem.DAMAGED)
     return data
 
 

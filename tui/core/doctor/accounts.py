@@ -9,6 +9,7 @@ from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.slots.accounts import Account, account_label, switch_to_another
+from tui.core.slots.advice import next_step
 
 ACTIVE = "accounts.active"
 
@@ -39,7 +40,13 @@ def _active(view: Overview, accounts: list[Account]) -> Check | None:
             account=label,
         )
         return Check(ACTIVE, FAIL, finding, fix, details)
-    active = next(a for a in accounts if a.active)
+    active = next((a for a in accounts if a.active), None)
+    if active is None:  # the region's own slot, with no file: signed out, moved aside, another region's only
+        finding = Phrase(
+            N_("The managed provider points at {account}, which has no credential file here (left as it is)."),
+            account=label,
+        )
+        return Check(ACTIVE, WARN, finding, next_step(view.slot(view.managed or "")), details)
     who = active.status.identity
     finding = (
         Phrase(N_("The managed provider points at account {account} ({who})."), account=label, who=who)
@@ -61,9 +68,6 @@ def _account(account: Account, accounts: list[Account]) -> Check:
             who=account.status.identity or "?",
         )
         return Check(name, OK, finding, "", details)
-    flag = "" if account.name == DEFAULT_ACCOUNT else f" --account {account.name}"
-    fix = Phrase(
-        N_("Sign in again: assistant-auth login{flag} --region {region}"), flag=flag, region=account.region.value
-    )
+    fix = next_step(account.status)  # the sign-in of this account, or the repair its file needs first
     finding = Phrase(N_("Account {account}: {state}."), account=account.label, state=state)
     return Check(name, FAIL if account.active else WARN, finding, fix, details)

@@ -24,6 +24,7 @@ from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import is_secret_name
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
+from tui.core.slots.advice import next_step
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
     title = slot_title(status.name)
     label = Phrase(N_("{slot} (the managed provider's)"), slot=title) if status.name == managed else title
     serious = FAIL if status.name == managed else WARN
-    again = Phrase(N_("Sign in again (`assistant-auth login`)."))
+    again = next_step(status)  # the sign-in of this slot, its region and account: never a plain `login`
     who = signed_in_phrase(status)
     if status.state == VALID:
         return Check(
@@ -271,16 +272,17 @@ def _slot_check(status: SlotStatus, managed: str | None) -> Check | None:
         return Check(name, serious, finding, again, details)
     if status.has_expiry:
         finding = Phrase(N_("{slot}: expired and no refresh token."), slot=label)
-        return Check(name, serious, finding, Phrase(N_("Sign in again.")), details)
+        return Check(name, serious, finding, again, details)
     if status.state == MISSING:
         return None
-    hint = Phrase(N_("Move it aside (doctor --fix, or x in `assistant-auth inspect`) and sign in again."))
     finding = Phrase(N_("{slot}: {state} ({detail})."), slot=label, state=status.label_phrase, detail=_detail(status))
-    return Check(name, serious, finding, hint, details)
+    return Check(name, serious, finding, again, details)
 
 
 def _detail(status: SlotStatus) -> str:
     """The slot's detail: ours as a phrase, a parser's or the system's words as they came."""
+    if isinstance(status.detail, Phrase):
+        return status.detail
     return Phrase(status.detail) if status.detail in OUR_DETAILS else status.detail[:120]
 
 

@@ -10,39 +10,50 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.credentials import rejections
-from tui.core.credentials.slot import is_expired, is_tombstone, usable_token
+from tui.core.credentials.slot import field_problem, is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
-from tui.core.files.regular import describe, read_regular
+from tui.core.files.owner import give_back, not_mine, whose
+from tui.core.files.regular import describe, read_regular_stat
 from tui.core.i18n import _
 from tui.core.identity import read_device_id
 from tui.core.jwt import IDENTITY_WIDTH, identity_of
-from tui.core.keys import named_account_label, region_of_slot
+from tui.core.keys import login_command, named_account_label, region_of_slot
 from tui.core.phrase import N_, Phrase, said
 from tui.core.untrusted import one_line
 
-# state values
+# state values: every state a slot can be in, one table (docs/doctor.md) that every view and use reads
 VALID = "valid"
 EXPIRED = "expired"
 MISSING = "missing"
-UNREADABLE = "unreadable"
+DANGLING = "dangling_link"  # a symbolic link whose target is gone (a dotfiles repo that moved)
+UNREADABLE = "unreadable"  # the system refused to open it (another owner, a directory one cannot enter)
+EMPTY_FILE = "empty"  # 0 bytes (or only white space): a crash or a full disk while it was written
 UNPARSABLE = "unparsable"
 NOT_OBJECT = "not_object"
 NO_ACCESS_TOKEN = "no_access_token"  # noqa: S105 - a state name, not a secret
-BROKEN = (UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN)  # a file that cannot be used: moved aside, never mended
+BAD_FIELD = "bad_field"  # a field of the wrong type (`"expires_at": "1795880980"`): `token` cannot use it
+BROKEN = (EMPTY_FILE, UNPARSABLE, NOT_OBJECT, NO_ACCESS_TOKEN, BAD_FIELD)  # moved aside, never mended
 REVOKED = "revoked"  # the official client's tombstone after a rejected refresh
-REVOKED_DETAIL = N_("the official client marked this session revoked; sign in again with `assistant-auth login`")
+REVOKED_DETAIL = N_("the official client marked this session revoked; sign in again with `{command}`")
 NO_FILE_DETAIL = N_("no credential file")
 NO_ACCESS_TOKEN_DETAIL = N_("no access_token string")
-OUR_DETAILS = (REVOKED_DETAIL, NO_FILE_DETAIL, NO_ACCESS_TOKEN_DETAIL)  # said in the reader's language
+EMPTY_DETAIL = N_("0 bytes: a write that did not finish (a crash, a full disk)")
+BLANK_DETAIL = N_("only white space")
+DANGLING_DETAIL = N_("a symbolic link to {target}, which does not exist")
+NOT_YOURS_DETAIL = N_("{problem}: it belongs to {owner}; give it back with `{command}`")
+OUR_DETAILS = (NO_FILE_DETAIL, NO_ACCESS_TOKEN_DETAIL, EMPTY_DETAIL, BLANK_DETAIL)  # said in the reader's language
 
 LABELS = {
     VALID: N_("valid"),
     EXPIRED: N_("expired"),
     MISSING: N_("missing"),
+    DANGLING: N_("link to a missing file"),
     UNREADABLE: N_("unreadable"),
+    EMPTY_FILE: N_("empty"),
     UNPARSABLE: N_("unparsable"),
     NOT_OBJECT: N_("not an object"),
     NO_ACCESS_TOKEN: N_("missing access_token"),
+    BAD_FIELD: N_("a field of the wrong type"),
     REVOKED: N_("signed out (revoked)"),
 }
 
@@ -68,6 +79,8 @@ class SlotStatus:
     mtime: float | None = None
     fields: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     refresh_rejected_at: float | None = None  # the server rejected the refresh token in the file
+    link: str | None = None  # where the slot's path points when it is a symbolic link
+    owner_uid: int | None = None  # the owner of the file, or of what keeps it from being read
 
     @property
     def refresh_rejected(self) -> bool:
@@ -90,6 +103,8 @@ class SlotStatus:
     def detail_text(self) -> str:
         """`detail` for a person: in the reader's language when it is one of ours; a parser's or
         the system's words as they came (`detail` itself stays English: `status --json` has it)."""
+        if isinstance(self.detail, Phrase):
+            return self.detail.said()
         return _(self.detail) if self.detail in OUR_DETAILS else self.detail
 
     @property
@@ -153,24 +168,62 @@ class SlotStatus:
             "token_type": self.token_type,
             "mode": None if self.mode is None else f"{self.mode:04o}",
             "detail": self.detail or None,
+            "link": self.link,
+            "owner_uid": self.owner_uid,
         }
+
+    @property
+    def sign_in(self) -> str:
+        """The sign-in that writes this slot again (its region and account: never a plain
+        `login` for another region's slot)."""
+        return login_command(self.name)
 
 
 def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotStatus:
+    """The state of the slot file at `path`: one reading (the rules of `parse_credentials`), so a
+    file every view calls usable is one `token` can use, and one it cannot is named by its cause."""
+    link = _link_target(path)
     try:
-        info = path.stat()
-        raw = read_regular(path)
+        raw, info = read_regular_stat(path)
     except FileNotFoundError:
+        if link is not None:
+            return SlotStatus(name, path, DANGLING, Phrase(DANGLING_DETAIL, target=link), link=link)
         return SlotStatus(name, path, MISSING, NO_FILE_DETAIL)
+    except PermissionError as exc:
+        uid = not_mine(path)
+        if uid is None:
+            return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
+        detail = Phrase(
+            NOT_YOURS_DETAIL,
+            problem=describe(exc, with_path=False),
+            owner=whose(uid),
+            command=give_back(paths.config_dir()),
+        )
+        return SlotStatus(name, path, UNREADABLE, detail, link=link, owner_uid=uid)
     except OSError as exc:
-        return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False))
-    read = SlotStatus(name, path, UNPARSABLE, mode=stat.S_IMODE(info.st_mode), size=info.st_size, mtime=info.st_mtime)
+        return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
+    read = SlotStatus(
+        name,
+        path,
+        UNPARSABLE,
+        mode=stat.S_IMODE(info.st_mode),
+        size=info.st_size,
+        mtime=info.st_mtime,
+        link=link,
+        owner_uid=info.st_uid,
+    )
+    if not raw.strip():
+        return replace(read, state=EMPTY_FILE, detail=EMPTY_DETAIL if not raw else BLANK_DETAIL)
     try:
         data = jsonutil.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return replace(read, detail=str(exc))
     if not isinstance(data, dict):
         return replace(read, state=NOT_OBJECT, detail=f"JSON {type(data).__name__}, expected an object")
+    problem = field_problem(data)
+    if problem is not None:
+        state = NO_ACCESS_TOKEN if "access_token" in problem else BAD_FIELD
+        return replace(read, state=state, detail=NO_ACCESS_TOKEN_DETAIL if state == NO_ACCESS_TOKEN else problem)
     refresh, expires_at = data.get("refresh_token"), data.get("expires_at")
     parsed = replace(
         read,
@@ -182,11 +235,18 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         fields=data,
     )
     if is_tombstone(data):
-        return replace(parsed, state=REVOKED, detail=REVOKED_DETAIL)
-    if not isinstance(data.get("access_token"), str) or not data["access_token"]:
-        return replace(parsed, state=NO_ACCESS_TOKEN, detail=NO_ACCESS_TOKEN_DETAIL)
-    expired = is_expired(data, now) or not usable_token(data["access_token"])  # refreshes on next use
+        return replace(parsed, state=REVOKED, detail=Phrase(REVOKED_DETAIL, command=login_command(name)))
+    # an empty or unprintable access token is what `token` refreshes on its next use, as an expired one
+    expired = is_expired(data, now) or not usable_token(data["access_token"])
     return replace(parsed, state=EXPIRED if expired else VALID, refresh_rejected_at=rejections.rejected_at(name, data))
+
+
+def _link_target(path: pathlib.Path) -> str | None:
+    """Where `path` points when it is a symbolic link (as written in the link), else None."""
+    try:
+        return str(path.readlink()) if path.is_symlink() else None
+    except OSError:
+        return None
 
 
 def signed_in_as(status: SlotStatus) -> str:
