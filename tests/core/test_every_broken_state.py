@@ -1,0 +1,193 @@
+"""Credentials as they really break (#56): one reading of a slot file that every view and every
+use shares, and every doctor check run against every state a slot and config.toml can be in."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from tests.conftest import write_creds
+from tui.core.config.provider import provision_managed_provider
+from tui.core.credentials.refresh import read_valid_token
+from tui.core.credentials.slot import load_credentials
+from tui.core.doctor.runner import local_checks
+from tui.core.errors import AuthError, Problem
+from tui.core.keys import account_key, account_slot, region_storage_name
+from tui.core.regions import Region
+from tui.core.slots.advice import next_step
+from tui.core.slots.state import BROKEN, DANGLING, EMPTY_FILE, MISSING, UNREADABLE, VALID, slot_status
+
+FUTURE = 4_000_000_000
+SLOT = "assistant-code"
+
+
+def _write(home: pathlib.Path, name: str, content: object) -> pathlib.Path:
+    return write_creds(home, content if isinstance(content, str) else json.dumps(content), name)
+
+
+def _fifo(home: pathlib.Path, name: str) -> None:
+    path = home / "credentials" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.mkfifo(path, 0o600)
+
+
+def _dangling(home: pathlib.Path, name: str) -> None:
+    path = home / "credentials" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.symlink_to(home.parent / "dotfiles-that-moved" / "kimi-code.json")
+
+
+def _directory(home: pathlib.Path, name: str) -> None:
+    (home / "credentials" / f"{name}.json").mkdir(parents=True, mode=0o700)
+
+
+SLOT_STATES = {
+    "absent": None,
+    "valid": {"access_token": "at", "refresh_token": "rt", "expires_at": FUTURE},
+    "expired": {"access_token": "at", "refresh_token": "rt", "expires_at": 1},
+    "expired, no refresh token": {"access_token": "at", "expires_at": 1},
+    "revoked": {"access_token": "", "refresh_token": "", "expires_at": 0},
+    "expires_at a string": {"access_token": "at", "refresh_token": "rt", "expires_at": "1795880980"},
+    "refresh_token a number": {"access_token": "at", "refresh_token": 12345, "expires_at": FUTURE},
+    "no access_token": {"refresh_token": "rt"},
+    "a list": "[1, 2]",
+    "not JSON": "{not json",
+    "empty": "",
+    "white space": "  \n",
+    "not UTF-8": b"\xff\xfe{}".decode("latin-1"),
+    "a FIFO": _fifo,
+    "a directory": _directory,
+    "a dangling link": _dangling,
+}
+
+CONFIGS = ["none", "managed: cn", "managed: global", "managed: a named account with no file", "unparsable"]
+
+
+def _set_up(home: pathlib.Path, slot_state: str, config: str) -> None:
+    home.mkdir(mode=0o700, exist_ok=True)
+    content = SLOT_STATES[slot_state]
+    if callable(content):
+        content(home, SLOT)
+    elif content is not None:
+        _write(home, SLOT, content)
+    if config == "managed: cn":
+        provision_managed_provider(account_key(Region.CN, "default"), Region.CN)
+    elif config == "managed: global":
+        provision_managed_provider(account_key(Region.GLOBAL, "default"), Region.GLOBAL)
+    elif config == "managed: a named account with no file":
+        provision_managed_provider(account_key(Region.CN, "work"), Region.CN)
+    elif config == "unparsable":
+        (home / "config.toml").write_text("[providers\nbroken = \n")
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("slot_state", list(SLOT_STATES))
+def test_every_doctor_check_runs_on_every_state(home, slot_state, config):
+    """No check may fail to run (`This check could not run: StopIteration` was doctor's answer
+    after a plain logout): each says what it found, with a next step where one is needed."""
+    _set_up(home, slot_state, config)
+    checks = local_checks()
+    assert checks
+    for check in checks:
+        assert "could not run" not in check.finding, (check.name, check.finding)
+        if check.status == "fail":
+            assert check.fix or check.repair is not None, (check.name, check.finding)
+
+
+@pytest.mark.parametrize("slot_state", [s for s in SLOT_STATES if s != "absent"])
+def test_what_a_view_calls_usable_token_can_use_and_what_it_cannot_is_named(home, slot_state):
+    _set_up(home, slot_state, "none")
+    status = slot_status(SLOT)
+    try:
+        load_credentials(SLOT)
+    except AuthError as exc:
+        assert not status.usable, (slot_state, status.state)
+        assert status.state in (*BROKEN, DANGLING, UNREADABLE), (slot_state, status.state, exc.message)
+        assert exc.kind in (Problem.DAMAGED, Problem.NOT_SIGNED_IN)
+    else:
+        assert status.state not in BROKEN, (slot_state, status.state)
+    if status.state == VALID:
+        assert read_valid_token(None, "https://api.test/v1") == "at"
+    assert next_step(status) or status.usable
+
+
+def test_an_empty_file_is_said_to_be_empty(home):
+    _write(home, SLOT, "")
+    status = slot_status(SLOT)
+    assert status.state == EMPTY_FILE and "0 bytes" in status.detail
+    with pytest.raises(AuthError, match="the file is empty"):
+        load_credentials(SLOT)
+
+
+def test_a_dangling_link_is_a_link_with_its_target_and_both_repairs(home):
+    _dangling(home, SLOT)
+    status = slot_status(SLOT)
+    assert status.state == DANGLING and status.state != MISSING
+    assert status.link is not None and status.link.endswith("dotfiles-that-moved/kimi-code.json")
+    assert status.to_dict()["link"] == status.link
+    step = next_step(status)
+    assert "restore" in step and f"rm {status.path}" in step and "assistant-auth login" in step
+
+
+@pytest.mark.parametrize(
+    ("region", "account", "command"),
+    [
+        (Region.CN, None, "assistant-auth login"),
+        (Region.GLOBAL, None, "assistant-auth login --region global"),
+        (Region.GLOBAL, "work", "assistant-auth login --account work --region global"),
+    ],
+)
+def test_the_advice_for_a_revoked_or_broken_slot_is_that_slots_own_sign_in(home, region, account, command):
+    name = account_slot(region, account) if account else region_storage_name(region)  # the settings are set now
+    for content in ({"access_token": "", "refresh_token": "", "expires_at": 0}, "{not json", ""):
+        _write(home, name, content)
+        step = next_step(slot_status(name))
+        assert step.endswith(command) or f"`{command}`" in step, step
+
+
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**40), max_value=2**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x7E), max_size=8),
+    st.lists(st.integers(), max_size=2),
+)
+_fields = st.dictionaries(
+    st.sampled_from(["access_token", "refresh_token", "expires_at", "expires_in", "scope", "token_type", "x"]),
+    _values,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=_fields)
+def test_any_object_is_read_the_same_way_by_views_and_by_token(home, data):
+    """Whatever the fields' types: a file the views call usable loads for `token`, and one that
+    `token` refuses is one the views call broken (and offer to move aside)."""
+    _write(home, SLOT, data)
+    status = slot_status(SLOT)
+    try:
+        load_credentials(SLOT)
+    except AuthError:
+        assert status.state in BROKEN and not status.usable
+    else:
+        assert status.state not in BROKEN
+
+
+def test_a_revoked_global_session_is_never_sent_to_sign_in_cn(home):
+    """`token`, `refresh`, `status` and doctor on a global session the server revoked: each names
+    `login --region global` (a plain `login` signs in cn and moves the managed provider there)."""
+    from tests.cli.test_cli import run
+
+    provision_managed_provider(account_key(Region.GLOBAL, "default"), Region.GLOBAL)
+    _write(home, region_storage_name(Region.GLOBAL), {"access_token": "", "refresh_token": "", "expires_at": 0})
+    for command in (["token"], ["refresh"], ["status"], ["doctor", "--offline"]):
+        result = run(*command)
+        assert result.returncode == 1, (command, result.stdout, result.stderr)
+        said = result.stdout + result.stderr
+        assert "assistant-auth login --region global" in said, (command, said)
+        assert "`assistant-auth login`" not in said and not said.rstrip().endswith("assistant-auth login"), command
