@@ -191,3 +191,26 @@ def test_a_revoked_global_session_is_never_sent_to_sign_in_cn(home):
         said = result.stdout + result.stderr
         assert "assistant-auth login --region global" in said, (command, said)
         assert "`assistant-auth login`" not in said and not said.rstrip().endswith("assistant-auth login"), command
+
+
+@pytest.mark.parametrize("command", [["token"], ["refresh"], ["login", "--no-tui", "--force"]])
+def test_a_missing_ssl_cert_file_is_named_with_its_path_and_is_no_sign_in_problem(home, monkeypatch, command):
+    from tests.cli.test_cli import run
+
+    _write(home, SLOT, {"access_token": "at", "refresh_token": "rt", "expires_at": 1})
+    missing = home.parent / "corp" / "ca-bundle.pem"
+    monkeypatch.setenv("SSL_CERT_FILE", str(missing))
+    result = run(*command, input="")
+    assert result.returncode == 2, (result.stdout, result.stderr)  # usage: a setting to change (docs/commands.md)
+    assert f"SSL_CERT_FILE is {missing}, but it does not exist or is not a file" in result.stderr
+    assert "Point SSL_CERT_FILE at a PEM bundle that exists, or unset it." in result.stderr
+    assert "sign in" not in result.stderr.lower() and "Traceback" not in result.stderr
+    assert read_json_or_none(home / "credentials" / f"{SLOT}.json") == {
+        "access_token": "at",
+        "refresh_token": "rt",
+        "expires_at": 1,
+    }
+
+
+def read_json_or_none(path: pathlib.Path) -> object:
+    return json.loads(path.read_text()) if path.exists() else None

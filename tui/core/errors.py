@@ -24,6 +24,7 @@ class Problem:
     INVALID_KEY = "invalid key"  # an oauth key that is no slot's name
     LOCKED = "locked"  # gave up waiting for a slot's or config.toml's lock
     UNMET = "unmet"  # a lifetime (--min-ttl) no token can have
+    SETTING = "setting"  # a setting that names what is not there (SSL_CERT_FILE): change it, no sign-in helps
 
 
 EXIT = {
@@ -37,6 +38,7 @@ EXIT = {
     Problem.INVALID_KEY: EXIT_SIGN_IN,
     Problem.LOCKED: EXIT_TRANSIENT,
     Problem.UNMET: EXIT_USAGE,
+    Problem.SETTING: EXIT_USAGE,
 }
 
 

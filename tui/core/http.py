@@ -9,14 +9,16 @@ import contextlib
 import ipaddress
 import json
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.hints import unreachable
 from tui.core.limits import ANSWER_BODY
+from tui.core.phrase import N_, Phrase
 from tui.core.redact import REDACTED, redact
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -90,6 +92,35 @@ def check_secure(url: str) -> None:
         raise AuthError(reason)
 
 
+NO_SUCH_FILE = N_("it does not exist or is not a file")
+NO_SUCH_DIRECTORY = N_("it does not exist or is not a directory")
+TRUST_FIX = N_("Point {setting} at a PEM bundle that exists, or unset it.")
+
+
+def trust_setting() -> tuple[str, str, str | None] | None:
+    """(variable, path, problem) of the trust store set in the environment (SSL_CERT_FILE first,
+    as httpx reads them), None when neither is set: one answer for doctor and every request."""
+    cert_file, cert_dir = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+    if cert_file:
+        return "SSL_CERT_FILE", cert_file, None if os.path.isfile(cert_file) else Phrase(NO_SUCH_FILE)
+    if cert_dir:
+        return "SSL_CERT_DIR", cert_dir, None if os.path.isdir(cert_dir) else Phrase(NO_SUCH_DIRECTORY)
+    return None
+
+
+def refuse_broken_trust() -> None:
+    """No client is built on a trust store that is not there: the variable and its path named
+    (httpx would say only `FileNotFoundError`), a setting to change, never a sign-in to redo."""
+    found = trust_setting()
+    if found is not None and found[2] is not None:
+        setting, path, problem = found
+        raise AuthError(
+            f"Failed to build HTTP client: {setting} is {path}, but {problem}",
+            Phrase(TRUST_FIX, setting=setting),
+            kind=Problem.SETTING,
+        )
+
+
 def transport_detail(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
@@ -102,6 +133,7 @@ async def client_scope(client: httpx.AsyncClient | None) -> AsyncIterator[httpx.
     if client is not None:
         yield client
         return
+    refuse_broken_trust()
     try:
         import httpx  # lazy: heavy: httpx
 
@@ -203,6 +235,7 @@ def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str]
     check_secure(url)
     _log_request(url, form)
     deadline = time.monotonic() + REQUEST_TIMEOUT
+    refuse_broken_trust()
     try:
         own = httpx.Client(timeout=REQUEST_TIMEOUT, follow_redirects=False)
     except Exception as exc:  # noqa: BLE001 - depends on the environment (e.g. bad SSL setup)

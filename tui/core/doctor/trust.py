@@ -3,27 +3,19 @@ certifi's bundle), and whether the setting points at something that exists."""
 
 from __future__ import annotations
 
-import os
-
 import certifi
 
 from tui.core.doctor.model import FAIL, OK, Check
+from tui.core.http import TRUST_FIX, trust_setting
 from tui.core.phrase import N_, Phrase
 
 DEFAULT_BUNDLE = Phrase(N_("the default bundle (certifi)"))
 
 
 def ca_bundle() -> tuple[str, str, str | None]:
-    """(what, path, problem) of the trust store httpx uses: SSL_CERT_FILE, SSL_CERT_DIR or certifi."""
-    cert_file = os.environ.get("SSL_CERT_FILE")
-    cert_dir = os.environ.get("SSL_CERT_DIR")
-    if cert_file:
-        problem = None if os.path.isfile(cert_file) else Phrase(N_("it does not exist or is not a file"))
-        return "SSL_CERT_FILE", cert_file, problem
-    if cert_dir:
-        problem = None if os.path.isdir(cert_dir) else Phrase(N_("it does not exist or is not a directory"))
-        return "SSL_CERT_DIR", cert_dir, problem
-    return DEFAULT_BUNDLE, certifi.where(), None
+    """(what, path, problem) of the trust store httpx uses: SSL_CERT_FILE, SSL_CERT_DIR or certifi
+    (the same answer every request's client is refused with: `http.trust_setting`)."""
+    return trust_setting() or (DEFAULT_BUNDLE, certifi.where(), None)
 
 
 def check_ca() -> Check:
@@ -33,7 +25,7 @@ def check_ca() -> Check:
             "network.ca",
             FAIL,
             Phrase(N_("{setting} is {path}, but {problem}."), setting=what, path=path, problem=problem),
-            Phrase(N_("Point {setting} at a PEM bundle that exists, or unset it."), setting=what),
+            Phrase(TRUST_FIX, setting=what),
             {"source": what, "path": path},
         )
     finding = (

@@ -5,12 +5,11 @@ a home back to the person running this program (a first sign-in under `sudo` lea
 from __future__ import annotations
 
 import os
+import pwd
 
 
 def whose(uid: int) -> str:
     """`root (uid 0)`; `uid 1234` when the system names no user for it."""
-    import pwd  # lazy: only where a file is someone else's
-
     try:
         return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
     except (KeyError, OverflowError):
