@@ -214,3 +214,33 @@ def test_a_missing_ssl_cert_file_is_named_with_its_path_and_is_no_sign_in_proble
 
 def read_json_or_none(path: pathlib.Path) -> object:
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def test_a_managed_provider_on_the_other_regions_api_fails_doctor_and_switch_mends_it(home):
+    """A backup of config.toml from the other region: the key and tokens are cn's, base_url the
+    global API. doctor fails it with a repair; `switch --region cn` (already cn's slot) mends only
+    the region's fields; comments and other tables stay."""
+    from tests.cli.test_cli import run
+    from tui.core import settings
+
+    _write(home, SLOT, SLOT_STATES["valid"])
+    provision_managed_provider(account_key(Region.CN, "default"), Region.CN)
+    config = home / "config.toml"
+    cn_api, global_api = settings.base_url("cn"), settings.base_url("global")
+    config.write_text("# mine\n" + config.read_text().replace(cn_api, global_api) + "\n[other]\nx = 1 # kept\n")
+    result = run("doctor", "--offline", "--json")
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "config.base_url")
+    assert check["status"] == "fail" and "would send cn's tokens to the global API" in check["finding"]
+    assert "assistant-auth switch --region cn" in check["fix"] and check["repair"]
+    result = run("switch", "--region", "cn")
+    assert result.returncode == 0 and "base_url and host are cn's again" in result.stdout, result
+    text = config.read_text()
+    assert cn_api in text and global_api not in text
+    assert text.startswith("# mine\n") and "x = 1 # kept" in text
+    check = next(
+        c for c in json.loads(run("doctor", "--offline", "--json").stdout)["checks"] if c["name"] == "config.base_url"
+    )
+    assert check["status"] == "ok"
+    config.write_text(config.read_text().replace(cn_api, global_api))
+    result = run("doctor", "--offline", "--fix", "--yes")
+    assert cn_api in config.read_text() and global_api not in config.read_text(), result.stdout

@@ -24,6 +24,7 @@ class Problem:
     INVALID_KEY = "invalid key"  # an oauth key that is no slot's name
     LOCKED = "locked"  # gave up waiting for a slot's or config.toml's lock
     UNMET = "unmet"  # a lifetime (--min-ttl) no token can have
+    NO_ACCESS = "no access"  # files this user cannot read or write (a home left to root by sudo): fix them first
     SETTING = "setting"  # a setting that names what is not there (SSL_CERT_FILE): change it, no sign-in helps
 
 
@@ -39,6 +40,7 @@ EXIT = {
     Problem.LOCKED: EXIT_TRANSIENT,
     Problem.UNMET: EXIT_USAGE,
     Problem.SETTING: EXIT_USAGE,
+    Problem.NO_ACCESS: EXIT_USAGE,
 }
 
 

@@ -11,8 +11,9 @@ import os
 import sys
 
 from tui.core import paths
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.keys import MANAGED_PROVIDER
+from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # no `typing`, no `pathlib`: the token path reads config.toml through here
 if TYPE_CHECKING:
@@ -45,9 +46,26 @@ def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None,
         raw, info = read_regular_stat(where)
     except FileNotFoundError:
         return None, None
+    except PermissionError as exc:  # another owner (a sign-in under sudo): a file to give back, not to edit
+        raise _not_yours(describe(exc), pathlib.Path(where)) from None
     except OSError as exc:
         raise config_error(describe(exc), path) from None
     return raw, untrusted_because(info, str(where))
+
+
+def _not_yours(detail: str, where: pathlib.Path) -> AuthError:
+    from tui.core.files.owner import give_back, not_mine, whose  # lazy: off token's path
+
+    uid = not_mine(where)
+    if uid is None:
+        return config_error(detail, where)
+    hint = Phrase(
+        N_("{path} belongs to {owner}: give your files back with `{command}`."),
+        path=where,
+        owner=whose(uid),
+        command=give_back(paths.config_dir()),
+    )
+    return AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}", hint, kind=Problem.NO_ACCESS)
 
 
 def untrusted_because(info: os.stat_result, path: str) -> str | None:

@@ -23,6 +23,7 @@ from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, ma
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import is_secret_name
+from tui.core.regions import Region
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.advice import next_step
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
@@ -91,7 +92,7 @@ def check_config() -> list[Check]:
     if "slot" not in managed.details:  # the entry names no slot: nothing more to compare
         return checks
     host = _oauth_host(config, entry)
-    return [*checks, *([host] if host else []), _base_url(entry)]
+    return [*checks, *([host] if host else []), _base_url(entry, managed.details["slot"])]
 
 
 def _managed_slot(config: dict[str, Any]) -> Check:
@@ -156,10 +157,40 @@ def _rewrite_hint(key: str) -> Phrase:
     return Phrase(N_("Sign in again in the right region: it rewrites the entry."))
 
 
-def _base_url(entry: dict[str, Any]) -> Check:
-    """The entry's base_url is one region's API."""
+def _base_url(entry: dict[str, Any], slot: str) -> Check:
+    """The entry's base_url is the API of the region whose tokens its slot holds (another
+    region's API would be sent this region's tokens by the official client)."""
     base = str(entry.get("base_url", "")).rstrip("/")
     regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
+    named = account_of_slot(slot)
+    if base in regions and named is not None and regions[base] != named[0]:
+        finding = Phrase(
+            N_(
+                "{provider}: base_url is the {api} API, but its key and tokens are {region}'s: the official client "
+                "would send {region}'s tokens to the {api} API."
+            ),
+            provider=MANAGED_PROVIDER,
+            api=regions[base],
+            region=named[0],
+        )
+        command = (
+            "assistant-auth switch " + ("" if named[1] == DEFAULT_ACCOUNT else f"{named[1]} ") + f"--region {named[0]}"
+        )
+        hint = Phrase(
+            N_("`{command}` sets its base_url and host back to {region}'s (nothing else changes)."),
+            command=command,
+            region=named[0],
+        )
+        change = Phrase(
+            N_("point {provider} at the {region} API again ({command})"),
+            provider=MANAGED_PROVIDER,
+            region=named[0],
+            command=command,
+        )
+        repair = Repair(change, lambda: _mend(Region(named[0]), named[1], base))
+        return Check(
+            "config.base_url", FAIL, finding, hint, {"region": regions[base], "slot_region": named[0]}, repair=repair
+        )
     if base in regions:
         finding = Phrase(
             N_("{provider}: base_url is the {region} API."), provider=MANAGED_PROVIDER, region=regions[base]
@@ -172,6 +203,13 @@ def _base_url(entry: dict[str, Any]) -> Check:
     )
     hint = Phrase(N_("Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL."))
     return Check("config.base_url", WARN, finding, hint, {"base_url": base})
+
+
+def _mend(region: Region, account: str, seen_base: str) -> str:
+    """The repair: only while the entry still names this slot with the base_url reported."""
+    from tui.core.slots.switch import mend_managed  # lazy: the switch writes config.toml
+
+    return mend_managed(region, account, seen_base)
 
 
 def _holds_secret(node: object) -> bool:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
+from tui.core.files.access import refusal, slot_blocked
 from tui.core.http import REQUEST_TIMEOUT
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -104,7 +105,11 @@ class SignIn(Moves):
     # -- running -------------------------------------------------------------------------------
     async def run(self) -> Outcome:
         """Join the region and go on to the end: request a code (we lead), poll a live attempt
-        whose poller is gone (take over), or follow the one another terminal polls."""
+        whose poller is gone (take over), or follow the one another terminal polls. A slot whose
+        tokens could not be stored ends it before anything is asked of the server."""
+        blocked = slot_blocked(self.storage_name)
+        if blocked is not None:
+            return self._finish(failed(refusal(blocked)), record_it=False)
         self._join()
         while self.phase is Phase.WATCHING:
             await self._watch()
@@ -116,7 +121,10 @@ class SignIn(Moves):
 
     async def request_code(self) -> DeviceAuthorization:
         """Lead a new attempt and request its code (spec 3.1); AuthError as the spec says, or when
-        another terminal leads this region's attempt."""
+        another terminal leads this region's attempt, or when the slot's tokens could not be stored."""
+        blocked = slot_blocked(self.storage_name)
+        if blocked is not None:
+            raise refusal(blocked)
         self._join()
         if self.phase is not Phase.REQUESTING or not await self._request():
             raise AuthError(

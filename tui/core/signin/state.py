@@ -26,7 +26,7 @@ class Phase(enum.Enum):
 
 
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
-    Phase.NEW: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.WATCHING}),
+    Phase.NEW: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.WATCHING, Phase.ENDED}),  # ENDED: refused first
     Phase.REQUESTING: frozenset({Phase.WAITING, Phase.ENDED}),
     Phase.WAITING: frozenset({Phase.POLLING, Phase.ENDED}),
     Phase.POLLING: frozenset({Phase.WAITING, Phase.SAVING, Phase.ENDED}),

@@ -10,14 +10,16 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
     DEFAULT_ACCOUNT,
+    MANAGED_PROVIDER,
     account_key,
     account_of_slot,
     account_slot,
 )
 from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region
+from tui.core.regions import Region, endpoints
 from tui.core.slots.choice import managed_slot
 from tui.core.slots.state import slot_status
+from tui.core.untrusted import one_line
 
 
 def managed_region() -> Region | None:
@@ -45,6 +47,9 @@ def switch_account(region: Region, name: str) -> str:
     named = name != DEFAULT_ACCOUNT
     label = f"{name} ({region.value})" if named else region.value
     if managed_slot() == slot:
+        mended = _mend_if_elsewhere(region, name, label)
+        if mended:
+            return mended
         if named:
             return _("The managed provider already uses account {account}.").format(account=label)
         return _("The managed provider already uses {region}.").format(region=region.value)
@@ -78,3 +83,40 @@ def switch_account(region: Region, name: str) -> str:
             "The managed provider now uses {region}; the official client follows this switch too (config.toml is shared)."
         )
     return text.format(region=region.value, who=status.identity, account=label)
+
+
+def _managed_base() -> str | None:
+    """The managed provider's base_url as config.toml says it now, None without one."""
+    from tui.core.config.read import read_config_readonly  # lazy: only where an entry is compared
+
+    try:
+        providers = read_config_readonly().get("providers")
+    except AuthError:
+        return None
+    entry = providers.get(MANAGED_PROVIDER) if isinstance(providers, dict) else None
+    base = entry.get("base_url") if isinstance(entry, dict) else None
+    return base.rstrip("/") if isinstance(base, str) else None
+
+
+def _mend_if_elsewhere(region: Region, name: str, label: str) -> str | None:
+    """The managed provider names this account's slot but another region's API (a backup of
+    config.toml from the other region, a hand edit): its region's fields are written again."""
+    base = _managed_base()
+    if base is None or base == endpoints(region).base_url.rstrip("/"):
+        return None
+    provision_managed_provider(account_key(region, name), region)
+    return _(
+        "The managed provider used {account}'s tokens with another API ({base}): its base_url and host "
+        "are {region}'s again (nothing else changed)."
+    ).format(account=label, base=one_line(base, 200), region=region.value)
+
+
+def mend_managed(region: Region, name: str, seen_base: str) -> str:
+    """doctor's repair of the same: only while the entry still names this account's slot and the
+    base_url reported (else nothing is done)."""
+    from tui.core.repairs import CHANGED, NotDone  # lazy: doctor's repair only
+
+    if managed_slot() != account_slot(region, name) or _managed_base() != seen_base:
+        raise NotDone(Phrase(N_("config.toml {changed}"), changed=CHANGED))
+    label = f"{name} ({region.value})" if name != DEFAULT_ACCOUNT else region.value
+    return _mend_if_elsewhere(region, name, label) or _("nothing to change")
