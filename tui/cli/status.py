@@ -12,7 +12,7 @@ from tui.cli.selection import selected_slot
 from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
-from tui.core.i18n import _
+from tui.core.i18n import _, in_english
 from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text, overview, waiting_text
 from tui.core.phrase import said
@@ -85,11 +85,17 @@ def _as_json(view: Overview, slots: list[SlotStatus], selected: str, usable: boo
         "accounts": [account.to_dict() for account in view.accounts],
         "managed_account": managed_account(view),
         "providers_missing_oauth_host": view.missing_hosts,
-        "warnings": view.warnings,
+        "warnings": _warnings_in_english(view),
         "config_problem": view.config_problem.describe() if view.config_problem else None,
         "away": view.away_json(),  # never consumed by --json
         "signin_entries_ignored": [str(line) for region in Region for line in odd(region)],
     }
+
+
+def _warnings_in_english(view: Overview) -> list[str]:
+    """The warnings the text prints (but config.toml's own problem: `config_problem`), in English."""
+    with in_english():
+        return view.file_notices() + ([] if view.config_problem is not None else view.config_notices())
 
 
 def managed_account(view: Overview) -> dict | None:
@@ -189,7 +195,7 @@ def _notes(view: Overview) -> list[str]:
         ).format(region=region, variable=variable)
         for region, variable in placeholders()
     ]
-    lines += [said(warning) for warning in view.warnings]
+    lines += view.notices()  # what Home shows too
     if view.dangling is not None:
         region, name = view.dangling
         lines.append(
@@ -200,8 +206,6 @@ def _notes(view: Overview) -> list[str]:
             ).format(name=name, region=region)
         )
     lines += [line.said() for region in Region for line in odd(region)]  # never used by a sign-in
-    if view.config_problem is not None:
-        lines.append(_("warning: {problem}").format(problem=view.config_problem.said(lead=False)))
     for name, host in view.missing_hosts.items():
         lines.append(
             _(

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from tui.core.config.read import config_text_and_problem, parsed_and_problem
+from tui.core.config.read import config_text_and_problem, config_trust_problem, parsed_and_problem
 from tui.core.errors import AuthError
+from tui.core.files.access import home_blocked
 from tui.core.humantime import clock
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
+from tui.core.phrase import said
 from tui.core.signin import ondisk
 from tui.core.slots.accounts import Account, accounts_in
 from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
@@ -100,6 +102,56 @@ class Overview:
         if named is None or named[1] == DEFAULT_ACCOUNT:
             return None
         return named if self.slot(self.managed or "").state == MISSING else None
+
+    def file_notices(self) -> list[str]:
+        """The warnings that need no TOML parser (Home's first frame): the private files'
+        (`warnings`), a home this user cannot write, credential files others can read, a
+        config.toml others can write. Each one line starting "warning: ", with its repair, in the
+        reader's language."""
+        lines = [said(warning) for warning in self.warnings]
+        blocked = home_blocked()
+        if blocked is not None:
+            lines.append(_("warning: {problem}. {fix}").format(problem=said(blocked.why), fix=said(blocked.fix)))
+        for status in self.slots:
+            if status.mode is not None and status.mode & 0o077:
+                lines.append(
+                    _(
+                        "warning: {path} has mode {mode}: other users can read your tokens; run `chmod 600 {path}` "
+                        "(or `assistant-auth doctor --fix`)."
+                    ).format(path=one_line(status.path, 1000), mode=f"{status.mode:04o}")
+                )
+        untrusted = config_trust_problem()
+        if untrusted is not None:
+            lines.append(
+                _(
+                    "warning: {problem}: no refresh token is sent to a host it names; run `assistant-auth doctor --fix`."
+                ).format(problem=one_line(untrusted, 1000))
+            )
+        return lines
+
+    def config_notices(self) -> list[str]:
+        """The warnings that parse config.toml: it cannot be read or parsed (with the restore of
+        the last good copy when there is one), the managed provider's entry gone while a region is
+        signed in."""
+        problem = self.config_problem
+        if problem is not None:
+            return [_("warning: {problem}").format(problem=problem.said(lead=False))]
+        if self.managed is not None or not self.config_text.strip():
+            return []
+        signed_in = [status for status in (self.region_slot(r) for r in REGIONS) if status.usable]
+        if not signed_in:
+            return []
+        region = signed_in[0].region or "cn"
+        return [
+            _(
+                "warning: config.toml has no managed provider entry, so the official client does not use your "
+                "sign-in: `assistant-auth switch --region {region}` writes it back."
+            ).format(region=region)
+        ]
+
+    def notices(self) -> list[str]:
+        """Every warning `status` prints beside the slots, and Home shows: one list, from this reading."""
+        return self.file_notices() + self.config_notices()
 
     def with_regions(self) -> list[SlotStatus]:
         """Both regions' slots first (cn, global; listed even when missing), then every other

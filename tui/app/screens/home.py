@@ -58,6 +58,10 @@ class HomeScreen(AppScreen[None]):
         with Vertical(id="home"):
             yield Static(_("Your coding-assistant accounts"), id="title")
             yield PlainStatic(text, id="slot", classes=state)
+            # what `status` warns of (files others can read, a home of another owner, config.toml):
+            # the first frame says what needs no TOML parser, the rest follows right after it
+            notices = self.view.file_notices()
+            yield PlainStatic("\n".join(notices), id="notices", classes="" if notices else "none")
             yield Static(prompt(self.view), id="choose", classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
@@ -106,6 +110,7 @@ class HomeScreen(AppScreen[None]):
             regions.highlighted = active
         regions.focus()
         self.set_interval(5, self.refresh_slot)
+        self.call_after_refresh(self._show_notices)
         if agent_socket() is not None:
             self.look_at_the_agent()
 
@@ -146,6 +151,15 @@ class HomeScreen(AppScreen[None]):
         else:
             self.refresh_slot()
 
+    def _show_notices(self) -> None:
+        """Every warning `status` prints, from the same reading (config.toml parsed now)."""
+        if self.view is None:
+            return
+        notices = self.view.notices()
+        shown = self.query_one("#notices", PlainStatic)
+        shown.set_text("\n".join(notices))
+        shown.set_class(not notices, "none")
+
     def refresh_slot(self) -> None:
         """Read the slots again and redraw them."""
         self.view = overview()
@@ -154,6 +168,7 @@ class HomeScreen(AppScreen[None]):
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
         slot.set_classes(state)
+        self._show_notices()
         self._seen()
         self.refresh_bindings()
 

@@ -344,3 +344,14 @@ def parsed_and_problem(text: str) -> tuple[dict[str, Any], AuthError | None]:
         return parse_config_readonly(text), None
     except AuthError as exc:
         return {}, exc
+
+
+def holds_secret(node: object) -> bool:
+    """A non-empty value under a secret name (api_key, …) anywhere in the parsed config."""
+    from tui.core.redact import is_secret_name  # lazy: off token's path
+
+    if isinstance(node, dict):
+        return any((is_secret_name(k) and isinstance(v, str) and v) or holds_secret(v) for k, v in node.items())
+    if isinstance(node, list):
+        return any(holds_secret(v) for v in node)
+    return False

@@ -9,6 +9,7 @@ from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
 from tui.core.config.provider import write_config_text
 from tui.core.config.read import (
+    holds_secret,
     parse_config_readonly,
     read_config_raw,
     read_config_readonly,
@@ -22,7 +23,6 @@ from tui.core.errors import AuthError
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
-from tui.core.redact import is_secret_name
 from tui.core.regions import Region
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.slots.advice import next_step
@@ -212,15 +212,6 @@ def _mend(region: Region, account: str, seen_base: str) -> str:
     return mend_managed(region, account, seen_base)
 
 
-def _holds_secret(node: object) -> bool:
-    """A non-empty value under a secret name (api_key, …) anywhere in the parsed config."""
-    if isinstance(node, dict):
-        return any((is_secret_name(k) and isinstance(v, str) and v) or _holds_secret(v) for k, v in node.items())
-    if isinstance(node, list):
-        return any(_holds_secret(v) for v in node)
-    return False
-
-
 def check_config_mode(config: dict[str, Any]) -> Check:
     """config.toml chooses the host that receives refresh tokens: others must not write it (a
     failure: refresh tokens are refused for hosts it names), nor read it when it holds an api_key."""
@@ -233,7 +224,7 @@ def check_config_mode(config: dict[str, Any]) -> Check:
         return Check("config.mode", FAIL, finding, "", {"path": path})
     mode = info.st_mode & 0o777
     details = {"path": path, "mode": f"{mode:04o}"}
-    secret = _holds_secret(config)
+    secret = holds_secret(config)
     wanted = mode & ~(0o077 if secret else 0o022)
     ours = found if found is not None and not found.is_link and info.st_uid == os.getuid() else None
 
