@@ -8,9 +8,11 @@ from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot, served_from_elsewhere
 from tui.core.i18n import _
 from tui.core.paths import credentials_path
+from tui.core.phrase import said
 from tui.core.signout import sign_out, told
 from tui.core.slots.accounts import account_label
-from tui.core.slots.state import slot_status
+from tui.core.slots.advice import next_step
+from tui.core.slots.state import MISSING, UNREADABLE, slot_status
 from tui.core.untrusted import one_line
 
 
@@ -20,7 +22,12 @@ def run(ns) -> int:
         return EXIT_ERROR
     path = credentials_path(name)
     shown = one_line(path, 1000)
-    if not path.exists():
+    status = slot_status(name)
+    if status.state == UNREADABLE:  # another owner's home (sudo): removing it would fail too
+        err(_("Cannot sign out: {path} cannot be read ({detail}).").format(path=shown, detail=status.detail_text))
+        err(said(next_step(status)))
+        return EXIT_ERROR
+    if status.state == MISSING:
         err(_("Not signed in: no credentials at {path}").format(path=shown))
         if served_from_elsewhere():  # a server: the sign-in to sign out of is on the person's own machine
             err(

@@ -47,22 +47,22 @@ def read_config_trusted(path: pathlib.Path | None = None) -> tuple[bytes | None,
     except FileNotFoundError:
         return None, None
     except PermissionError as exc:  # another owner (a sign-in under sudo): a file to give back, not to edit
-        raise _not_yours(describe(exc), pathlib.Path(where)) from None
+        raise _not_yours(describe(exc), where, path) from None
     except OSError as exc:
         raise config_error(describe(exc), path) from None
     return raw, untrusted_because(info, str(where))
 
 
-def _not_yours(detail: str, where: pathlib.Path) -> AuthError:
+def _not_yours(detail: str, where: str | pathlib.Path, path: pathlib.Path | None) -> AuthError:
     from tui.core.files.owner import give_back, not_mine, whose  # lazy: off token's path
 
-    uid = not_mine(where)
-    if uid is None:
-        return config_error(detail, where)
+    found = not_mine(where)
+    if found is None:
+        return config_error(detail, path)
     hint = Phrase(
         N_("{path} belongs to {owner}: give your files back with `{command}`."),
-        path=where,
-        owner=whose(uid),
+        path=found[0],
+        owner=whose(found[1]),
         command=give_back(paths.config_dir()),
     )
     return AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}", hint, kind=Problem.NO_ACCESS)

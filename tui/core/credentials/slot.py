@@ -170,6 +170,8 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         text = read_text(path)
     except FileNotFoundError as exc:
         raise _not_found(storage_name, path, exc.strerror) from None
+    except PermissionError as exc:
+        raise _not_yours(path, exc) from None
     except OSError as exc:
         from tui.core.files.regular import NotRegularFile, TooLarge  # lazy: off token's path
 
@@ -182,6 +184,21 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         return parse_credentials(text)
     except AuthError as exc:
         raise _damaged(exc.message, path) from None
+
+
+def _not_yours(path: str, exc: OSError) -> AuthError:
+    """A file or directory of another owner (a first sign-in under sudo): not "sign in first"
+    (that sign-in would fail too), but whose it is and the one command that gives it back."""
+    from tui.core.files.owner import give_back, not_mine, whose  # lazy: off token's path
+
+    found = not_mine(path)
+    owned = "" if found is None else f"; {found[0]} belongs to {whose(found[1])}"
+    hint = Phrase(N_("Give your files back to yourself: `{command}`."), command=give_back(paths.config_dir()))
+    return AuthError(
+        f"Failed to read credentials at {path}: {exc.strerror or exc}{owned}",
+        hint if found is not None else "",
+        kind=Problem.NO_ACCESS,
+    )
 
 
 def _damaged(message: str, path: str | pathlib.Path) -> AuthError:

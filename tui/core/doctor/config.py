@@ -18,6 +18,7 @@ from tui.core.config.read import (
 )
 from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
+from tui.core.doctor.local import give_back_fix
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
@@ -238,7 +239,7 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     if problem:
         finding = Phrase(N_("{problem}: no refresh token is sent to a host it names."), problem=problem)
         if info.st_uid != os.getuid():
-            hint = Phrase(N_("`chown $USER {path}` (doctor does not change owners)."), path=path)
+            hint = give_back_fix()
             return Check("config.mode", FAIL, finding, hint, details)
         if not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
             return Check(

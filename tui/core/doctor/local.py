@@ -20,6 +20,8 @@ from tui.core import paths
 from tui.core.credentials.slot import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
+from tui.core.files.access import GIVE_BACK, home_blocked
+from tui.core.files.owner import give_back
 from tui.core.identity import read_device_id
 from tui.core.phrase import N_, Phrase
 from tui.core.repairs import (
@@ -47,8 +49,18 @@ def check_dirs() -> list[Check]:
     return [_dir_check(name, path) for name, path in dirs]
 
 
+def give_back_fix() -> str:
+    """What gives the person's files back (doctor changes no owner): one command, with sudo (a
+    plain `chown` of root's files fails), for the whole config directory."""
+    return Phrase(GIVE_BACK, command=give_back(paths.config_dir()))
+
+
 def _dir_check(name: str, path: pathlib.Path) -> Check:
     found = seen(path)
+    if found is None and not _absent(path):  # a directory above it cannot be entered: not "does not exist yet"
+        blocked = home_blocked()
+        finding = Phrase(N_("{path} cannot be examined: {why}."), path=path, why=blocked.why if blocked else "?")
+        return Check(name, FAIL, finding, blocked.fix if blocked else give_back_fix(), {"path": str(path)})
     if found is None:
         finding = Phrase(N_("{path} does not exist yet (signing in creates it, 0700)."), path=path)
         return Check(name, OK, finding, "", {"path": str(path)})
@@ -63,9 +75,7 @@ def _dir_check(name: str, path: pathlib.Path) -> Check:
         finding = Phrase(
             N_("{path} belongs to uid {uid}, not to you (uid {yours})."), path=path, uid=found.uid, yours=os.getuid()
         )
-        hint = Phrase(
-            N_("Give it back to yourself: `chown -R $USER {path}` (doctor does not change owners)."), path=path
-        )
+        hint = give_back_fix()
         return Check(name, FAIL, finding, hint, details)
     private = Phrase(N_("Make it private: chmod 700 {path}."), path=path)
     if mode & 0o022:  # others can replace config.toml or a credential file
@@ -81,6 +91,16 @@ def _dir_check(name: str, path: pathlib.Path) -> Check:
     return Check(
         name, OK, Phrase(N_("{path} is private ({mode}) and yours."), path=path, mode=f"{mode:04o}"), "", details
     )
+
+
+def _absent(path: pathlib.Path) -> bool:
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _linked_dir_check(name: str, path: pathlib.Path, details: dict[str, Any]) -> Check:
@@ -162,8 +182,7 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
         return [Check(name, FAIL, finding, Phrase(N_("Move it away and sign in again.")), details)]
     if info.st_uid != os.getuid():
         finding = Phrase(N_("{file} belongs to uid {uid}, not to you."), file=shown, uid=info.st_uid)
-        hint = Phrase(N_("`chown $USER {path}` (doctor does not change owners)."), path=entry)
-        return [Check(name, FAIL, finding, hint, details)]
+        return [Check(name, FAIL, finding, give_back_fix(), details)]
     checks = []
     if mode & 0o077:
         readable = (
@@ -226,11 +245,14 @@ def entries(directory: pathlib.Path) -> list[Seen]:
 def check_device_id() -> Check:
     value, problem = read_device_id()
     if problem:
+        blocked = home_blocked()  # a directory of another owner: removing the file is not the fix
         return Check(
             "files.device_id",
             WARN,
             Phrase(N_("{problem}."), problem=problem),
-            Phrase(N_("Remove {path}; a new one is made at the next sign-in."), path=paths.device_id_path()),
+            blocked.fix
+            if blocked is not None
+            else Phrase(N_("Remove {path}; a new one is made at the next sign-in."), path=paths.device_id_path()),
             {},
         )
     if value is None:

@@ -24,14 +24,14 @@ def owner_of(path: str | os.PathLike[str]) -> int | None:
         return None
 
 
-def not_mine(path: str | os.PathLike[str]) -> int | None:
-    """The uid of the first of `path` and its parents up to the nearest one that exists which is
-    not the caller's, else None: where a `Permission denied` below comes from."""
+def not_mine(path: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """(entry, uid) of the nearest of `path` and its parents that can be seen, when it is not the
+    caller's; None when it is: where a `Permission denied` below comes from."""
     current = os.path.abspath(path)
     while True:
         uid = owner_of(current)
         if uid is not None:
-            return None if uid == os.getuid() else uid
+            return None if uid == os.getuid() else (current, uid)
         parent = os.path.dirname(current)
         if parent == current:
             return None

@@ -40,7 +40,7 @@ NO_ACCESS_TOKEN_DETAIL = N_("no access_token string")
 EMPTY_DETAIL = N_("0 bytes: a write that did not finish (a crash, a full disk)")
 BLANK_DETAIL = N_("only white space")
 DANGLING_DETAIL = N_("a symbolic link to {target}, which does not exist")
-NOT_YOURS_DETAIL = N_("{problem}: it belongs to {owner}; give it back with `{command}`")
+NOT_YOURS_DETAIL = N_("{problem}: {where} belongs to {owner}; give it back with `{command}`")
 OUR_DETAILS = (NO_FILE_DETAIL, NO_ACCESS_TOKEN_DETAIL, EMPTY_DETAIL, BLANK_DETAIL)  # said in the reader's language
 
 LABELS = {
@@ -190,12 +190,14 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
             return SlotStatus(name, path, DANGLING, Phrase(DANGLING_DETAIL, target=link), link=link)
         return SlotStatus(name, path, MISSING, NO_FILE_DETAIL)
     except PermissionError as exc:
-        uid = not_mine(path)
-        if uid is None:
+        found = not_mine(path)
+        if found is None:
             return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
+        where, uid = found
         detail = Phrase(
             NOT_YOURS_DETAIL,
             problem=describe(exc, with_path=False),
+            where=where,
             owner=whose(uid),
             command=give_back(paths.config_dir()),
         )
