@@ -62,3 +62,28 @@ async def test_doctor_screen_repairs_it_with_the_diff_shown(home):
         assert "-[broken" in screen_text(app)
         await pilot.press("y")
         await wait_for(pilot, lambda: path.read_bytes() == GOOD.encode())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_question_says_what_the_copy_is_whole_at_every_width(home, size):
+    """The copy is config.toml from before the editor's last save (#56 14): the question says so,
+    with the save's time, wrapped, never cut at the screen's edge."""
+    import os
+    import time
+
+    path = planted(home)
+    saved = time.mktime((2026, 11, 28, 14, 2, 0, 0, 0, -1))
+    os.utime(path.with_name("config.toml.bak"), (saved, saved))
+    app = AssistantAuthApp(start="providers")
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "ProvidersScreen" and "read-only" in screen_text(app))
+        await pilot.press("b")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        intro = app.screen.query_one("#confirm-intro")
+        assert "before the provider editor's save at 2026-11-28 14:02" in intro.plain_text
+        assert "also undoes that save and later edits" in intro.plain_text
+        assert "2026-11-28 14:02" in screen_text(app)  # on screen, not only in the widget
+        # wrapped within the dialog, never cut at its edge: every line of it is as wide as the box at most
+        assert intro.size.width <= app.screen.query_one("#confirm").size.width
+        assert intro.size.height >= 2 and intro.virtual_size.width <= intro.size.width
+        await pilot.press("n")

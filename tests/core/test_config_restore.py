@@ -119,7 +119,7 @@ def test_doctor_offers_the_restore_and_fix_applies_it(home):
     )
     check = next(c for c in json.loads(report.stdout)["checks"] if c["name"] == "config.parse")
     assert check["status"] == "fail" and "line 5, column 8" in check["finding"]
-    assert "Restore the last good copy" in check["fix"]
+    assert "Restore the copy from before the provider editor's save at " in check["fix"]  # what the copy is
     fixed = subprocess.run(
         [SCRIPT, "doctor", "--fix", "--yes", "--offline"], capture_output=True, text=True, env=os.environ.copy()
     )

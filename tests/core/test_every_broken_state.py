@@ -244,3 +244,38 @@ def test_a_managed_provider_on_the_other_regions_api_fails_doctor_and_switch_men
     config.write_text(config.read_text().replace(cn_api, global_api))
     result = run("doctor", "--offline", "--fix", "--yes")
     assert cn_api in config.read_text() and global_api not in config.read_text(), result.stdout
+
+
+def test_doctor_names_the_live_holder_of_a_slots_lock_and_never_removes_it(home):
+    """A lock held by a live process (a refresh hanging on a dead network): doctor says which
+    process (pid and program) and what to do; --fix leaves the lock file alone."""
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import run
+
+    _write(home, SLOT, SLOT_STATES["valid"])
+    lock = home / "credentials" / f"{SLOT}.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(600)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        report = json.loads(run("doctor", "--offline", "--json").stdout)
+        check = next(c for c in report["checks"] if c["name"] == f"files.lock.{SLOT}.lock")
+        assert check["status"] == "warn" and check["details"]["pid"] == holder.pid
+        assert f"process {holder.pid} (" in check["finding"] and "python" in check["details"]["program"]
+        assert f"kill {holder.pid}" in check["fix"] and check["repair"] is None
+        run("doctor", "--offline", "--fix", "--yes")
+        assert lock.exists()
+    finally:
+        holder.kill()
+        holder.wait()

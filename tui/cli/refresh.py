@@ -43,6 +43,7 @@ def run(ns) -> int:
     if ns.json:
         out_json(
             {
+                "schema_version": 1,  # as status, token and doctor: raised when a field changes meaning
                 "slot": status.name,
                 "state": status.state,
                 "expires_at": status.expires_at,

@@ -135,7 +135,18 @@ class Overview:
         signed in."""
         problem = self.config_problem
         if problem is not None:
-            return [_("warning: {problem}").format(problem=problem.said(lead=False))]
+            from tui.core.config.restore import backup_path, restore_offer  # lazy: the wizard's cold start
+
+            lines = [_("warning: {problem}").format(problem=problem.said(lead=False))]
+            restore = restore_offer() if self.read_problem is None else None
+            if restore is not None:
+                lines.append(
+                    _(
+                        "`assistant-auth doctor --fix` (or b in `assistant-auth config`) restores {backup}, the copy "
+                        "from before the provider editor's save at {saved}."
+                    ).format(backup=backup_path(restore.path), saved=restore.saved)
+                )
+            return lines
         if self.managed is not None or not self.config_text.strip():
             return []
         signed_in = [status for status in (self.region_slot(r) for r in REGIONS) if status.usable]

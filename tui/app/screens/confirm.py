@@ -43,8 +43,10 @@ class ConfirmScreen(ModalScreen[bool]):
         no: str | None = None,
         lexer: str | None = None,
         default_yes: bool = False,
+        intro: str = "",
     ) -> None:
         super().__init__()
+        self.intro = intro  # plain sentences above a diff, wrapped to the width (a diff line is not)
         self.default_yes = default_yes  # only where yes loses nothing (a session that is ending)
         self.lexer = lexer
         self.question = title
@@ -55,6 +57,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield OneLine(self.question, id="confirm-title")
+            if self.intro:
+                yield PlainStatic(self.intro, id="confirm-intro")
             if self.body:
                 with VerticalScroll(id="confirm-body"):
                     if self.lexer:

@@ -58,10 +58,6 @@ class HomeScreen(AppScreen[None]):
         with Vertical(id="home"):
             yield Static(_("Your coding-assistant accounts"), id="title")
             yield PlainStatic(text, id="slot", classes=state)
-            # what `status` warns of (files others can read, a home of another owner, config.toml):
-            # the first frame says what needs no TOML parser, the rest follows right after it
-            notices = self.view.file_notices()
-            yield PlainStatic("\n".join(notices), id="notices", classes="" if notices else "none")
             yield Static(prompt(self.view), id="choose", classes="prompt")
             yield OptionList(*self._options(), id="regions")
             yield Static(
@@ -70,6 +66,11 @@ class HomeScreen(AppScreen[None]):
             )
             if agent_socket() is not None:  # said once the agent answers (a worker: never on the first frame)
                 yield PlainStatic("", id="agent-line", classes="hint")
+            # below what Home is for (the accounts, the list, the agent), in the room left, scrolled when
+            # long: what `status` warns of (files others can read, a home of another owner, config.toml):
+            # the first frame says what needs no TOML parser, the rest follows right after it
+            notices = self.view.file_notices()
+            yield PlainStatic("\n".join(notices), id="notices", classes="" if notices else "none")
         yield AppFooter()
 
     def _options(self) -> list[Option]:

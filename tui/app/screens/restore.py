@@ -38,5 +38,13 @@ def ask_to_restore(app: App, path: pathlib.Path | None, done: Callable[[str | No
             return
         done(said(one_line(made, 1000)))
 
-    body = f"{said(repair.change)}\n\n{repair.preview}"
-    app.push_screen(ConfirmScreen(_("Restore config.toml?"), body, yes=_("Restore"), lexer="diff"), answer)
+    app.push_screen(
+        ConfirmScreen(
+            _("Restore config.toml?"),
+            repair.preview,
+            yes=_("Restore"),
+            lexer="diff",
+            intro=said(restore.what()),  # what the copy is, wrapped: never cut at the screen's edge
+        ),
+        answer,
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
+import time
 from dataclasses import dataclass
 
 from tui.core import paths
@@ -64,6 +65,24 @@ class Restore:
     broken: bytes
     backup: bytes
     mode: int
+    saved_at: float = 0.0  # when the provider editor kept the copy: config.toml as it was before that save
+
+    @property
+    def saved(self) -> str:
+        """When the copy was kept, as a person reads a clock: "2026-11-28 14:02"."""
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.saved_at))
+
+    def what(self) -> str:
+        """What the copy is, in one sentence (a `Phrase`): from before the editor's last save, so
+        a restore also undoes that save and anything written after it."""
+        return Phrase(
+            N_(
+                "{backup} is config.toml as it was before the provider editor's save at {saved}: restoring it "
+                "also undoes that save and later edits (the broken file is kept beside it)."
+            ),
+            backup=backup_path(self.path).name,
+            saved=self.saved,
+        )
 
     def diff(self) -> str:
         """What changes in config.toml, secrets masked (the broken side by its line patterns)."""
@@ -74,10 +93,12 @@ class Restore:
     def repair(self) -> Repair:
         change = Phrase(
             N_(
-                "restore {path} from {backup}, the last copy the provider editor saved (the broken file is kept beside it)"
+                "restore {path} from {backup}, the copy from before the provider editor's save at {saved} "
+                "(the broken file is kept beside it)"
             ),
             path=self.path,
             backup=backup_path(self.path),
+            saved=self.saved,
         )
         return Repair(change, self.apply, preview=self.diff())
 
@@ -114,4 +135,4 @@ def restore_offer(path: pathlib.Path | None = None) -> Restore | None:
     copy = _owned_regular(backup_path(path))
     if copy is None or not _parses(copy[0]) or copy[0] == current[0]:
         return None
-    return Restore(path, current[0], copy[0], stat.S_IMODE(current[1].st_mode))
+    return Restore(path, current[0], copy[0], stat.S_IMODE(current[1].st_mode), copy[1].st_mtime)

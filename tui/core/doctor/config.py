@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import httpx
 
 from tui.core.slots.state import MISSING, OUR_DETAILS, REVOKED, VALID, SlotStatus, signed_in_phrase, slot_title
+from tui.core.slots.switch import mend_managed
 
 
 def _restore_host(name: str, host: str) -> Repair:
@@ -75,7 +76,12 @@ def check_config() -> list[Check]:
         restore = restore_offer(path)
         if restore is not None:
             offer = Phrase(
-                N_("Restore the last good copy ({backup}), or fix {path} by hand."), backup=backup_path(path), path=path
+                N_(
+                    "Restore the copy from before the provider editor's save at {saved} ({backup}), or fix {path} by hand."
+                ),
+                saved=restore.saved,
+                backup=backup_path(path),
+                path=path,
             )
             return [Check("config.parse", FAIL, exc.message + ".", offer, {"path": str(path)}, repair=restore.repair())]
         hint = exc.hint or Phrase(N_("Fix {path} by hand."), path=path)
@@ -208,8 +214,6 @@ def _base_url(entry: dict[str, Any], slot: str) -> Check:
 
 def _mend(region: Region, account: str, seen_base: str) -> str:
     """The repair: only while the entry still names this slot with the base_url reported."""
-    from tui.core.slots.switch import mend_managed  # lazy: the switch writes config.toml
-
     return mend_managed(region, account, seen_base)
 
 

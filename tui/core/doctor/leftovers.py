@@ -27,7 +27,8 @@ from tui.core.repairs import (
     remove_stale_lock,
     unheld,
 )
-from tui.core.system.locks import held
+from tui.core.system.locks import held, holder, program
+from tui.core.untrusted import one_line
 
 REMOVE_IT = Phrase(N_("Remove it."))
 EVERY_REFRESH_FAILS = N_("{lock}: every refresh of the slot fails until it is gone.")
@@ -76,6 +77,8 @@ def _leftover(found: Seen, now: float) -> Check | None:
         finding = Phrase(N_("{path} is an unreadable file moved aside earlier."), path=entry)
         hint = Phrase(N_("Kept for you to look at; delete it yourself when you no longer need it."))
         return Check(f"files.corrupt.{entry.name}", WARN, finding, hint, details)
+    if entry.name.endswith(".lock") and not entry.name.endswith(".json.lock") and regular and held(str(entry)):
+        return _held_flock(entry, details)
     if entry.name.endswith(".json.lock") and regular and not held(str(entry)):
         repair = Repair(
             Phrase(N_("remove the old lock file {path}, if still no process holds it"), path=entry),
@@ -84,6 +87,28 @@ def _leftover(found: Seen, now: float) -> Check | None:
         finding = Phrase(N_("{path} is an old lock file no program uses any more."), path=entry)
         return Check(f"files.lock.{entry.name}", WARN, finding, REMOVE_IT, details, repair=repair)
     return None
+
+
+def _held_flock(entry: pathlib.Path, details: dict[str, Any]) -> Check:
+    """A slot's `credentials/<name>.lock` held right now: who holds it (pid and program, where the
+    system says), and what to do if it never lets go. The file itself is never removed: its holder
+    would lose mutual exclusion."""
+    pid = holder(str(entry))
+    found = program(pid) if pid else None
+    shown = one_line(found, 80) if found else None  # a command line is text from outside
+    details.update({"pid": pid, "program": shown})
+    if pid is None:
+        finding = Phrase(N_("{path} is held right now by a process this system does not name."), path=entry)
+        fix = Phrase(N_("A refresh or sign-in is running; if it never ends, find it with `fuser {path}`."), path=entry)
+    else:
+        finding = Phrase(
+            N_("{path} is held right now by process {pid} ({program}): refreshes of this slot wait for it."),
+            path=entry,
+            pid=pid,
+            program=shown or "?",
+        )
+        fix = Phrase(N_("If it never ends, stop that process (`kill {pid}`); never delete the lock file."), pid=pid)
+    return Check(f"files.lock.{entry.name}", WARN, finding, fix, details)
 
 
 def _lock_check(found: Seen, state: DirLockState) -> Check:

@@ -47,6 +47,7 @@ class Check:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "name": self.name,
+            "label": self.label,  # the name as the text output prints it (a slot named as Home names it)
             "status": self.status,
             "finding": self.finding,
             "fix": self.fix or None,

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
-from tui.core.files.access import refusal, slot_blocked
 from tui.core.http import REQUEST_TIMEOUT
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -54,7 +53,6 @@ from tui.core.signin.protocol import (
 )
 from tui.core.signin.saving import Approval
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
-from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import one_line
 
 if TYPE_CHECKING:
@@ -105,11 +103,9 @@ class SignIn(Moves):
     # -- running -------------------------------------------------------------------------------
     async def run(self) -> Outcome:
         """Join the region and go on to the end: request a code (we lead), poll a live attempt
-        whose poller is gone (take over), or follow the one another terminal polls. A slot whose
-        tokens could not be stored ends it before anything is asked of the server."""
-        blocked = slot_blocked(self.storage_name)
-        if blocked is not None:
-            return self._finish(failed(refusal(blocked)), record_it=False)
+        whose poller is gone (take over), or follow the one another terminal polls."""
+        if (refused := self.refused()) is not None:  # tokens it could not store: nothing is asked
+            return self._finish(failed(refused), record_it=False)
         self._join()
         while self.phase is Phase.WATCHING:
             await self._watch()
@@ -122,9 +118,8 @@ class SignIn(Moves):
     async def request_code(self) -> DeviceAuthorization:
         """Lead a new attempt and request its code (spec 3.1); AuthError as the spec says, or when
         another terminal leads this region's attempt, or when the slot's tokens could not be stored."""
-        blocked = slot_blocked(self.storage_name)
-        if blocked is not None:
-            raise refusal(blocked)
+        if (refused := self.refused()) is not None:
+            raise refused
         self._join()
         if self.phase is not Phase.REQUESTING or not await self._request():
             raise AuthError(
@@ -325,7 +320,3 @@ class SignIn(Moves):
         self.approval = None
         self.config_note = exposure()  # config.toml others can read or write: said, with the fix
         return name
-
-    def who(self) -> str:
-        """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""
-        return signed_in_as(slot_status(self.storage_name))

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from tui.core.errors import AuthError
+from tui.core.files.access import refusal, slot_blocked
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.regions import Region
 from tui.core.signin.shared import Shared
 from tui.core.signin.state import TRANSITIONS, InvalidTransition, Outcome, Phase
 from tui.core.signin.view import AttemptView
+from tui.core.slots.state import signed_in_as, slot_status
 
 
 class Moves(AttemptView):
@@ -32,6 +35,16 @@ class Moves(AttemptView):
     def storage_name(self) -> str:
         """The slot this attempt writes: its account's (a joined attempt's, once joined)."""
         return account_slot(self.region, self.shared.account or DEFAULT_ACCOUNT)
+
+    def refused(self) -> AuthError | None:
+        """Why this attempt's tokens could not be stored, found before any code is requested (an
+        approval consumes the code: tokens it could not store would be lost), else None."""
+        blocked = slot_blocked(self.storage_name)
+        return None if blocked is None else refusal(blocked)
+
+    def who(self) -> str:
+        """ "Signed in as user-1 · cn" after success (the token's claims, not verified)."""
+        return signed_in_as(slot_status(self.storage_name))
 
     @property
     def account(self) -> str | None:

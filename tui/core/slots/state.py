@@ -190,18 +190,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
             return SlotStatus(name, path, DANGLING, Phrase(DANGLING_DETAIL, target=link), link=link)
         return SlotStatus(name, path, MISSING, NO_FILE_DETAIL)
     except PermissionError as exc:
-        found = not_mine(path)
-        if found is None:
-            return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
-        where, uid = found
-        detail = Phrase(
-            NOT_YOURS_DETAIL,
-            problem=describe(exc, with_path=False),
-            where=where,
-            owner=whose(uid),
-            command=give_back(paths.config_dir()),
-        )
-        return SlotStatus(name, path, UNREADABLE, detail, link=link, owner_uid=uid)
+        return _not_yours(name, path, exc, link)
     except OSError as exc:
         return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
     read = SlotStatus(
@@ -241,6 +230,23 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     # an empty or unprintable access token is what `token` refreshes on its next use, as an expired one
     expired = is_expired(data, now) or not usable_token(data["access_token"])
     return replace(parsed, state=EXPIRED if expired else VALID, refresh_rejected_at=rejections.rejected_at(name, data))
+
+
+def _not_yours(name: str, path: pathlib.Path, exc: OSError, link: str | None) -> SlotStatus:
+    """A file this user may not read: whose it is (or the directory above it), and the command
+    that gives it back (a first sign-in under sudo leaves the whole home to root)."""
+    found = not_mine(path)
+    if found is None:
+        return SlotStatus(name, path, UNREADABLE, describe(exc, with_path=False), link=link)
+    where, uid = found
+    detail = Phrase(
+        NOT_YOURS_DETAIL,
+        problem=describe(exc, with_path=False),
+        where=where,
+        owner=whose(uid),
+        command=give_back(paths.config_dir()),
+    )
+    return SlotStatus(name, path, UNREADABLE, detail, link=link, owner_uid=uid)
 
 
 def _link_target(path: pathlib.Path) -> str | None:

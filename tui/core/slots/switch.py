@@ -6,6 +6,7 @@ config.toml is shared with the official client, so a switch moves both tools to 
 from __future__ import annotations
 
 from tui.core.config.provider import provision_managed_provider
+from tui.core.config.read import read_config_readonly
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
@@ -17,6 +18,7 @@ from tui.core.keys import (
 )
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region, endpoints
+from tui.core.repairs import CHANGED, NotDone
 from tui.core.slots.choice import managed_slot
 from tui.core.slots.state import slot_status
 from tui.core.untrusted import one_line
@@ -87,8 +89,6 @@ def switch_account(region: Region, name: str) -> str:
 
 def _managed_base() -> str | None:
     """The managed provider's base_url as config.toml says it now, None without one."""
-    from tui.core.config.read import read_config_readonly  # lazy: only where an entry is compared
-
     try:
         providers = read_config_readonly().get("providers")
     except AuthError:
@@ -114,8 +114,6 @@ def _mend_if_elsewhere(region: Region, name: str, label: str) -> str | None:
 def mend_managed(region: Region, name: str, seen_base: str) -> str:
     """doctor's repair of the same: only while the entry still names this account's slot and the
     base_url reported (else nothing is done)."""
-    from tui.core.repairs import CHANGED, NotDone  # lazy: doctor's repair only
-
     if managed_slot() != account_slot(region, name) or _managed_base() != seen_base:
         raise NotDone(Phrase(N_("config.toml {changed}"), changed=CHANGED))
     label = f"{name} ({region.value})" if name != DEFAULT_ACCOUNT else region.value

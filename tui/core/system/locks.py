@@ -58,3 +58,17 @@ def holder(path: str) -> int | None:
             except ValueError:
                 return None
     return None
+
+
+def program(pid: int) -> str | None:
+    """The program `pid` runs, its first words, where the system names it (Linux's
+    /proc/<pid>/cmdline); None elsewhere or when it cannot be read: for the words only."""
+    if not platform().startswith("linux"):
+        return None
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            argv = handle.read(4096).split(b"\0")
+    except OSError:
+        return None
+    words = [word.decode("utf-8", "replace") for word in argv if word][:3]
+    return " ".join(words) or None

@@ -18,6 +18,7 @@ from tui.core.agent.client.proof import read_answer_key
 from tui.core.agent.client.where import socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
+from tui.core.files.owner import whose
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
 from tui.core.system.facts import in_ssh_session
@@ -160,13 +161,7 @@ def _own_socket(where: str) -> None:
 
 
 def _not_ours(where: str, uid: int) -> NotOurs:
-    try:
-        import pwd  # lazy: only to name another user
-
-        owner = f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (ImportError, KeyError):
-        owner = f"uid {uid}"
-    return NotOurs(Phrase(NOT_OURS, socket=where, variable=SOCKET_ENV, owner=owner))
+    return NotOurs(Phrase(NOT_OURS, socket=where, variable=SOCKET_ENV, owner=whose(uid)))
 
 
 def _exchange(
