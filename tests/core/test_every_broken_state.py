@@ -279,3 +279,21 @@ def test_doctor_names_the_live_holder_of_a_slots_lock_and_never_removes_it(home)
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_managed_provider_naming_a_slot_with_no_file_gets_the_exact_commands(home):
+    """config.toml names cn, only global is signed in (a backup from another region, a sign-out):
+    the advice is that slot's sign-in and the exact switch to the account signed in here, never
+    `switch --region …`."""
+    from tests.cli.test_cli import run
+
+    provision_managed_provider(account_key(Region.CN, "default"), Region.CN)
+    _write(home, region_storage_name(Region.GLOBAL), SLOT_STATES["valid"])
+    report = json.loads(run("doctor", "--offline", "--json").stdout)
+    wanted = "`assistant-auth switch --region global`"
+    for name in ("config.managed", "accounts.active"):
+        check = next(c for c in report["checks"] if c["name"] == name)
+        assert wanted in check["fix"] and "(`assistant-auth login`)" in check["fix"], check
+        assert "…" not in check["fix"]
+    status = run("status")
+    assert wanted in status.stdout and status.returncode == 1

@@ -9,7 +9,7 @@ from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.slots.accounts import Account, account_label, switch_to_another
-from tui.core.slots.advice import next_step
+from tui.core.slots.advice import next_step, sign_in_or_switch
 
 ACTIVE = "accounts.active"
 
@@ -46,7 +46,7 @@ def _active(view: Overview, accounts: list[Account]) -> Check | None:
             N_("The managed provider points at {account}, which has no credential file here (left as it is)."),
             account=label,
         )
-        return Check(ACTIVE, WARN, finding, next_step(view.slot(view.managed or "")), details)
+        return Check(ACTIVE, WARN, finding, sign_in_or_switch(view.managed or "", accounts), details)
     who = active.status.identity
     finding = (
         Phrase(N_("The managed provider points at account {account} ({who})."), account=label, who=who)

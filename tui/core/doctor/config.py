@@ -26,13 +26,23 @@ from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
-from tui.core.slots.advice import next_step
+from tui.core.slots.accounts import accounts_in
+from tui.core.slots.advice import next_step, sign_in_or_switch
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
 
 if TYPE_CHECKING:
     import httpx
 
-from tui.core.slots.state import MISSING, OUR_DETAILS, REVOKED, VALID, SlotStatus, signed_in_phrase, slot_title
+from tui.core.slots.state import (
+    MISSING,
+    OUR_DETAILS,
+    REVOKED,
+    VALID,
+    SlotStatus,
+    list_slots,
+    signed_in_phrase,
+    slot_title,
+)
 from tui.core.slots.switch import mend_managed
 
 
@@ -115,8 +125,9 @@ def _managed_slot(config: dict[str, Any]) -> Check:
     finding = Phrase(
         N_("{provider} uses the slot {slot}, which has no credential file."), provider=MANAGED_PROVIDER, slot=slot
     )
-    hint = Phrase(N_("Sign in in its region, or `assistant-auth switch --region …` to a region you are signed in to."))
-    return Check("config.managed", FAIL, finding, hint, {"slot": slot})
+    return Check(
+        "config.managed", FAIL, finding, sign_in_or_switch(slot, accounts_in(list_slots(), slot)), {"slot": slot}
+    )
 
 
 def _oauth_host(config: dict[str, Any], entry: dict[str, Any]) -> Check | None:

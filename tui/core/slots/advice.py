@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from tui.core import paths
 from tui.core.files.owner import give_back
+from tui.core.keys import login_command
 from tui.core.phrase import N_, Phrase
+from tui.core.slots.accounts import Account, switch_to_another
 from tui.core.slots.state import BROKEN, DANGLING, MISSING, UNREADABLE, SlotStatus
 
 SIGN_IN = N_("To sign in: {command}")
@@ -42,3 +44,15 @@ def next_step(status: SlotStatus) -> str:
     if status.state in BROKEN:
         return Phrase(MOVE_ASIDE, command=command)
     return Phrase(SIGN_IN, command=command)  # revoked, expired without a refresh token: a sign-in of this slot
+
+
+def sign_in_or_switch(slot: str, accounts: list[Account]) -> str:
+    """For a managed provider whose slot has no file: that slot's own sign-in, and the switch to
+    an account signed in here when there is one (exact commands, never `switch --region …`)."""
+    switch = switch_to_another(accounts)
+    login = login_command(slot)
+    if switch is None:
+        return Phrase(N_("Sign in to it: `{login}`."), login=login)
+    return Phrase(
+        N_("Sign in to it (`{login}`), or switch to an account signed in here: `{switch}`."), login=login, switch=switch
+    )
