@@ -17,6 +17,7 @@ needs; the refresh machinery is imported where a refresh begins.
 
 from __future__ import annotations
 
+import os
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
 from tui.core.credentials.drive import Pause, Send, drive, drive_async
@@ -273,17 +274,34 @@ def _refresh_steps(
 
 
 def _room_for_the_answer(storage_name: str, creds: dict[str, Any]) -> Reserved:
-    from tui.core.credentials.slot import reserve_room  # lazy: off token's path
+    from tui.core.credentials.slot import dump, reserve_room  # lazy: off token's path
+    from tui.core.limits import room_for_answer  # lazy: off token's path
     from tui.core.paths import credentials_path  # lazy: off token's path
 
     try:
         return reserve_room(storage_name, creds)
     except OSError as exc:
+        path = credentials_path(storage_name)
+        needed = _size(room_for_answer(len(dump(creds))))  # `df` shows free space: say how much is needed
         raise AuthError(
-            f"could not write {credentials_path(storage_name)} ({exc.strerror or exc}); nothing was sent, your sign-in is kept",
-            "Free some disk space (or lift the file-size limit), then try again.",
+            f"could not write {path} ({exc.strerror or exc}): a refresh first needs {needed} beside it for "
+            f"the server's answer, and {_free(path.parent)} is free there; nothing was sent, your sign-in is kept",
+            f"Free at least {needed} on that file system (or lift the file-size limit), then try again.",
             transient=True,
         ) from None
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{-(-size // 1024)} KiB"
+
+
+def _free(directory: object) -> str:
+    """The room left for this user on the file system of `directory`, as `df` counts it."""
+    try:
+        info = os.statvfs(str(directory))
+    except OSError:
+        return "an unknown amount"
+    return _size(info.f_bavail * info.f_frsize)
 
 
 WRITE_TRIES = 5  # attempts to store an answer the server already gave, within the critical section
