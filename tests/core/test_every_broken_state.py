@@ -297,3 +297,55 @@ def test_a_managed_provider_naming_a_slot_with_no_file_gets_the_exact_commands(h
         assert "…" not in check["fix"]
     status = run("status")
     assert wanted in status.stdout and status.returncode == 1
+
+
+MODELS = """# my models
+default_model = "{default}"
+
+[models."assistant-code/assistant-for-coding"]
+provider = "{provider}"
+model = "assistant-for-coding"
+
+[thinking]
+enabled = true # kept
+"""
+
+
+@pytest.mark.parametrize(
+    ("default", "provider", "failing"),
+    [
+        ("assistant-code/assistant-for-coding", "managed:assistant-code", set()),
+        ("assistant-code/gone", "managed:assistant-code", {"config.default_model"}),
+        (
+            "assistant-code/assistant-for-coding",
+            "managed:nobody",
+            {"config.models.assistant-code/assistant-for-coding"},
+        ),
+    ],
+)
+def test_doctor_checks_the_official_clients_model_references(home, default, provider, failing):
+    """A model naming a provider that does not exist, or a default_model naming no model: the
+    official client would start with no model (#56 12). A default_model naming nothing, with one
+    usable model, is repaired by pointing it there; comments and other tables stay."""
+    from tests.cli.test_cli import run
+
+    _write(home, SLOT, SLOT_STATES["valid"])
+    provision_managed_provider(account_key(Region.CN, "default"), Region.CN)
+    config = home / "config.toml"
+    config.write_text(MODELS.format(default=default, provider=provider) + "\n" + config.read_text())
+    report = json.loads(run("doctor", "--offline", "--json").stdout)
+    named = {c["name"]: c for c in report["checks"] if c["name"].startswith(("config.models", "config.default_model"))}
+    assert {name for name, c in named.items() if c["status"] == "fail"} == failing
+    if not failing:
+        assert named["config.models"]["status"] == "ok"
+        return
+    check = named[next(iter(failing))]
+    assert check["fix"]
+    if "config.default_model" in failing:
+        assert check["repair"] and "assistant-code/assistant-for-coding" in check["repair"]
+        run("doctor", "--offline", "--fix", "--yes")
+        text = config.read_text()
+        assert 'default_model = "assistant-code/assistant-for-coding"' in text
+        assert text.startswith("# my models\n") and "enabled = true # kept" in text
+    else:
+        assert check["repair"] is None  # no safe repair: which provider was meant is not known

@@ -178,7 +178,9 @@ def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_
     done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
     assert done.returncode == 3, done.stderr
     assert "No space left on device" in done.stderr and "nothing was sent, your sign-in is kept" in done.stderr
-    assert "a refresh first needs 1.0 MiB beside it" in done.stderr and "KiB is free there" in done.stderr  # as df counts
+    assert (
+        "a refresh first needs 1.0 MiB beside it" in done.stderr and "KiB is free there" in done.stderr
+    )  # as df counts
     assert "Free at least 1.0 MiB on that file system" in done.stderr
     assert refreshes(server) == 0 and path.read_bytes() == before
     filler.unlink()  # room again: the kept refresh token works

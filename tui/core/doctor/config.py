@@ -20,6 +20,7 @@ from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
 from tui.core.doctor.local import give_back_fix
 from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.doctor.models import check_models
 from tui.core.errors import AuthError
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
 from tui.core.overview import Overview
@@ -97,7 +98,7 @@ def check_config() -> list[Check]:
         hint = exc.hint or Phrase(N_("Fix {path} by hand."), path=path)
         return [Check("config.parse", FAIL, exc.message + ".", hint, {"path": str(path)})]
     parses = Check("config.parse", OK, Phrase(N_("{path} parses."), path=path), "", {"path": str(path)})
-    checks = [parses, check_config_mode(config)]
+    checks = [parses, check_config_mode(config), *check_models(config)]
     providers = config.get("providers")
     entry = providers.get(MANAGED_PROVIDER) if isinstance(providers, dict) else None
     if not isinstance(entry, dict):
