@@ -296,7 +296,8 @@ def test_a_managed_provider_naming_a_slot_with_no_file_gets_the_exact_commands(h
         assert wanted in check["fix"] and "(`assistant-auth login`)" in check["fix"], check
         assert "…" not in check["fix"]
     status = run("status")
-    assert wanted in status.stdout and status.returncode == 1
+    assert "To sign in: assistant-auth login\n" in status.stdout and status.returncode == 1
+    assert "Or switch to an account signed in here: assistant-auth switch --region global" in status.stdout
 
 
 MODELS = """# my models

@@ -19,7 +19,7 @@ from tui.core.phrase import said
 from tui.core.regions import Region
 from tui.core.signin import ondisk
 from tui.core.signin.place import odd
-from tui.core.slots.advice import next_step, sign_in_or_switch
+from tui.core.slots.advice import next_step, switch_step
 from tui.core.slots.state import EXPIRED, MISSING, SlotStatus, signed_in_as
 from tui.core.untrusted import one_line
 
@@ -181,10 +181,10 @@ def _next_steps(view: Overview, selected: str) -> list[str]:
     lines = []
     chosen = view.slot(selected)
     step = next_step(chosen)  # the sign-in of this slot (a named account's names it), or its repair
-    if chosen.state == MISSING and selected == view.managed:  # or the switch to an account signed in here
-        step = sign_in_or_switch(selected, view.accounts)
     if step:
         lines.append(said(step))
+    if chosen.state == MISSING and selected == view.managed and (other := switch_step(view.accounts)):
+        lines.append(said(other))  # or the switch to an account signed in here
     lines += [away_text(record) for record in view.away]  # said until seen on a terminal
     lines += [waiting_text(record) for record in view.waiting]
     return lines

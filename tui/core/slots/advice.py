@@ -56,3 +56,9 @@ def sign_in_or_switch(slot: str, accounts: list[Account]) -> str:
     return Phrase(
         N_("Sign in to it (`{login}`), or switch to an account signed in here: `{switch}`."), login=login, switch=switch
     )
+
+
+def switch_step(accounts: list[Account]) -> str:
+    """The line after a sign-in step when an account is signed in here to switch to, else ""."""
+    switch = switch_to_another(accounts)
+    return "" if switch is None else Phrase(N_("Or switch to an account signed in here: {switch}"), switch=switch)
