@@ -167,7 +167,8 @@ def test_the_protocol_module_speaks_only_the_protocol():
     assert not {t for t in flow if t == "tui.core.credentials.locks" or t.startswith("tui.core.credentials.locks.")}
     assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
     assert "tui.core.signin.store" not in flow
-    assert "tui.core.signin.saving" in GRAPH["tui.core.signin.attempt"]
+    assert "tui.core.signin.saves" in GRAPH["tui.core.signin.attempt"]  # the attempt's SAVING phase
+    assert "tui.core.signin.saving" in GRAPH["tui.core.signin.saves"]
     assert "tui.core.signin.store" in GRAPH["tui.core.signin.saving"]
     assert "tui.core.signin.store" in GRAPH["tui.core.signin.api"]
     assert "tui.core.signin.protocol" not in GRAPH["tui.core.credentials.refresh"]

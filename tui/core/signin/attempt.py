@@ -33,17 +33,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tui.core.config.read import exposure
 from tui.core.errors import AuthError
 from tui.core.http import REQUEST_TIMEOUT
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.redact import redact
 from tui.core.regions import Region, endpoints
-from tui.core.signin import follow
-from tui.core.signin.moves import Moves
+from tui.core.signin import follow, kept
 from tui.core.signin.protocol import (
     DeviceAuthorization,
     PollResult,
@@ -51,7 +49,7 @@ from tui.core.signin.protocol import (
     poll_for_tokens,
     start_device_authorization,
 )
-from tui.core.signin.saving import Approval
+from tui.core.signin.saves import Saving
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
 from tui.core.untrusted import one_line
 
@@ -71,12 +69,11 @@ class _Discarded(Exception):
     """Raised inside the poll loop when a watching terminal asked to discard the attempt."""
 
 
-class SignIn(Moves):
+class SignIn(Saving):
     """A sign-in attempt in `region`. `await attempt.run()` joins the region (leads or follows)
     and goes to the end; `poll()` keeps polling the same code after network trouble. Read its
     state at any time."""
 
-    LOCK_WAIT_DETACHED = 600.0  # seconds approved tokens wait for the slot's locks without a terminal
     WATCH_EVERY = 0.5  # seconds between looks at the record while another process polls
     CODE_WAIT = REQUEST_TIMEOUT + 5.0  # seconds a follower waits for the leader's code (its request's whole budget)
 
@@ -97,7 +94,7 @@ class SignIn(Moves):
         # a lost terminal lets the attempt carry on by itself; never for a caller that drives the
         # HTTP client itself (tests, library callers), nor in the demo (the face says so)
         self.detachable = client is None if detachable is None else detachable
-        self.approval: Approval | None = None  # approved tokens, until they are saved
+        self.approval = None  # approved tokens, until they are saved (`Saving`)
         self.watch_since = 0.0  # on `clock`: when this process began to follow another's attempt
 
     # -- running -------------------------------------------------------------------------------
@@ -106,6 +103,8 @@ class SignIn(Moves):
         whose poller is gone (take over), or follow the one another terminal polls."""
         if (refused := self.refused()) is not None:  # tokens it could not store: nothing is asked
             return self._finish(failed(refused), record_it=False)
+        if (approved := kept.kept(self.storage_name)) is not None:  # approved earlier, not stored then
+            return await self._save_kept(approved)
         self._join()
         while self.phase is Phase.WATCHING:
             await self._watch()
@@ -302,21 +301,3 @@ class SignIn(Moves):
         if self.shared.discard_requested():
             raise _Discarded
         self._changed(event)
-
-    def _waiting_for_lock(self, text: str) -> None:
-        self.lock_wait = text
-        self._changed("saving")
-
-    async def _save(self, tokens: dict[str, Any]) -> str:
-        """POLLING -> SAVING: the approved tokens are kept until saved (`Approval`); without a
-        terminal, the wait for the slot's locks is bounded."""
-        if self.phase is not Phase.SAVING:
-            self._to(Phase.SAVING)
-        if self.approval is None:
-            self.approval = Approval(tokens, self.region, self._waiting_for_lock, self.account)
-        if self.detached:
-            self.approval.bind(self.LOCK_WAIT_DETACHED)
-        name = await self.approval.save()
-        self.approval = None
-        self.config_note = exposure()  # config.toml others can read or write: said, with the fix
-        return name

@@ -14,8 +14,11 @@ from typing import Any
 
 from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError, Problem
+from tui.core.keys import login_command
+from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
-from tui.core.signin.store import save_signin
+from tui.core.signin import kept
+from tui.core.signin.store import save_signin, slot_of
 
 
 class Approval:
@@ -54,7 +57,23 @@ class Approval:
                     self._rebound = False
                 except AuthError as exc:
                     if self.bound is not None and exc.kind == Problem.LOCKED:
-                        raise AuthError(
-                            f"approved but could not be saved: the slot was locked ({exc.message})"
-                        ) from None
+                        raise self._kept(f"the slot was locked ({exc.message})") from None
+                    if exc.kind != Problem.LOCKED:  # the slot's file could not be written after all
+                        raise self._kept(exc.message) from None
                     raise
+
+    def _kept(self, why: str) -> AuthError:
+        """The approval could not be stored: its tokens are kept where the next sign-in of the
+        slot finds them (an approval consumes the code: they are the only way back without one)."""
+        slot = slot_of(self.region, self.account)
+        where = kept.keep(self.tokens, slot)
+        if where is None:
+            return AuthError(f"approved but could not be saved: {why}")
+        hint = Phrase(
+            N_(
+                "The approved tokens are kept in {path} (yours alone): once that is fixed, `{command}` saves them without a new code."
+            ),
+            path=where,
+            command=login_command(slot),
+        )
+        return AuthError(f"approved but could not be saved: {why}", hint)

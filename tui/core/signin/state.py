@@ -26,7 +26,8 @@ class Phase(enum.Enum):
 
 
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
-    Phase.NEW: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.WATCHING, Phase.ENDED}),  # ENDED: refused first
+    # ENDED: refused before any request; SAVING: tokens approved earlier, kept when they could not be stored
+    Phase.NEW: frozenset({Phase.REQUESTING, Phase.WAITING, Phase.WATCHING, Phase.SAVING, Phase.ENDED}),
     Phase.REQUESTING: frozenset({Phase.WAITING, Phase.ENDED}),
     Phase.WAITING: frozenset({Phase.POLLING, Phase.ENDED}),
     Phase.POLLING: frozenset({Phase.WAITING, Phase.SAVING, Phase.ENDED}),
