@@ -199,3 +199,32 @@ def test_a_write_in_flight_is_not_a_change_on_disk(home):
     assert disk_signature() == before
     write_creds(home, {"access_token": "AT-2", "refresh_token": "r2"})  # a real change is still seen
     assert disk_signature() != before
+
+
+async def test_a_wrongly_typed_field_is_moved_aside_and_a_dangling_link_shown_as_a_link(home, server):
+    """#56 1, 8: the inspector reads a file as `token` does: `"expires_at": "1795880980"` is a
+    field of the wrong type (x moves it aside, nothing deleted), never "valid"; a link whose
+    target moved is a link, with where it pointed and both repairs."""
+    bad = write_creds(home, {"access_token": "at", "refresh_token": "rt", "expires_at": "1795880980"})
+    gone = home / "credentials" / "dangling.json"
+    gone.symlink_to(home.parent / "dotfiles" / "kimi-code.json")
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_inspector(pilot)
+        table = app.screen.query_one("#slots")
+        row = next(i for i in range(table.row_count) if "dangling" in str(table.get_row_at(i)[0]))
+        table.move_cursor(row=row)
+        await wait_for(pilot, lambda: "(gone)" in screen_text(app))
+        flat = " ".join(screen_text(app).split())
+        assert "dotfiles/kimi-code.json (gone)" in flat and "link to a missing file" in flat
+        assert "restore" in flat and "rm " in flat
+        table.move_cursor(row=0)
+        await wait_for(pilot, lambda: "a field of the wrong type" in screen_text(app))
+        assert "Press x to move it aside" in " ".join(screen_text(app).split())
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(app) == "SignInScreen")
+        await pilot.press("escape")
+    assert not bad.exists()
+    assert [p.name for p in bad.parent.iterdir() if p.name.startswith("assistant-code.json.corrupt-")]

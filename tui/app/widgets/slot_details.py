@@ -15,7 +15,8 @@ from tui.core.jwt import decode_claims
 from tui.core.overview import Overview
 from tui.core.phrase import said
 from tui.core.redact import is_secret_name, mask
-from tui.core.slots.state import BROKEN, SlotStatus
+from tui.core.slots.advice import next_step
+from tui.core.slots.state import BROKEN, DANGLING, UNREADABLE, SlotStatus
 from tui.core.textwidth import cells
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
@@ -52,17 +53,25 @@ def detail_lines(
     warnings: list[str] | None = None,
 ) -> list[str]:
     """What the details pane shows for a slot: tokens masked, never whole."""
-    lines = [row(_("File"), one_line(short_path(slot.path), 1000)), row(_("State"), slot.label)]
+    lines = [row(_("File"), one_line(short_path(slot.path), 1000))]
+    if slot.link is not None:  # a link is shown as a link: where it points, and whether that is there
+        target = one_line(slot.link, 1000)
+        lines.append(
+            row(_("Link"), _("→ {target} (gone)").format(target=target) if slot.state == DANGLING else f"→ {target}")
+        )
+    lines.append(row(_("State"), slot.label))
     if slot.detail:
         lines.append(row(_("Problem"), one_line(slot.detail_text, 200)))
+    if slot.state in (DANGLING, UNREADABLE):
+        lines.append(row(_("Next"), one_line(said(next_step(slot)), 1000)))
     if slot.has_expiry:
         lines.append(row(_("Expires"), expiry(slot.expires_at, now)))
     if slot.refresh_rejected:
         lines.append(
             row(
                 _("Refresh"),
-                _("rejected by the server {when}: sign in again (press s, or `assistant-auth login`)").format(
-                    when=stamp(slot.refresh_rejected_at or 0)
+                _("rejected by the server {when}: sign in again (press s, or `{command}`)").format(
+                    when=stamp(slot.refresh_rejected_at or 0), command=slot.sign_in
                 ),
             )
         )
