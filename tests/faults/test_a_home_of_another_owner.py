@@ -66,7 +66,6 @@ def person(server):
         "TERM": "xterm-256color",
         "ASSISTANT_CODE_HOME": str(config),
         "ASSISTANT_CLIENT_ID": "test-client",
-        "ASSISTANT_LANG": "en",
         "PYTHONPATH": f"{ROOT}:{SITE}",
         "PYTHONDONTWRITEBYTECODE": "1",
         **server_env(server.url),
@@ -75,7 +74,7 @@ def person(server):
     exports = " ".join(f"{name}='{value}'" for name, value in env.items())
     wrapper.write_text(
         f"#!/bin/sh\nexec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups "
-        f'env -i {exports} {SYSTEM_PYTHON} -m tui.cli "$@"\n'
+        f'env -i {exports} ASSISTANT_LANG="${{ASSISTANT_LANG:-en}}" {SYSTEM_PYTHON} -m tui.cli "$@"\n'
     )
     os.chmod(wrapper, 0o755)
     try:
@@ -84,8 +83,15 @@ def person(server):
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _run(wrapper: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(wrapper), *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+def _run(wrapper: pathlib.Path, *args: str, language: str = "en") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(wrapper), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "ASSISTANT_LANG": language},
+    )
 
 
 GIVE_BACK = 'sudo chown -R "$USER" '
@@ -145,3 +151,12 @@ def test_the_wizard_says_it_on_home_and_enter_asks_for_no_code(person, server):
         term.wait_for("EXITED=0")
     finally:
         term.close()
+
+
+def test_in_chinese_too(person):
+    wrapper, config = person
+    result = _run(wrapper, "token", language="zh-CN")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "把文件归还给自己" in result.stderr and GIVE_BACK + str(config) in result.stderr
+    status = _run(wrapper, "status", language="zh-CN")
+    assert "属于 root (uid 0)" in status.stdout and GIVE_BACK + str(config) in status.stdout
