@@ -82,12 +82,16 @@ def refused(url: str) -> str:
     )
 
 
-def damaged_file(path: object) -> str:
+def damaged_file(path: object, command: str = "assistant-auth login") -> str:
+    """The next step for a credential file that cannot be used: look, move it aside, then the
+    sign-in of that slot (`command`: its region and account)."""
     return Phrase(
         N_(
-            "Run `assistant-auth inspect` to look at {path} and move it aside (nothing is deleted), then sign in again."
+            "Run `assistant-auth inspect` to look at {path} and move it aside (nothing is deleted), "
+            "then sign in again: `{command}`."
         ),
         path=path,
+        command=command,
     )
 
 

@@ -176,14 +176,14 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         from tui.core.files.regular import NotRegularFile, TooLarge  # lazy: off token's path
 
         if isinstance(exc, (NotRegularFile, TooLarge)):  # a directory, a FIFO, over 1 MiB
-            raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
+            raise _damaged(f"Failed to parse OAuth credentials: {exc}", path, storage_name) from None
         raise _not_found(storage_name, path, exc.strerror) from None
     except ValueError as exc:
-        raise _damaged(f"Failed to parse OAuth credentials: {exc}", path) from None
+        raise _damaged(f"Failed to parse OAuth credentials: {exc}", path, storage_name) from None
     try:
         return parse_credentials(text)
     except AuthError as exc:
-        raise _damaged(exc.message, path) from None
+        raise _damaged(exc.message, path, storage_name) from None
 
 
 def _not_yours(path: str, exc: OSError) -> AuthError:
@@ -201,10 +201,10 @@ def _not_yours(path: str, exc: OSError) -> AuthError:
     )
 
 
-def _damaged(message: str, path: str | pathlib.Path) -> AuthError:
+def _damaged(message: str, path: str | pathlib.Path, storage_name: str) -> AuthError:
     from tui.core.hints import damaged_file  # lazy: off token's path
 
-    return AuthError(message, damaged_file(path), kind=Problem.DAMAGED)
+    return AuthError(message, damaged_file(path, login_command(storage_name)), kind=Problem.DAMAGED)
 
 
 def try_load(storage_name: str) -> dict[str, Any] | None:
