@@ -25,6 +25,7 @@ class Problem:
     LOCKED = "locked"  # gave up waiting for a slot's or config.toml's lock
     UNMET = "unmet"  # a lifetime (--min-ttl) no token can have
     NO_ACCESS = "no access"  # files this user cannot read or write (a home left to root by sudo): fix them first
+    NOT_STORED = "not stored"  # approved tokens the slot's file could not take (exit: as any failed sign-in)
     SETTING = "setting"  # a setting that names what is not there (SSL_CERT_FILE): change it, no sign-in helps
 
 

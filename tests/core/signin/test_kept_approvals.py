@@ -30,7 +30,7 @@ async def test_a_save_that_fails_after_approval_keeps_the_tokens_and_the_next_si
     server.approve(auth.user_code)
     outcome = await attempt.poll()
     assert not outcome.success and outcome.error is not None
-    where = runtime / "assistant-auth" / f"approved-{SLOT}.json"
+    where = runtime / "assistant-auth" / kept._name(SLOT)
     assert str(where) in outcome.error and "without a new code" in outcome.error
     assert stat.S_IMODE(os.stat(where).st_mode) == 0o600 and stat.S_IMODE(os.stat(where.parent).st_mode) == 0o700
     issued = server.issued[-1][0]
@@ -59,8 +59,12 @@ def test_what_is_kept_is_read_only_from_a_private_place_of_ours(home, monkeypatc
     os.chmod(path, 0o666)
     assert kept.kept(SLOT, now=1100.0) is None
     os.chmod(path, 0o600)
-    with open(path, "w") as handle:
-        json.dump({"storage_name": "another-slot", "approved_at": 1000.0, "tokens": tokens}, handle)
-    assert kept.kept(SLOT, now=1100.0) is None  # a record for another slot is not this one's
+    record = {"home": str(home), "storage_name": SLOT, "approved_at": 1000.0, "tokens": tokens}
+    for other in ({"storage_name": "another-slot"}, {"home": "/another/home"}):
+        with open(path, "w") as handle:
+            json.dump({**record, **other}, handle)
+        assert kept.kept(SLOT, now=1100.0) is None  # another slot's or another home's is not this one's
     kept.forget(SLOT)
     assert not os.path.exists(path)
+    monkeypatch.setenv("ASSISTANT_CODE_HOME", str(tmp_path / "another-home"))
+    assert kept.keep(tokens, SLOT) != path  # another home keeps its own

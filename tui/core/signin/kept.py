@@ -14,6 +14,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tui.core import paths
+from tui.core.digest import sha256_hex
 from tui.core.files import ownfiles
 
 LIFETIME = 24 * 3600.0  # seconds a kept approval is offered (a refresh token older than that is likely spent)
@@ -32,7 +34,9 @@ def place() -> str:
 
 
 def _name(storage_name: str) -> str:
-    return f"approved-{storage_name}.json"
+    """One record per config directory and slot: two homes (a demo's, another
+    ASSISTANT_CODE_HOME) never take each other's tokens."""
+    return f"approved-{sha256_hex(paths.config_dir_str().encode())[:16]}-{storage_name}.json"
 
 
 def _open(create: bool) -> int | None:
@@ -64,7 +68,12 @@ def _directory(create: bool) -> Iterator[int | None]:
 def keep(tokens: Mapping[str, Any], storage_name: str, now: float | None = None) -> str | None:
     """Keep the approved `tokens` of `storage_name`; the file's path, or None when even that
     private place cannot take them."""
-    record = {"storage_name": storage_name, "approved_at": time.time() if now is None else now, "tokens": dict(tokens)}
+    record = {
+        "home": paths.config_dir_str(),
+        "storage_name": storage_name,
+        "approved_at": time.time() if now is None else now,
+        "tokens": dict(tokens),
+    }
     with _directory(create=True) as fd:
         if fd is None:
             return None
@@ -85,7 +94,7 @@ def kept(storage_name: str, now: float | None = None) -> dict[str, Any] | None:
             record = ownfiles.read_record(fd, _name(storage_name))
         except ownfiles.RecordProblem:
             return None
-    if record is None or record.get("storage_name") != storage_name:
+    if record is None or record.get("storage_name") != storage_name or record.get("home") != paths.config_dir_str():
         return None
     approved, tokens = record.get("approved_at"), record.get("tokens")
     current = time.time() if now is None else now

@@ -58,7 +58,7 @@ class Approval:
                 except AuthError as exc:
                     if self.bound is not None and exc.kind == Problem.LOCKED:
                         raise self._kept(f"the slot was locked ({exc.message})") from None
-                    if exc.kind != Problem.LOCKED:  # the slot's file could not be written after all
+                    if exc.kind == Problem.NOT_STORED:  # the slot's file could not be written after all
                         raise self._kept(exc.message) from None
                     raise
 

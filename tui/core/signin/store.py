@@ -22,7 +22,7 @@ from tui.core.config.provider import provision_managed_provider
 from tui.core.credentials import rejections
 from tui.core.credentials.locks import hold_slot, hold_slot_sync
 from tui.core.credentials.slot import write_merged
-from tui.core.errors import AuthError
+from tui.core.errors import AuthError, Problem
 from tui.core.keys import DEFAULT_ACCOUNT, account_key, resolve_storage_name
 from tui.core.paths import credentials_path
 from tui.core.phrase import N_, Phrase
@@ -40,7 +40,7 @@ def write_signin_tokens(
     try:
         write_merged(storage_name, token_response)
     except OSError as exc:
-        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}") from None
+        raise AuthError(f"Failed to write credentials: {exc.strerror or exc}", kind=Problem.NOT_STORED) from None
     rejections.forget(storage_name)  # a new refresh token: an old rejection no longer speaks
     return oauth_key, storage_name
 

@@ -332,7 +332,7 @@ def _attempts(
         yield from _acquire(storage_name, wait, releases)
     except LockUnavailable as exc:
         if write_error:  # a sign-in: the spec's write error, with what could not be created
-            raise AuthError(f"Failed to write credentials: {exc.detail}") from None
+            raise AuthError(f"Failed to write credentials: {exc.detail}", kind=Problem.NOT_STORED) from None
         raise
 
 
