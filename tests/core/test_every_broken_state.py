@@ -131,6 +131,11 @@ def test_a_dangling_link_is_a_link_with_its_target_and_both_repairs(home):
     assert status.to_dict()["link"] == status.link
     step = next_step(status)
     assert "restore" in step and f"rm {status.path}" in step and "assistant-auth login" in step
+    from tests.cli.test_cli import run
+
+    token = run("token")  # never "sign in first": a sign-in could not write through the link either
+    assert token.returncode == 1 and "a symbolic link to" in token.stderr and f"rm {status.path}" in token.stderr
+    assert "sign in first" not in token.stderr
 
 
 @pytest.mark.parametrize(

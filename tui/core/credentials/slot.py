@@ -169,6 +169,8 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
     try:
         text = read_text(path)
     except FileNotFoundError as exc:
+        if os.path.islink(path):  # a dotfiles link whose target moved: a sign-in could not write through it
+            raise _dangling(path) from None
         raise _not_found(storage_name, path, exc.strerror) from None
     except PermissionError as exc:
         raise _not_yours(path, exc) from None
@@ -184,6 +186,17 @@ def load_credentials(storage_name: str) -> dict[str, Any]:
         return parse_credentials(text)
     except AuthError as exc:
         raise _damaged(exc.message, path, storage_name) from None
+
+
+def _dangling(path: str) -> AuthError:
+    from tui.core.files.access import DANGLING_FIX  # lazy: off token's path
+
+    target = os.readlink(path)
+    return AuthError(
+        f"credentials not found at {path}: a symbolic link to {target}, which does not exist",
+        Phrase(DANGLING_FIX, target=target, path=path),
+        kind=Problem.NOT_SIGNED_IN,
+    )
 
 
 def _not_yours(path: str, exc: OSError) -> AuthError:

@@ -10,6 +10,7 @@ from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.slots.accounts import Account, account_label, switch_to_another
 from tui.core.slots.advice import next_step, sign_in_or_switch
+from tui.core.slots.state import slot_title
 
 ACTIVE = "accounts.active"
 
@@ -44,7 +45,7 @@ def _active(view: Overview, accounts: list[Account]) -> Check | None:
     if active is None:  # the region's own slot, with no file: signed out, moved aside, another region's only
         finding = Phrase(
             N_("The managed provider points at {account}, which has no credential file here (left as it is)."),
-            account=label,
+            account=slot_title(view.managed or ""),  # a region's own sign-in named as Home names it: `cn`
         )
         return Check(ACTIVE, WARN, finding, sign_in_or_switch(view.managed or "", accounts), details)
     who = active.status.identity
