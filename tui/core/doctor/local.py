@@ -20,7 +20,7 @@ from tui.core import paths
 from tui.core.credentials.slot import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
-from tui.core.files.access import GIVE_BACK, home_blocked
+from tui.core.files.access import DANGLING_FIX, GIVE_BACK, home_blocked
 from tui.core.files.owner import give_back
 from tui.core.identity import read_device_id
 from tui.core.phrase import N_, Phrase
@@ -171,7 +171,7 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
             finding = Phrase(
                 N_("{path} is a symbolic link to {target}, which does not exist."), path=entry, target=target
             )
-            hint = Phrase(N_("Remove the link or restore its target; then sign in."))
+            hint = Phrase(DANGLING_FIX, target=target, path=entry)  # the words every view says it in
             return [Check(name, FAIL, finding, hint, details)]
         link = True
         shown = Phrase(N_("{path} (a symbolic link to {target})"), path=entry, target=target)
