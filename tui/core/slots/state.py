@@ -12,6 +12,7 @@ from tui.core import paths
 from tui.core.credentials import rejections
 from tui.core.credentials.slot import field_problem, is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
+from tui.core.files.access import home_blocked
 from tui.core.files.owner import give_back, not_mine, whose
 from tui.core.files.regular import describe, read_regular_stat
 from tui.core.i18n import _
@@ -295,7 +296,7 @@ def file_warnings() -> list[str]:
             )
             found.append(Phrase(text, path=directory, mode=f"{mode:04o}"))
     problem = read_device_id()[1]
-    if problem:
+    if problem and home_blocked() is None:  # a home of another owner is said once, with its own fix
         text = N_("warning: {problem} (no device id header is sent; remove the file to get a new one)")
         found.append(Phrase(text, problem=problem))
     return [one_line(line, 1000) for line in found]
