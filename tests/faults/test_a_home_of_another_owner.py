@@ -130,6 +130,8 @@ def test_status_and_doctor_say_whose_the_files_are_and_advise_sudo(person):
     assert "does not exist yet" not in doctor.stdout  # a directory it cannot see is not a missing one
     assert "chown -R $USER" not in doctor.stdout and "`chown $USER" not in doctor.stdout  # fails without sudo
     assert GIVE_BACK + str(config) in doctor.stdout
+    switch = _run(wrapper, "switch", "--region", "global")
+    assert switch.returncode != 0 and "Traceback" not in switch.stderr and GIVE_BACK + str(config) in switch.stderr
     fixing = _run(wrapper, "doctor", "--offline", "--fix", "--yes")
     assert "Traceback" not in fixing.stderr and oct(os.stat(config).st_mode & 0o777) == "0o700"
 

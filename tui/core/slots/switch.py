@@ -19,8 +19,9 @@ from tui.core.keys import (
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region, endpoints
 from tui.core.repairs import CHANGED, NotDone
+from tui.core.slots.advice import next_step
 from tui.core.slots.choice import managed_slot
-from tui.core.slots.state import slot_status
+from tui.core.slots.state import EXPIRED, MISSING, REVOKED, slot_status
 from tui.core.untrusted import one_line
 
 
@@ -58,11 +59,13 @@ def switch_account(region: Region, name: str) -> str:
     status = slot_status(slot)
     if not status.usable:
         flag = f" --account {name}" if named else ""
+        first = Phrase(
+            N_("Sign in there first: assistant-auth login{flag} --region {region}"), flag=flag, region=region.value
+        )
         raise AuthError(
             f"Cannot switch to {label}: its slot {status.name} is {str(status.label_phrase)}",  # English: str of the Phrase
-            Phrase(
-                N_("Sign in there first: assistant-auth login{flag} --region {region}"), flag=flag, region=region.value
-            ),
+            # a file that must be repaired first (another owner's, a dangling link, a broken one) says how
+            first if status.state in (MISSING, REVOKED, EXPIRED) else next_step(status),
         )
     provision_managed_provider(account_key(region, name), region)
     if named and status.identity:
