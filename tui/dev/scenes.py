@@ -137,6 +137,19 @@ def accounts(home: pathlib.Path) -> None:
         os.utime(path, (NOW - 600, NOW - 600))
 
 
+def needs_repair(home: pathlib.Path) -> None:
+    """A sign-in as a restore and a hand edit leave it: the credential file readable by others,
+    config.toml broken after the editor's save at 14:02 (its copy from before that save kept)."""
+    signed_in(home)
+    os.chmod(home / "credentials" / "assistant-code.json", 0o644)
+    config = home / "config.toml"
+    backup = home / "config.toml.bak"
+    _write(backup, config.read_text())
+    saved = time.mktime((2026, 11, 28, 14, 2, 0, 0, 0, -1))
+    os.utime(backup, (saved, saved))
+    _write(config, config.read_text() + "\n[broken\n")
+
+
 def user_config(home: pathlib.Path) -> None:
     _write(home / "config.toml", USER_CONFIG)
 
@@ -216,6 +229,17 @@ async def _account_choice(pilot) -> None:
     await pilot.press("home", "enter")  # cn's row (Home opens on the active account's)
     await wait_for(pilot, lambda: screen_is(pilot, "AccountChoiceScreen"))
     await pilot.press(*"team-2")  # the name field has the focus
+
+
+async def _notices(pilot) -> None:
+    """Home's warnings after its first frame: config.toml's too (parsed right after it)."""
+    await wait_for(pilot, lambda: any("config" in str(w.plain_text) for w in pilot.app.screen.query("#notices")))
+
+
+async def _restore_question(pilot) -> None:
+    await _providers(pilot)
+    await pilot.press("b")
+    await wait_for(pilot, lambda: screen_is(pilot, "ConfirmScreen"))
 
 
 async def _doctor(pilot) -> None:
@@ -309,6 +333,10 @@ SCENES = [
     Scene("36-add-account", files=accounts, steps=_account_choice),
     Scene("37-home-accounts-zh-small-terminal", files=accounts, size=(60, 18), lang="zh-CN"),
     Scene("38-add-account-zh", files=accounts, steps=_account_choice, lang="zh-CN"),
+    Scene("39-home-needs-repair", files=needs_repair, steps=_notices, size=(100, 30)),
+    Scene("40-home-needs-repair-zh", files=needs_repair, steps=_notices, size=(100, 30), lang="zh-CN"),
+    Scene("41-restore-question", files=needs_repair, start="providers", steps=_restore_question),
+    Scene("42-restore-question-zh", files=needs_repair, start="providers", steps=_restore_question, lang="zh-CN"),
 ]
 BY_NAME = {scene.name: scene for scene in SCENES}
 

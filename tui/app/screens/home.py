@@ -25,6 +25,7 @@ from tui.core.regions import Region, endpoints
 from tui.core.signin import ondisk
 from tui.core.slots.state import SlotStatus
 from tui.core.untrusted import one_line
+from tui.terminal.text import tilde
 
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
     from tui.core.signin.record import Record
@@ -70,7 +71,7 @@ class HomeScreen(AppScreen[None]):
             # long: what `status` warns of (files others can read, a home of another owner, config.toml):
             # the first frame says what needs no TOML parser, the rest follows right after it
             notices = self.view.file_notices()
-            yield PlainStatic("\n".join(notices), id="notices", classes="" if notices else "none")
+            yield PlainStatic(tilde("\n".join(notices)), id="notices", classes="" if notices else "none")
         yield AppFooter()
 
     def _options(self) -> list[Option]:
@@ -158,7 +159,7 @@ class HomeScreen(AppScreen[None]):
             return
         notices = self.view.notices()
         shown = self.query_one("#notices", PlainStatic)
-        shown.set_text("\n".join(notices))
+        shown.set_text(tilde("\n".join(notices)))  # paths from ~, as every screen shows them
         shown.set_class(not notices, "none")
 
     def refresh_slot(self) -> None:
