@@ -162,3 +162,16 @@ def test_in_chinese_too(person):
     assert "把文件归还给自己" in result.stderr and GIVE_BACK + str(config) in result.stderr
     status = _run(wrapper, "status", language="zh-CN")
     assert "属于 root (uid 0)" in status.stdout and GIVE_BACK + str(config) in status.stdout
+
+
+def test_a_home_others_can_enter_gets_no_advice_that_cannot_work(person):
+    """root's directories left enterable (0711, 0755): no `chmod` of them is advised (it fails for
+    the person), only the one command that gives them back."""
+    wrapper, config = person
+    os.chmod(config, 0o711)
+    os.chmod(config / "credentials", 0o755)
+    for command in (["status"], ["doctor", "--offline"]):
+        result = _run(wrapper, *command)
+        said = result.stdout + result.stderr
+        assert "chmod 700" not in said and "Traceback" not in said, said
+        assert GIVE_BACK + str(config) in said

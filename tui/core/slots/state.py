@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 import stat
 import time
@@ -286,10 +287,11 @@ def file_warnings() -> list[str]:
     found = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
         try:
-            mode = stat.S_IMODE(directory.stat().st_mode)
+            info = directory.stat()
         except OSError:
             continue
-        if mode & 0o077:
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077 and info.st_uid == os.getuid():  # another owner's: its own warning says the fix (sudo)
             text = N_(
                 "warning: {path} has mode {mode}: other users can reach your credentials; "
                 "run `chmod 700 {path}` (or press m in `assistant-auth inspect`)"
