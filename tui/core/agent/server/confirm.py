@@ -74,7 +74,12 @@ class Confirm:
         return self.ask is not None or (self.in_wizard and self.answer_key is not None)
 
     def is_answer_key(self, key: str) -> bool:
-        return self.answer_key is not None and secrets.compare_digest(key, self.answer_key)
+        """`key` is the answer key, compared as bytes in constant time: `compare_digest` refuses a
+        `str` that is not ASCII with a TypeError (a dropped connection and a traceback in the log,
+        which any process on a server could cause); such a key is a wrong one like any other."""
+        if self.answer_key is None or not isinstance(key, str):
+            return False
+        return secrets.compare_digest(key.encode("utf-8", "surrogatepass"), self.answer_key.encode("ascii"))
 
     def recognise(self, connection: Connection) -> bool:
         """The connection is allowed: by the person's answer to it, or because it came through an

@@ -320,10 +320,19 @@ def write_answer_key(path: str) -> str:
     """A new random key beside the agent's socket `path` (0600, created, never through a link)."""
     key = secrets.token_hex(KEY_HEX // 2)
     where = key_of(path)
-    fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    # whole or not at all: written to a private temporary file, then linked to its name (which
+    # fails when the name exists, as O_EXCL did); a reader never finds it empty or half written
+    tmp = f"{where}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        os.write(fd, key.encode("ascii"))
-        _our_keys[path] = os.fstat(fd).st_ino
+        try:
+            os.write(fd, key.encode("ascii"))
+            os.fsync(fd)
+            inode = os.fstat(fd).st_ino
+        finally:
+            os.close(fd)
+        os.link(tmp, where)
     finally:
-        os.close(fd)
+        os.unlink(tmp)
+    _our_keys[path] = inode
     return key

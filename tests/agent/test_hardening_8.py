@@ -1,0 +1,74 @@
+"""Hardening round 8 (#58), the parts done: an answer key that is not ASCII is a wrong key like
+any other (never a dropped connection and a traceback in the agent's log, which any process on
+a server could cause), and the answer key is written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from tests.agent.conftest import RunningAgent
+from tests.cli.test_cli import valid
+from tests.conftest import write_creds
+from tui.core.agent.client import proof
+from tui.core.agent.client.ask import ask
+from tui.core.agent.server import place
+from tui.core.agent.server.confirm import Confirm
+from tui.core.agent.wire.protocol import Request
+
+
+@pytest.mark.parametrize("key", ["é" * 32, "\udcff" * 8, "鍵" * 20, "0" * 31 + "\u0660"])
+def test_a_key_that_is_not_ascii_is_a_wrong_key(key):
+    confirm = Confirm.__new__(Confirm)
+    confirm.answer_key = "0" * 32
+    assert confirm.is_answer_key(key) is False
+    assert confirm.is_answer_key("0" * 32) is True
+
+
+def test_the_agent_refuses_a_non_ascii_key_and_goes_on_serving(laptop, server):
+    write_creds(laptop, valid(server))
+    agent = RunningAgent(os.environ.copy(), "--confirm")
+    try:
+        for key in ("é" * 32, "鍵" * 20):
+            refused = ask(Request("status", key=key), agent.path)
+            assert refused["ok"] is False
+        served = ask(Request("status", key=proof.read_answer_key(agent.path)), agent.path)
+        assert served["ok"] is True and served["slots"]
+    finally:
+        agent.stop()
+    log = agent.process.stderr.read() if agent.process.stderr else ""
+    assert "Traceback" not in log and "TypeError" not in log
+
+
+def test_the_answer_key_is_never_seen_empty_or_half_written(tmp_path):
+    """A reader racing the writer (the window a test once hit between create and write) finds
+    the key whole or not at all; an existing key is never replaced."""
+    socket_path = str(tmp_path / "agent.sock")
+    where = place.key_of(socket_path)
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                with open(where, encoding="ascii") as handle:
+                    seen.append(handle.read())
+            except FileNotFoundError:
+                pass
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(30):
+            key = place.write_answer_key(socket_path)
+            with pytest.raises(FileExistsError):
+                place.write_answer_key(socket_path)  # never over a key that is there
+            os.unlink(where)
+            assert len(key) == place.KEY_HEX
+    finally:
+        stop.set()
+        reader.join()
+    assert all(len(text) == place.KEY_HEX for text in seen)
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
