@@ -30,7 +30,7 @@ async def test_a_save_that_fails_after_approval_keeps_the_tokens_and_the_next_si
     server.approve(auth.user_code)
     outcome = await attempt.poll()
     assert not outcome.success and outcome.error is not None
-    where = runtime / "assistant-auth" / kept._name(SLOT)
+    where = runtime / "assistant-auth-approved" / kept._name(SLOT)
     assert str(where) in outcome.error and "without a new code" in outcome.error
     assert stat.S_IMODE(os.stat(where).st_mode) == 0o600 and stat.S_IMODE(os.stat(where.parent).st_mode) == 0o700
     issued = server.issued[-1][0]

@@ -25,12 +25,13 @@ CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 def place() -> str:
-    """`$XDG_RUNTIME_DIR/assistant-auth` (the session's private directory), else
-    `<tmp>/assistant-auth-<uid>`: a directory of this user's that only they can enter."""
+    """`$XDG_RUNTIME_DIR/assistant-auth-approved` (in the session's private directory), else
+    `<tmp>/assistant-auth-approved-<uid>`: a directory of this user's that only they can enter
+    (never the agent's `assistant-auth` directory, whose entries the agent alone decides)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isabs(runtime):
-        return os.path.join(runtime, "assistant-auth")
-    return os.path.join(tempfile.gettempdir(), f"assistant-auth-{os.getuid()}")
+        return os.path.join(runtime, "assistant-auth-approved")
+    return os.path.join(tempfile.gettempdir(), f"assistant-auth-approved-{os.getuid()}")
 
 
 def _name(storage_name: str) -> str:
