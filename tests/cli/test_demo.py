@@ -73,6 +73,8 @@ def test_serve_keeps_the_server_for_a_second_shell_until_ctrl_c(monkeypatch, end
             lines.append(line)
             if line.startswith("then try:"):
                 break
+        hint = lines[-1]  # each command as it is typed (#57 13): never `token; refresh` that no shell runs
+        assert ";" not in hint and all(f"assistant-auth {word}" in hint for word in ("status", "token", "doctor"))
         exports = dict(re.findall(r"^  export (\w+)=(\S+)$", "".join(lines), re.M))
         assert set(exports) >= {"ASSISTANT_CODE_HOME", "ASSISTANT_OAUTH_HOST_CN", "ASSISTANT_OAUTH_HOST_GLOBAL"}
         second_shell = {**os.environ, **exports}

@@ -21,7 +21,7 @@ from tui.core.signals import until_stopped
 from tui.demo.env import server_env
 from tui.demo.server import AuthServer
 
-TRY = "assistant-auth status; token; refresh; doctor; inspect"
+TRY = "assistant-auth status, assistant-auth token, assistant-auth refresh, assistant-auth doctor, assistant-auth inspect"  # each as it is typed
 
 
 def export_lines(env: dict[str, str]) -> list[str]:
