@@ -287,7 +287,10 @@ class SignInScreen(AppScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`o Open browser` is offered only where a browser can open (never over SSH) and for an
-        address the browser policy accepts; `a` only in the demo."""
+        address the browser policy accepts; `a` only in the demo; `c`, `u` and `r` once there is a
+        code to copy or draw (never offered only to say there is nothing yet)."""
+        if action in ("copy_code", "copy_url", "toggle_qr"):
+            return self.auth is not None
         if action == "open_browser":
             return self.auth is not None and self.can_open
         if action == "demo_approve":
