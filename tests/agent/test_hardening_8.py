@@ -72,3 +72,44 @@ def test_the_answer_key_is_never_seen_empty_or_half_written(tmp_path):
         reader.join()
     assert all(len(text) == place.KEY_HEX for text in seen)
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_logout_of_the_active_account_says_why_the_switch_was_not_written(home, monkeypatch):
+    """#58 9: config.toml's lock held elsewhere while other accounts are signed in: the sign-out
+    says the switch to which account failed and why, never "no other account is signed in"."""
+    import subprocess
+    import sys
+
+    from tui.core.config import guard
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.keys import account_key, account_slot
+    from tui.core.signout import sign_out, told
+
+    for name in ("work", "personal"):
+        write_creds(
+            home,
+            {"access_token": f"at-{name}", "refresh_token": "rt", "expires_at": 4_000_000_000},
+            account_slot("cn", name),
+        )
+    provision_managed_provider(account_key("cn", "work"), "cn")
+    monkeypatch.setattr(guard, "WAIT", 0.3)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(600)",
+            str(home),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        result = sign_out(account_slot("cn", "work"))
+    finally:
+        holder.kill()
+        holder.wait()
+    lines = " ".join(told(result, "the file"))
+    assert "no other account is signed in" not in lines
+    assert "switching it to personal (cn) failed" in lines and "assistant-auth switch personal" in lines

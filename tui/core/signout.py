@@ -13,9 +13,10 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import account_of_slot, login_command
 from tui.core.overview import overview
+from tui.core.phrase import N_, Phrase, said
 from tui.core.regions import Region
 from tui.core.signin.store import remove_signin
-from tui.core.slots.accounts import Account, account_label
+from tui.core.slots.accounts import Account, account_label, switch_command
 from tui.core.slots.switch import switch_account
 
 
@@ -29,6 +30,7 @@ class SignedOut:
     dangling: str | None = None  # `work (cn)`: the active account, signed out, nothing to switch to
     login: str | None = None  # the sign-in that brings `dangling` back
     active: str | None = None  # another account stayed active: its label
+    not_switched: str | None = None  # the switch to another account could not be written: what happened
 
 
 def successor(accounts: list[Account], removed: str) -> Account | None:
@@ -54,8 +56,21 @@ def sign_out(storage_name: str) -> SignedOut:
     if chosen is not None:
         try:
             return SignedOut(path, switched=switch_account(Region(chosen.region), chosen.name))
-        except AuthError:  # config.toml unreadable or changed meanwhile: said as not switched
-            pass
+        except AuthError as exc:  # config.toml's lock held, the file unreadable: said as what happened
+            return SignedOut(
+                path,
+                dangling=account_label(storage_name),
+                not_switched=Phrase(
+                    N_(
+                        "The managed provider still names account {account}, now signed out: switching it to "
+                        "{other} failed ({reason}). `{command}` switches once that is fixed."
+                    ),
+                    account=account_label(storage_name),
+                    other=chosen.shown,
+                    reason=exc.message,
+                    command=switch_command(chosen, view.accounts),
+                ),
+            )
     return SignedOut(path, dangling=account_label(storage_name), login=login_command(storage_name))
 
 
@@ -64,6 +79,8 @@ def told(result: SignedOut, path_text: str) -> list[str]:
     lines = [_("Signed out: removed {path}").format(path=path_text)]
     if result.switched:
         lines.append(result.switched)
+    elif result.not_switched:  # other accounts are signed in: never "no other account is signed in"
+        lines.append(said(result.not_switched))
     elif result.dangling:
         lines.append(
             _(
