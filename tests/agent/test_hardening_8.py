@@ -113,3 +113,36 @@ def test_logout_of_the_active_account_says_why_the_switch_was_not_written(home, 
     lines = " ".join(told(result, "the file"))
     assert "no other account is signed in" not in lines
     assert "switching it to personal (cn) failed" in lines and "assistant-auth switch personal" in lines
+
+
+def _jwt(**claims) -> str:
+    import base64
+    import json
+
+    def part(data: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'none'})}.{part(claims)}.sig"
+
+
+def test_the_same_person_is_the_same_subject_never_the_same_display_name(home):
+    """#58 8: two people named alike are two accounts; one person with two display names is one."""
+    from tui.core.keys import account_slot
+    from tui.core.overview import overview
+    from tui.core.same_person import alike
+
+    def sign_in(account: str, **claims) -> str:
+        slot = account_slot("cn", account)
+        token = _jwt(iss="https://auth.test", **claims)
+        write_creds(home, {"access_token": token, "refresh_token": "rt", "expires_at": 4_000_000_000}, slot)
+        return slot
+
+    ada_work = sign_in("work", sub="u-1", name="Ada")
+    sign_in("other", sub="u-2", name="Ada")  # another person who is also called Ada
+    ada_home = sign_in("home", sub="u-1", name="Ada L.")  # Ada again, another display name
+    slot = account_slot("cn", "elsewhere")  # the same subject at another issuer: another person
+    write_creds(home, {"access_token": _jwt(iss="https://other.test", sub="u-1"), "expires_at": 4_000_000_000}, slot)
+    found = {a.slot for a in alike(overview().accounts, ada_work)}
+    assert found == {ada_home}
+    nobody = sign_in("opaque", name="Ada")  # no subject: nothing can be said
+    assert alike(overview().accounts, nobody) == []

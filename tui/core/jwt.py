@@ -38,3 +38,14 @@ def identity_of(access_token: object) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()[:IDENTITY_WIDTH]
     return None
+
+
+def person_of(access_token: object) -> tuple[str, str] | None:
+    """Who a token is for, as the server names them: (issuer, subject) from its claims (`iss`
+    may be absent: ""), None without a `sub`. Never a display name: two people may share one."""
+    claims = decode_claims(access_token)
+    subject = claims.get("sub") if claims is not None else None
+    if not isinstance(subject, str) or not subject:
+        return None
+    issuer = claims.get("iss") if claims is not None else None
+    return (issuer if isinstance(issuer, str) else "", subject)

@@ -5,19 +5,25 @@ sign-in, naming the other account (`gh auth login` in the same spot adds the sam
 from __future__ import annotations
 
 from tui.core.i18n import _
+from tui.core.jwt import person_of
 from tui.core.keys import login_command
 from tui.core.overview import overview
 from tui.core.slots.accounts import Account
 
 
 def alike(accounts: list[Account], slot: str) -> list[Account]:
-    """The other accounts signed in as the same person as the one in `slot` (by the token's
-    identity claim; none when it has none)."""
+    """The other accounts signed in as the same person as the one in `slot`: the same subject of
+    the same issuer in their tokens (never a display name, which two people may share); none when
+    the token names no subject."""
     mine = next((a for a in accounts if a.slot == slot), None)
-    who = mine.status.identity_claim if mine is not None else None
-    if not who:
+    who = _person(mine) if mine is not None else None
+    if who is None:
         return []
-    return [a for a in accounts if a.slot != slot and a.status.identity_claim == who]
+    return [a for a in accounts if a.slot != slot and _person(a) == who]
+
+
+def _person(account: Account) -> tuple[str, str] | None:
+    return person_of(account.status.fields.get("access_token")) if account.status.has_expiry else None
 
 
 def same_person_warning(slot: str) -> str | None:
