@@ -146,3 +146,50 @@ def test_the_same_person_is_the_same_subject_never_the_same_display_name(home):
     assert found == {ada_home}
     nobody = sign_in("opaque", name="Ada")  # no subject: nothing can be said
     assert alike(overview().accounts, nobody) == []
+
+
+def _config_too_large(path):
+    path.write_text("# x\n" * 300_000)
+
+
+def _config_fifo(path):
+    path.unlink()
+    os.mkfifo(path, 0o600)
+
+
+def _config_directory(path):
+    path.unlink()
+    path.mkdir()
+
+
+def _config_not_utf8(path):
+    path.write_bytes(path.read_bytes() + b"\n# \xff\xfe\n")
+
+
+@pytest.mark.parametrize("spoil", [_config_too_large, _config_fifo, _config_directory, _config_not_utf8])
+def test_an_unreadable_config_toml_hands_out_no_guessed_token(home, spoil):
+    """#58 1: config.toml names the active account (work); when it cannot be read, `token` and
+    `exec` used to serve the region's own sign-in quietly. They refuse in one line naming the
+    file, unless the account is named on the command line."""
+    from tests.cli.test_cli import run
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.keys import account_key, account_slot, region_storage_name
+
+    write_creds(
+        home, {"access_token": "at-own", "refresh_token": "rt", "expires_at": 4_000_000_000}, region_storage_name("cn")
+    )
+    write_creds(
+        home,
+        {"access_token": "at-work", "refresh_token": "rt", "expires_at": 4_000_000_000},
+        account_slot("cn", "work"),
+    )
+    provision_managed_provider(account_key("cn", "work"), "cn")
+    assert run("token").stdout.strip() == "at-work"
+    spoil(home / "config.toml")
+    for command in (["token"], ["exec", "--", "true"]):
+        result = run(*command)
+        assert result.returncode == 2 and result.stdout == "", (command, result.stderr)
+        assert "at-own" not in result.stdout + result.stderr
+        assert str(home / "config.toml") in result.stderr and "no token is handed out" in result.stderr
+    assert run("token", "--account", "work").stdout.strip() == "at-work"
+    assert run("token", "--region", "cn").stdout.strip() == "at-own"

@@ -26,6 +26,7 @@ class Problem:
     UNMET = "unmet"  # a lifetime (--min-ttl) no token can have
     NO_ACCESS = "no access"  # files this user cannot read or write (a home left to root by sudo): fix them first
     NOT_STORED = "not stored"  # approved tokens the slot's file could not take (exit: as any failed sign-in)
+    CONFIG = "config"  # config.toml, which names the active account, cannot be read: name one, or mend it
     SETTING = "setting"  # a setting that names what is not there (SSL_CERT_FILE): change it, no sign-in helps
 
 
@@ -41,6 +42,7 @@ EXIT = {
     Problem.LOCKED: EXIT_TRANSIENT,
     Problem.UNMET: EXIT_USAGE,
     Problem.SETTING: EXIT_USAGE,
+    Problem.CONFIG: EXIT_USAGE,
     Problem.NO_ACCESS: EXIT_USAGE,
 }
 

@@ -137,10 +137,26 @@ def select(
     try:
         raw, untrusted = read_config_trusted()  # one read; its fstat says who may write the file
         text = decode_config(raw or b"")
-    except AuthError:
-        text, untrusted = "", None
+    except AuthError as exc:  # which account is active cannot be read: never a guess (another's token)
+        raise _cannot_tell(exc) from None
     managed = managed_selection(text, untrusted)
+    if managed is None and MANAGED_PROVIDER in text and scan_managed_provider(text) is None:
+        try:
+            parse_config_readonly(text)
+        except AuthError as exc:  # the managed provider is there, in a file that does not parse
+            raise _cannot_tell(exc) from None
     return managed if managed is not None else Selection(None, settings.base_url("cn"), "the default slot")
+
+
+def _cannot_tell(exc: AuthError) -> AuthError:
+    """config.toml names the active account, and it cannot be read: the token of whichever slot
+    would otherwise be used may be another account's, so none is handed out unless one is named."""
+    return AuthError(
+        f"{exc.message}; it says which account is active, so no token is handed out until it can be read "
+        "or the account is named (--account NAME, --region cn|global or --slot NAME)",
+        exc.hint,
+        kind=Problem.CONFIG,
+    )
 
 
 def managed_selection(text: str, untrusted: str | None = None) -> Selection | None:
