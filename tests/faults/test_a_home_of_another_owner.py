@@ -175,3 +175,64 @@ def test_a_home_others_can_enter_gets_no_advice_that_cannot_work(person):
         said = result.stdout + result.stderr
         assert "chmod 700" not in said and "Traceback" not in said, said
         assert GIVE_BACK + str(config) in said
+
+
+@pytest.fixture
+def person_over_ssh(tmp_path, server):
+    """A real second user with a login shell (created for this test, removed after), whose
+    `~/.assistant-code` a `sudo` sign-in left to root, reached through a real sshd."""
+    from tests.agent.openssh import SSHD, SshServer
+
+    if not (os.path.exists(SSHD) and shutil.which("ssh") and shutil.which("useradd") and TMUX):
+        pytest.skip("needs OpenSSH, useradd and tmux")
+    user = f"aa{os.urandom(3).hex()}"
+    subprocess.run(["useradd", "-m", "-s", "/bin/sh", user], check=True, capture_output=True)
+    try:
+        subprocess.run(["usermod", "-p", "*", user], check=True, capture_output=True)  # no password, not locked
+        home = pathlib.Path(f"/home/{user}")
+        config = home / ".assistant-code"
+        (config / "credentials").mkdir(parents=True, mode=0o700)
+        os.chmod(config, 0o700)
+        where = pathlib.Path(tempfile.mkdtemp(prefix="aa-sshd-", dir="/tmp")) / "sshd"
+        sshd = SshServer(where)
+        os.chmod(where.parent, 0o755)  # sshd reads the key file as the user who logs in
+        os.chmod(where, 0o755)
+        os.chmod(where / "authorized_keys", 0o644)
+        try:
+            yield sshd, user, config
+        finally:
+            sshd.stop()
+            shutil.rmtree(where.parent, ignore_errors=True)
+    finally:
+        subprocess.run(["userdel", "-r", "-f", user], capture_output=True)
+
+
+def test_over_ssh_the_wizard_says_whose_the_home_is_and_enter_asks_for_no_code(person_over_ssh, server):
+    sshd, user, config = person_over_ssh
+    env = " ".join(
+        f"{name}={value}"
+        for name, value in {
+            "ASSISTANT_CODE_HOME": config,
+            "ASSISTANT_CLIENT_ID": "test-client",
+            "ASSISTANT_LANG": "en",
+            "PYTHONPATH": f"{ROOT}:{SITE}",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "TERM": "xterm-256color",
+            **server_env(server.url),
+        }.items()
+    )
+    remote = f"env {env} {SYSTEM_PYTHON} -m tui.cli"
+    term = Terminal("-t", *sshd.options(), f"{user}@127.0.0.1", remote, size=(100, 30), program="ssh")
+    try:
+        screen = term.wait_for("Choose the region of your account")
+        flat = " ".join(screen.replace("\u2588", " ").split())
+        assert "belongs to root (uid 0)" in flat and "sudo chown -R" in flat, screen
+        term.keys("Enter")
+        screen = term.wait_for("could not be saved")
+        flat = " ".join(screen.replace("\u2588", " ").split())
+        assert "No code was requested" in flat and "Traceback" not in flat
+        assert server.count(DEVICE_PATH) == 0
+        term.keys("q")
+        term.wait_for("EXITED=0")
+    finally:
+        term.close()
