@@ -218,8 +218,9 @@ class AssistantAuthApp(SignInFlow, App):
         """Quit; while a sign-in is in flight (or an edit unsaved), ask first."""
         from tui.app.screens.confirm import ConfirmScreen  # lazy: the wizard's cold start
 
-        if isinstance(self.screen, ConfirmScreen):
-            return  # a question is already open: answer it first
+        if isinstance(self.screen, ConfirmScreen):  # a question is open: say why Ctrl+C does not quit yet
+            self.screen.say(_("Answer the question first (y or n); then Ctrl+C quits."))
+            return
         question = self.quit_question()
         if question is None:
             self.exit()

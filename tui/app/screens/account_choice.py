@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input
 
 from tui.app.screens.confirm import keyed
+from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.app.widgets.text_field import TextField
 from tui.core.i18n import _
@@ -22,13 +23,13 @@ from tui.core.slots.accounts import name_problem
 AGAIN, ADD = "again", "add"
 
 
-class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None]):
+class AccountChoiceScreen(ModalScreen[tuple[str, str | None] | None], QuitKey):
     """(AGAIN, None), (ADD, name) or None (nothing: Esc, n)."""
 
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))
     # No letter starts a sign-in here: the name field has the focus, and a letter typed is a letter of
     # the name. The buttons (Tab, Enter) and Esc choose.
-    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel")), QUIT_KEY]
 
     def __init__(
         self, title: str, state: str, taken: set[str], again: str | None = None, explain: str | None = None

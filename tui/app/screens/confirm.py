@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -21,11 +22,12 @@ def keyed(label: str, key: str) -> str:
     return _("{label} ({key})").format(label=label, key=key)
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(ModalScreen[bool], QuitKey):
     CSS_PATH = str(pathlib.Path(__file__).with_name("confirm.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("y", "answer(True)", N_("Yes")),
         Binding("n,escape", "answer(False)", N_("No")),
+        QUIT_KEY,  # said why it does not quit at once (the app's request_quit)
         # the body (a diff) scrolls with the keyboard while a button keeps the focus
         Binding("up,k", "scroll_body(-1)", N_("Scroll up"), show=False),
         Binding("down,j", "scroll_body(1)", N_("Scroll down"), show=False),
@@ -57,6 +59,9 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield OneLine(self.question, id="confirm-title")
+            note = PlainStatic("", id="confirm-note")  # why a key does nothing yet (Ctrl+C while asked)
+            note.display = False
+            yield note
             if self.intro:
                 yield PlainStatic(self.intro, id="confirm-intro")
             if self.body:
@@ -74,6 +79,12 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(keyed(self.no_label, "n"), id="no", variant="default" if self.default_yes else "primary")
             if self.lexer:  # a diff, which can be long
                 yield Static(_("↑↓ PgUp PgDn scroll · y / n answer · Tab moves between buttons"), id="confirm-keys")
+
+    def say(self, text: str) -> None:
+        """One line under the question, in place (a toast may sit under a dialog)."""
+        note = self.query_one("#confirm-note", PlainStatic)
+        note.set_text(text)
+        note.display = True
 
     def on_mount(self) -> None:
         self.query_one("#yes" if self.default_yes else "#no", Button).focus()

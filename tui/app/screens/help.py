@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -46,9 +47,9 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ModalScreen[None], QuitKey):
     CSS_PATH = str(pathlib.Path(__file__).with_name("help.tcss"))  # loaded when first opened
-    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", N_("Close"))]
+    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_help", N_("Close")), QUIT_KEY]
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()

@@ -9,19 +9,29 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
+from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.qr import QRCode
 from tui.app.widgets.safe import OneLine
 from tui.core.i18n import _
 from tui.core.phrase import N_
 
 
-class QRScreen(ModalScreen[None]):
+class QRScreen(ModalScreen[None], QuitKey):
     """The QR code alone, for a terminal too small to show it beside the code: the address it
     encodes has the code filled in. The sign-in goes on underneath; r or Esc brings it back."""
 
     CSS_PATH = str(pathlib.Path(__file__).with_name("sign_in.tcss"))  # loaded when first opened
 
-    BINDINGS = [Binding("escape,r", "close", N_("Back to the code"))]
+    BINDINGS = [
+        Binding("escape,r", "close", N_("Back to the code")),
+        Binding("question_mark", "help_key", N_("Help"), show=False),  # the app's own `?` is cut here
+        QUIT_KEY,
+    ]
+
+    def action_help_key(self) -> None:
+        help_ = getattr(self.app, "action_help", None)
+        if callable(help_):
+            help_()
 
     def __init__(self, data: str) -> None:
         super().__init__()
