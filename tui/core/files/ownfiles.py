@@ -47,6 +47,13 @@ def open_dir(name: str, create: bool) -> int | None:
         os.makedirs(root, mode=0o700, exist_ok=True)
         with contextlib.suppress(FileExistsError):
             os.mkdir(where, 0o700)
+    return open_trusted(where)
+
+
+def open_trusted(where: str) -> int | None:
+    """A descriptor of the directory `where`, never through a link, when it is a plain directory
+    of the person's own that nobody else can write; None when it does not exist, RecordProblem
+    otherwise (checked on the opened descriptor)."""
     try:
         fd = os.open(where, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
     except FileNotFoundError:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -19,9 +18,6 @@ from tui.core.digest import sha256_hex
 from tui.core.files import ownfiles
 
 LIFETIME = 24 * 3600.0  # seconds a kept approval is offered (a refresh token older than that is likely spent)
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 def place() -> str:
@@ -46,12 +42,11 @@ def _open(create: bool) -> int | None:
         with contextlib.suppress(FileExistsError):
             os.mkdir(where, 0o700)
     try:
-        fd = os.open(where, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
-    except OSError:
+        fd = ownfiles.open_trusted(where)  # a plain directory of ours, writable by nobody else
+    except ownfiles.RecordProblem:
         return None
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or ownfiles.distrust(info) is not None or info.st_mode & 0o077:
-        os.close(fd)  # not a private directory of ours: nothing is kept in or read from it
+    if fd is not None and os.fstat(fd).st_mode & 0o077:  # tokens: not even readable by others
+        os.close(fd)
         return None
     return fd
 
