@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.config.read import config_text_and_problem, config_trust_problem, parsed_and_problem
 from tui.core.errors import AuthError
-from tui.core.files.access import home_blocked
+from tui.core.files.access import Blocked, home_blocked
 from tui.core.humantime import clock
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
@@ -48,6 +48,7 @@ class Overview:
     now: float | None = None  # the time states were classified at (None: the clock)
     away: list[Record] = field(default_factory=list)  # sign-ins that ended without a terminal, unseen
     waiting: list[Record] = field(default_factory=list)  # sign-ins still waiting for approval, any terminal
+    blocked: Blocked | None = None  # the home cannot be written by this user (another owner's): why, the fix
 
     @cached_property
     def _config(self) -> tuple[dict[str, Any], AuthError | None]:
@@ -109,7 +110,7 @@ class Overview:
         config.toml others can write. Each one line starting "warning: ", with its repair, in the
         reader's language."""
         lines = [said(warning) for warning in self.warnings]
-        blocked = home_blocked()
+        blocked = self.blocked
         if blocked is not None:
             lines.append(_("warning: {problem}. {fix}").format(problem=said(blocked.why), fix=said(blocked.fix)))
         for status in self.slots:
@@ -176,15 +177,17 @@ class Overview:
 def overview(now: float | None = None) -> Overview:
     """Everything `status`, the inspector and Home show about the slots, read once."""
     text, problem = config_text_and_problem()
+    blocked = home_blocked()  # read once: the warnings and the notices both say it
     return Overview(
         slots=list_slots(now),
-        warnings=file_warnings(),
+        warnings=file_warnings(blocked),
         managed=managed_slot(text),
         config_text=text,
         read_problem=problem,
         now=now,
         away=ondisk.away(now),
         waiting=ondisk.waiting(now),
+        blocked=blocked,
     )
 
 

@@ -202,14 +202,14 @@ def _dangling(path: str) -> AuthError:
 def _not_yours(path: str, exc: OSError) -> AuthError:
     """A file or directory of another owner (a first sign-in under sudo): not "sign in first"
     (that sign-in would fail too), but whose it is and the one command that gives it back."""
-    from tui.core.files.owner import give_back, not_mine, whose  # lazy: off token's path
+    from tui.core.files.access import give_back_step  # lazy: off token's path
+    from tui.core.files.owner import not_mine, whose  # lazy: off token's path
 
     found = not_mine(path)
     owned = "" if found is None else f"; {found[0]} belongs to {whose(found[1])}"
-    hint = Phrase(N_("Give your files back to yourself: `{command}`."), command=give_back(paths.config_dir()))
     return AuthError(
         f"Failed to read credentials at {path}: {exc.strerror or exc}{owned}",
-        hint if found is not None else "",
+        give_back_step() if found is not None else "",
         kind=Problem.NO_ACCESS,
     )
 

@@ -18,10 +18,10 @@ from tui.core.config.read import (
 )
 from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
-from tui.core.doctor.local import give_back_fix
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.models import check_models
 from tui.core.errors import AuthError
+from tui.core.files.access import give_back_step
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
@@ -206,7 +206,7 @@ def _base_url(entry: dict[str, Any], slot: str) -> Check:
             region=named[0],
             command=command,
         )
-        repair = Repair(change, lambda: _mend(Region(named[0]), named[1], base))
+        repair = Repair(change, lambda: mend_managed(Region(named[0]), named[1], base))
         return Check(
             "config.base_url", FAIL, finding, hint, {"region": regions[base], "slot_region": named[0]}, repair=repair
         )
@@ -222,11 +222,6 @@ def _base_url(entry: dict[str, Any], slot: str) -> Check:
     )
     hint = Phrase(N_("Sign in again, or check ASSISTANT_BASE_URL_CN / _GLOBAL."))
     return Check("config.base_url", WARN, finding, hint, {"base_url": base})
-
-
-def _mend(region: Region, account: str, seen_base: str) -> str:
-    """The repair: only while the entry still names this slot with the base_url reported."""
-    return mend_managed(region, account, seen_base)
 
 
 def check_config_mode(config: dict[str, Any]) -> Check:
@@ -255,7 +250,7 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     if problem:
         finding = Phrase(N_("{problem}: no refresh token is sent to a host it names."), problem=problem)
         if info.st_uid != os.getuid():
-            hint = give_back_fix()
+            hint = give_back_step()
             return Check("config.mode", FAIL, finding, hint, details)
         if not mode & 0o022:  # the directory is the trouble: files.config_dir repairs it
             return Check(

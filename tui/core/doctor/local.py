@@ -20,8 +20,7 @@ from tui.core import paths
 from tui.core.credentials.slot import parse_credentials, read_text
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.errors import AuthError
-from tui.core.files.access import DANGLING_FIX, GIVE_BACK, home_blocked
-from tui.core.files.owner import give_back
+from tui.core.files.access import DANGLING_FIX, give_back_step, home_blocked
 from tui.core.identity import read_device_id
 from tui.core.phrase import N_, Phrase
 from tui.core.repairs import (
@@ -49,18 +48,12 @@ def check_dirs() -> list[Check]:
     return [_dir_check(name, path) for name, path in dirs]
 
 
-def give_back_fix() -> str:
-    """What gives the person's files back (doctor changes no owner): one command, with sudo (a
-    plain `chown` of root's files fails), for the whole config directory."""
-    return Phrase(GIVE_BACK, command=give_back(paths.config_dir()))
-
-
 def _dir_check(name: str, path: pathlib.Path) -> Check:
     found = seen(path)
     if found is None and not _absent(path):  # a directory above it cannot be entered: not "does not exist yet"
         blocked = home_blocked()
         finding = Phrase(N_("{path} cannot be examined: {why}."), path=path, why=blocked.why if blocked else "?")
-        return Check(name, FAIL, finding, blocked.fix if blocked else give_back_fix(), {"path": str(path)})
+        return Check(name, FAIL, finding, blocked.fix if blocked else give_back_step(), {"path": str(path)})
     if found is None:
         finding = Phrase(N_("{path} does not exist yet (signing in creates it, 0700)."), path=path)
         return Check(name, OK, finding, "", {"path": str(path)})
@@ -75,7 +68,7 @@ def _dir_check(name: str, path: pathlib.Path) -> Check:
         finding = Phrase(
             N_("{path} belongs to uid {uid}, not to you (uid {yours})."), path=path, uid=found.uid, yours=os.getuid()
         )
-        hint = give_back_fix()
+        hint = give_back_step()
         return Check(name, FAIL, finding, hint, details)
     private = Phrase(N_("Make it private: chmod 700 {path}."), path=path)
     if mode & 0o022:  # others can replace config.toml or a credential file
@@ -182,7 +175,7 @@ def _slot_file_checks(entry: pathlib.Path) -> list[Check]:
         return [Check(name, FAIL, finding, Phrase(N_("Move it away and sign in again.")), details)]
     if info.st_uid != os.getuid():
         finding = Phrase(N_("{file} belongs to uid {uid}, not to you."), file=shown, uid=info.st_uid)
-        return [Check(name, FAIL, finding, give_back_fix(), details)]
+        return [Check(name, FAIL, finding, give_back_step(), details)]
     checks = []
     if mode & 0o077:
         readable = (

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tui.core import paths
 from tui.core.errors import AuthError, Problem
-from tui.core.files.owner import give_back, whose
+from tui.core.files.owner import give_back, not_mine, whose
 from tui.core.phrase import N_, Phrase
 
 NOT_YOURS = N_("{path} belongs to {owner}: you cannot write there (a first sign-in run with sudo?)")
@@ -101,26 +101,20 @@ def _cannot_make(directory: pathlib.Path, home: pathlib.Path) -> Blocked | None:
 
 
 def _denied(path: pathlib.Path, home: pathlib.Path, exc: OSError, uid: int | None = None) -> Blocked:
-    owner = uid if uid is not None else _first_owner(path)
-    if owner is not None and owner != os.getuid():
+    if uid is None:  # the owner of the nearest entry that can be seen: where the refusal comes from
+        found = not_mine(path)
+        uid = found[1] if found is not None else os.getuid()
+    if uid != os.getuid():
         mine = home if _within(path, home) else path
-        return Blocked(
-            path, Phrase(NOT_YOURS, path=path, owner=whose(owner)), Phrase(GIVE_BACK, command=give_back(mine))
-        )
+        return Blocked(path, Phrase(NOT_YOURS, path=path, owner=whose(uid)), give_back_step(mine))
     reason = exc.strerror or str(exc)
     return Blocked(path, Phrase(NO_WRITE, path=path, reason=reason), Phrase(CHECK_IT, path=path))
 
 
-def _first_owner(path: pathlib.Path) -> int | None:
-    """The owner of `path`, or of the nearest parent that can be seen."""
-    current = path
-    while True:
-        try:
-            return os.stat(current).st_uid
-        except OSError:
-            if current == current.parent:
-                return None
-            current = current.parent
+def give_back_step(path: str | os.PathLike[str] | None = None) -> str:
+    """The one fix for files of another owner (nothing here changes an owner): `sudo chown -R` of
+    the config directory (or of `path`), as a `Phrase`."""
+    return Phrase(GIVE_BACK, command=give_back(paths.config_dir() if path is None else path))
 
 
 def _within(path: pathlib.Path, home: pathlib.Path) -> bool:

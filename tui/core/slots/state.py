@@ -13,7 +13,7 @@ from tui.core import paths
 from tui.core.credentials import rejections
 from tui.core.credentials.slot import field_problem, is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
-from tui.core.files.access import home_blocked
+from tui.core.files.access import Blocked
 from tui.core.files.owner import give_back, not_mine, whose
 from tui.core.files.regular import describe, read_regular_stat
 from tui.core.i18n import _
@@ -215,7 +215,7 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
         return replace(read, state=NOT_OBJECT, detail=f"JSON {type(data).__name__}, expected an object")
     problem = field_problem(data)
     if problem is not None:
-        state = NO_ACCESS_TOKEN if "access_token" in problem else BAD_FIELD
+        state = BAD_FIELD if isinstance(data.get("access_token"), str) else NO_ACCESS_TOKEN
         return replace(read, state=state, detail=NO_ACCESS_TOKEN_DETAIL if state == NO_ACCESS_TOKEN else problem)
     refresh, expires_at = data.get("refresh_token"), data.get("expires_at")
     parsed = replace(
@@ -280,9 +280,10 @@ def signed_in_phrase(status: SlotStatus) -> Phrase:
     return Phrase(N_("Signed in · slot {slot}"), slot=slot)
 
 
-def file_warnings() -> list[str]:
+def file_warnings(blocked: Blocked | None) -> list[str]:
     """One line per problem of the private files that is not a slot's state: a directory others
-    can read, write or enter (it should be 0700), a device_id file that is ignored. Each is a
+    can read, write or enter (it should be 0700), a device_id file that is ignored (unless the home
+    is `blocked`: another owner's, said once with its own fix). Each is a
     `Phrase` starting "warning: " (English in `status --json`, said in the reader's language)."""
     found = []
     for directory in (paths.config_dir(), paths.credentials_dir()):
@@ -298,7 +299,7 @@ def file_warnings() -> list[str]:
             )
             found.append(Phrase(text, path=directory, mode=f"{mode:04o}"))
     problem = read_device_id()[1]
-    if problem and home_blocked() is None:  # a home of another owner is said once, with its own fix
+    if problem and blocked is None:
         text = N_("warning: {problem} (no device id header is sent; remove the file to get a new one)")
         found.append(Phrase(text, problem=problem))
     return [one_line(line, 1000) for line in found]
