@@ -193,3 +193,46 @@ def test_an_unreadable_config_toml_hands_out_no_guessed_token(home, spoil):
         assert str(home / "config.toml") in result.stderr and "no token is handed out" in result.stderr
     assert run("token", "--account", "work").stdout.strip() == "at-work"
     assert run("token", "--region", "cn").stdout.strip() == "at-own"
+
+
+def test_the_background_agent_serves_the_home_its_command_named_even_a_relative_one(laptop, server, tmp_path):
+    """#58 5: the background agent runs in `/`; a relative ASSISTANT_CODE_HOME used to mean
+    another directory there (token through it: "sign in first", while status said the agent
+    serves this machine's sign-in). The start makes it absolute, and says so."""
+    import json
+    import subprocess
+
+    from tests.cli.test_cli import SCRIPT
+    from tests.waiting import PATIENCE
+
+    stored = valid(server)
+    write_creds(laptop, stored)
+    relative = os.path.relpath(laptop, tmp_path)
+    env = {**os.environ, "ASSISTANT_CODE_HOME": relative}
+    started = subprocess.run(
+        [SCRIPT, "agent", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=PATIENCE
+    )
+    assert started.returncode == 0, started.stderr
+    said = json.loads(started.stdout)
+    try:
+        assert f"ASSISTANT_CODE_HOME is a relative path ({relative}): the agent reads {laptop}" in started.stderr
+        through = {**env, "ASSISTANT_AUTH_SOCK": said["socket"]}
+        token = subprocess.run(
+            [SCRIPT, "token"], capture_output=True, text=True, env=through, cwd=tmp_path, timeout=PATIENCE
+        )
+        assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
+        assert ask(Request("ping"), said["socket"])["home"] == str(laptop)
+    finally:
+        ask(Request("stop"), said["socket"])
+
+
+def test_relative_path_settings_are_made_absolute_and_a_gone_directory_refuses(tmp_path):
+    from tui.core.agent.server.background import NotStarted, absolute_paths
+
+    env = {"ASSISTANT_CODE_HOME": "home", "SSL_CERT_FILE": "/etc/ca.pem", "HOME": "~x", "PYTHONPATH": "a:/b"}
+    made, changed = absolute_paths(env, "/w")
+    assert made == {**env, "ASSISTANT_CODE_HOME": "/w/home", "PYTHONPATH": "/w/a:/b"}
+    assert changed == [("ASSISTANT_CODE_HOME", "home", "/w/home"), ("PYTHONPATH", "a:/b", "/w/a:/b")]
+    assert absolute_paths({"SSL_CERT_FILE": "/ca"}, "") == ({"SSL_CERT_FILE": "/ca"}, [])
+    with pytest.raises(NotStarted, match="ASSISTANT_CODE_HOME is a relative path"):
+        absolute_paths(env, "")

@@ -89,7 +89,14 @@ def in_the_background(
     socket_inode, key_inode = place.ownership(path)
     handed = background.Handed(path, key, lifetime, wizard, socket_inode, key_inode)
     try:
-        pid = background.start(listener, handed)
+        env, changed = background.absolute_paths(os.environ, _here())
+        for name, was, now in changed:  # it runs in `/`: said, so a path that surprises is seen
+            err(
+                _("assistant-auth agent: {name} is a relative path ({was}): the agent reads {now}").format(
+                    name=name, was=one_line(was, 300), now=one_line(now, 300)
+                )
+            )
+        pid = background.start(listener, handed, env)
     except background.NotStarted as exc:
         place.remove(path)
         err(one_line(said(exc.args[0]), 2000))
@@ -98,6 +105,14 @@ def in_the_background(
         listener.close()
     announce(path, pid, as_json, shell)
     return EXIT_OK
+
+
+def _here() -> str:
+    """This command's directory ("" when it was removed: a relative setting then means nothing)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
 
 
 def serve_adopted(descriptor: int) -> int:

@@ -24,6 +24,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from tui.core.agent.server import place
 from tui.core.phrase import N_, Phrase
@@ -32,8 +33,25 @@ ADOPT = "--adopt"
 READY = "ready"
 START_WAIT = 60.0  # seconds for the new process to start and take the socket (a loaded machine)
 HANDED_AT_MOST = 1 << 16
+# the settings that name a path, read by this program, Python or TLS: relative to the command's
+# directory, they would mean another one in the agent's (`/`)
+PATH_SETTINGS = (
+    "ASSISTANT_CODE_HOME",
+    "HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "TMPDIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "PYTHONPATH",
+)
+PATH_LISTS = frozenset({"PYTHONPATH", "SSL_CERT_DIR"})  # lists of paths, os.pathsep between them
 
 NOT_STARTED = N_("assistant-auth agent: the background agent did not start: {reason}")
+
+RELATIVE_NOWHERE = N_("{name} is a relative path and this directory no longer exists: make it absolute")
 
 _started: list[subprocess.Popen[bytes]] = []  # kept, not waited for: the command ends at once
 
@@ -54,9 +72,10 @@ class Handed:
     key_inode: int | None = None
 
 
-def start(listener: socket.socket, handed: Handed) -> int:
+def start(listener: socket.socket, handed: Handed, env: dict[str, str] | None = None) -> int:
     """Start the background agent serving `listener` and return its pid once it said it is ready
-    (NotStarted, said, when it is not: its socket is then removed by the caller)."""
+    (NotStarted, said, when it is not: its socket is then removed by the caller). `env` is its
+    environment (`absolute_paths` of this one's: it runs in `/`)."""
     ours, theirs = socket.socketpair()
     descriptor = listener.fileno()
     try:
@@ -68,7 +87,7 @@ def start(listener: socket.socket, handed: Handed) -> int:
             pass_fds=(descriptor,),
             cwd="/",
             start_new_session=True,
-            env=_same_program(),
+            env=_same_program(os.environ if env is None else env),
         )
     except OSError as exc:
         ours.close()
@@ -91,12 +110,40 @@ def start(listener: socket.socket, handed: Handed) -> int:
     return child.pid
 
 
-def _same_program() -> dict[str, str]:
-    """The environment of the background agent: this one, with this program's own package first
+def absolute_paths(env: Mapping[str, str], cwd: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """`env` for a process that runs in `/`: every path setting this program (or Python, or TLS)
+    reads that is relative to `cwd` made absolute, and (name, as it was, as it is now) for each
+    one changed: the agent then reads the files its command meant, and the command says so. A
+    value beginning with `~` is the home's (expanded where it is read), left as it is."""
+    made = dict(env)
+    changed: list[tuple[str, str, str]] = []
+    for name in PATH_SETTINGS:
+        value = env.get(name)
+        if value is None or value.strip() == "":
+            continue
+        words = value.split(os.pathsep) if name in PATH_LISTS else [value]
+        now = os.pathsep.join(_absolute(word, cwd, name) for word in words)
+        if now != value:
+            made[name] = now
+            changed.append((name, value, now))
+    return made, changed
+
+
+def _absolute(word: str, cwd: str, name: str) -> str:
+    stripped = word.strip()
+    if stripped.startswith("~") or os.path.isabs(stripped):
+        return word
+    if not cwd:  # the command's directory is gone: the setting means no directory at all
+        raise NotStarted(Phrase(RELATIVE_NOWHERE, name=name))
+    return os.path.normpath(os.path.join(cwd, stripped))
+
+
+def _same_program(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the background agent: `env`, with this program's own package first
     on Python's path, so the new process runs the same code as the command that starts it."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))))
-    before = os.environ.get("PYTHONPATH", "")
-    return {**os.environ, "PYTHONPATH": root + (os.pathsep + before if before else "")}
+    before = env.get("PYTHONPATH", "")
+    return {**env, "PYTHONPATH": root + (os.pathsep + before if before else "")}
 
 
 def _line(conn: socket.socket) -> str:
