@@ -236,3 +236,90 @@ def test_relative_path_settings_are_made_absolute_and_a_gone_directory_refuses(t
     assert absolute_paths({"SSL_CERT_FILE": "/ca"}, "") == ({"SSL_CERT_FILE": "/ca"}, [])
     with pytest.raises(NotStarted, match="ASSISTANT_CODE_HOME is a relative path"):
         absolute_paths(env, "")
+
+
+def _through_tcp(port: int, request: Request) -> dict:
+    import json
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+        conn.sendall(request.to_line())
+        received = b""
+        while not received.endswith(b"\n"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    return json.loads(received.splitlines()[-1])
+
+
+def test_the_far_end_of_ssh_L_is_treated_as_a_server(laptop, server, tmp_path):
+    """#58 4: `ssh -L PORT:AGENT` makes sshd connect to the agent for whoever reaches PORT. That
+    peer (sshd, over a real OpenSSH) is not this machine's person: its `stop` is refused, its
+    `ping` names no path of this machine, its connection is "forwarded" in the agent's events."""
+    import subprocess
+
+    from tests.agent.openssh import SshServer, free_port, needs_openssh
+    from tests.conftest import default_signals, terminate
+    from tests.waiting import until
+
+    if needs_openssh.args[0]:
+        pytest.skip(needs_openssh.kwargs["reason"])
+    write_creds(laptop, valid(server))
+    agent = RunningAgent(os.environ.copy())
+    sshd = SshServer(tmp_path / "sshd")
+    port = free_port()
+    tunnel = subprocess.Popen(
+        ["ssh", *sshd.options(), "-N", "-o", "ExitOnForwardFailure=yes", "-L", f"127.0.0.1:{port}:{agent.path}"]
+        + [sshd.host],
+        stdin=subprocess.DEVNULL,
+        preexec_fn=default_signals,
+    )
+    try:
+
+        def up() -> bool:
+            import socket
+
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", port)) == 0
+
+        until(lambda: tunnel.poll() is not None or up())
+        assert tunnel.poll() is None
+        stopped = _through_tcp(port, Request("stop"))
+        assert stopped["ok"] is False and "not accepted through a forwarded connection" in stopped["error"]
+        pinged = _through_tcp(port, Request("ping"))
+        assert pinged["ok"] is True and str(laptop) not in repr(pinged)
+        assert ask(Request("ping"), agent.path)["ok"] is True  # the agent still serves
+        seen = ask(Request("events"), agent.path)
+        kinds = {(event["origin"], event["op"]) for event in seen["events"] if event["kind"] == "request"}
+        assert ("forwarded", "stop") in kinds and ("local", "stop") not in kinds, kinds
+    finally:
+        terminate(tunnel)
+        sshd.stop()
+        agent.stop()
+
+
+@pytest.mark.parametrize("name", ["ssh", "sshd", "sshd-session", "socat", "nc", "ncat", "websocat"])
+def test_a_relaying_program_is_forwarded_and_named(monkeypatch, name):
+    from tui.app.screens.ask import where_from
+    from tui.core.agent.server import peer
+    from tui.core.system.peercred import PeerCred
+    from tui.core.system.process import Process
+
+    monkeypatch.setattr(peer, "system_peer", lambda _sock: PeerCred(4242, os.geteuid()))
+    monkeypatch.setattr(peer, "process", lambda pid: Process(pid, os.geteuid(), name, [name, "host"], 77))
+    who = peer.peer_of(None)
+    assert who.origin == peer.FORWARDED and who.ssh == (4242, 77) and who.via == name
+    assert who.host == ("host" if name == "ssh" else "")
+    where = where_from(who.origin, who.host, who.via)
+    assert (name in where and "treated as a server" in where) if name != "ssh" else "through ssh" in where
+
+
+def test_a_program_that_relays_nothing_stays_local(monkeypatch):
+    from tui.core.agent.server import peer
+    from tui.core.system.peercred import PeerCred
+    from tui.core.system.process import Process
+
+    monkeypatch.setattr(peer, "system_peer", lambda _sock: PeerCred(4242, os.geteuid()))
+    monkeypatch.setattr(peer, "process", lambda pid: Process(pid, os.geteuid(), "python3", ["python3"], 77))
+    assert peer.peer_of(None).origin == peer.LOCAL

@@ -38,7 +38,13 @@ class AgentAnswers:
 
     def ask(self, question: Question) -> None:
         dialog = AskScreen(
-            question.connection, question.origin, question.asked_for, CONFIRM_WAIT, question.op, question.host
+            question.connection,
+            question.origin,
+            question.asked_for,
+            CONFIRM_WAIT,
+            question.op,
+            question.host,
+            question.via,
         )
         self.open[question.number] = dialog
 

@@ -73,7 +73,9 @@ class AgentApp(App[int]):
         still open then is closed as denied)."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         wait = self.agent.confirm_wait
-        dialog = AskScreen(connection.number, connection.origin, request.asked_for(), wait, request.op, connection.host)
+        dialog = AskScreen(
+            connection.number, connection.origin, request.asked_for(), wait, request.op, connection.host, connection.via
+        )
 
         chosen: list[str] = []
 

@@ -53,11 +53,14 @@ def asked_line(number: int, where: str, asked_for: str, op: str = "token") -> st
     return _(template).format(number=number, where=where, value=one_line(value, 120))
 
 
-def where_from(origin: str, host: str) -> str:
+def where_from(origin: str, host: str, via: str = "ssh") -> str:
     """Where a request comes from, as the question says it: this machine, or a server through
-    ssh (named when the ssh command line names it)."""
+    ssh (named when the ssh command line names it) or another program that relays (sshd's end of
+    `ssh -L`, socat, nc: named as the system names it)."""
     if origin == "local":
         return _("from this machine")
+    if origin == "forwarded" and via != "ssh":
+        return _("relayed by {program} (treated as a server)").format(program=via)
     if origin == "forwarded":
         return _("from {host}, through ssh").format(host=host) if host else _("forwarded through ssh")
     return _("from a process this system cannot place (treated as a server)")
@@ -79,19 +82,21 @@ class AskScreen(ModalScreen[str]):
         wait: float,
         op: str = "token",
         host: str = "",
+        via: str = "ssh",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         self.clock = clock  # the countdown's clock (fixed in the screenshot scenes)
         self.number, self.origin, self.asked_for = number, origin, one_line(asked_for, 300)
         self.host = one_line(host, 80)
+        self.via = one_line(via, 40)
         self.op = op if op in TITLES else "token"
         self.deadline = clock() + wait
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield OneLine(_(TITLES[self.op]), id="confirm-title")
-            where = where_from(self.origin, self.host)
+            where = where_from(self.origin, self.host, self.via)
             yield PlainStatic(asked_line(self.number, where, self.asked_for, self.op))
             yield PlainStatic("", id="ask-left")
             with Horizontal(id="confirm-buttons"):

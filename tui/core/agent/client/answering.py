@@ -39,6 +39,7 @@ class Question:
     asked_for: str  # the selector as the request gave it ("" for the default slot): shown as plain text
     op: str = "token"  # what is asked: a token, the slots (status), the agent's events
     host: str = ""  # forwarded: the host the ssh connection reaches, as its command line names it (plain text)
+    via: str = "ssh"  # forwarded: the program that relayed it (plain text)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,9 @@ def _message(line: bytes) -> Question | Withdrawn | None:
     asked_for = data.get("asked_for")
     op = data.get("op") if data.get("op") in ASKABLE else "token"
     host = data.get("host") if isinstance(data.get("host"), str) else ""
-    return Question(number, connection, origin, asked_for if isinstance(asked_for, str) else "", str(op), str(host))
+    via = data.get("via") if isinstance(data.get("via"), str) and data.get("via") else "ssh"
+    said_for = asked_for if isinstance(asked_for, str) else ""
+    return Question(number, connection, origin, said_for, str(op), str(host), str(via))
 
 
 def _whole(value: object) -> int | None:

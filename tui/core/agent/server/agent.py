@@ -187,7 +187,7 @@ class Agent:
                 await self._send(writer, failure("the agent is busy: too many connections", EXIT_AGAIN))
                 self._tell(Event(time.time(), number, "refused", origin, outcome="busy"))
                 return
-            self.connections[number] = Connection(number, origin, ssh=who.ssh, host=who.host)
+            self.connections[number] = Connection(number, origin, ssh=who.ssh, host=who.host, via=who.via)
             # a uid the system does not say: the socket's mode (0600 in a 0700 directory) is the wall, and said
             self._tell(Event(time.time(), number, "connected", origin, outcome="uid unknown" if uid is None else ""))
             await self._requests(number, origin, reader, writer)

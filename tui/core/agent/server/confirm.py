@@ -38,6 +38,7 @@ class Connection:
     allowed: bool = False  # with --confirm: the person allowed it (or it showed the answer key: the agent's machine)
     ssh: tuple[int, int] | None = None  # forwarded: the SSH connection it came through (ssh's pid, start time)
     host: str = ""  # forwarded: the host that ssh reaches
+    via: str = "ssh"  # forwarded: the program that relays it (ssh, sshd, socat, ...)
 
 
 Ask = Callable[[Connection, Request], Awaitable[str]]
@@ -124,7 +125,13 @@ class Confirm:
         wizard.pending[number] = answered
         try:
             asked = question(
-                number, connection.number, connection.origin, request.op, request.asked_for(), connection.host
+                number,
+                connection.number,
+                connection.origin,
+                request.op,
+                request.asked_for(),
+                connection.host,
+                connection.via,
             )
             await self.send(wizard.writer, asked)
             return await answered

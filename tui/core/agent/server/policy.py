@@ -1,7 +1,7 @@
 """Who is answered what: the agent's access policy as one table (pure), and the rule that keeps
 the agent's machine out of what a forwarded connection reads.
 
-| operation | from this machine | forwarded (through ssh) |
+| operation | from this machine | forwarded (through ssh, or relayed: sshd, socat, nc) |
 |---|---|---|
 | `ping` (alive: no identity, no path) | served | served |
 | `token`, `status`, `events` | served; under `--confirm`, once the person allowed it | the same |

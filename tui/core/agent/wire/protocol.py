@@ -201,7 +201,9 @@ def parse_request(line: bytes) -> Request:
     return Request(str(op), selector, min_ttl, key, data.get("notify") is True)
 
 
-def question(number: int, connection: int, origin: str, op: str, asked_for: str, host: str = "") -> bytes:
+def question(
+    number: int, connection: int, origin: str, op: str, asked_for: str, host: str = "", via: str = "ssh"
+) -> bytes:
     return encode(
         {
             "v": VERSION,
@@ -211,6 +213,7 @@ def question(number: int, connection: int, origin: str, op: str, asked_for: str,
             "op": op,
             "asked_for": asked_for,
             "host": host,
+            "via": via,
         }
     )
 
