@@ -323,3 +323,66 @@ def test_a_program_that_relays_nothing_stays_local(monkeypatch):
     monkeypatch.setattr(peer, "system_peer", lambda _sock: PeerCred(4242, os.geteuid()))
     monkeypatch.setattr(peer, "process", lambda pid: Process(pid, os.geteuid(), "python3", ["python3"], 77))
     assert peer.peer_of(None).origin == peer.LOCAL
+
+
+def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
+    """#58 3: `logout` of the active account (work) waits for its slot's lock, held by a process
+    following the official client's protocol; meanwhile `switch zulu` finishes. The logout used to
+    have read "work is active" before the wait and then switched to its own choice (alpha),
+    undoing the switch. Now which account is active is read after the wait, and the switch
+    written only if config.toml, read again under its lock, still names work."""
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import SCRIPT
+    from tests.waiting import PATIENCE
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.keys import account_key, account_slot
+    from tui.core.slots.choice import managed_slot
+
+    for name in ("work", "alpha", "zulu"):
+        write_creds(
+            home,
+            {"access_token": f"at-{name}", "refresh_token": "rt", "expires_at": 4_000_000_000},
+            account_slot("cn", name),
+        )
+    provision_managed_provider(account_key("cn", "work"), "cn")
+    lock = home / "credentials" / f"{account_slot('cn', 'work')}.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()",
+            str(lock),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout.readline().strip() == "held"
+    logout = subprocess.Popen(
+        [SCRIPT, "logout", "--account", "work", "--region", "cn", "--yes"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert logout.stderr is not None
+        waiting = logout.stderr.readline()  # the exact state: it says it waits for the slot's lock
+        assert "Waiting for" in waiting, waiting
+        switched = subprocess.run([SCRIPT, "switch", "zulu"], capture_output=True, text=True, timeout=PATIENCE)
+        assert switched.returncode == 0, switched.stderr
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        out, rest = logout.communicate(timeout=PATIENCE)
+    finally:
+        holder.kill()
+        holder.wait()
+        if logout.poll() is None:
+            logout.kill()
+    assert logout.returncode == 0, rest
+    assert managed_slot() == account_slot("cn", "zulu")
+    assert "The managed provider uses account zulu (cn)." in out + rest, (out, rest)
+    assert not (home / "credentials" / f"{account_slot('cn', 'work')}.json").exists()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pathlib
 from dataclasses import dataclass
 
+from tui.core.config.provider import NotAsDecided
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import account_of_slot, login_command
@@ -17,6 +18,7 @@ from tui.core.phrase import N_, Phrase, said
 from tui.core.regions import Region
 from tui.core.signin.store import remove_signin
 from tui.core.slots.accounts import Account, account_label, switch_command
+from tui.core.slots.choice import managed_slot
 from tui.core.slots.switch import switch_account
 
 
@@ -46,16 +48,19 @@ def successor(accounts: list[Account], removed: str) -> Account | None:
 def sign_out(storage_name: str) -> SignedOut:
     """Remove `storage_name`'s credential file (OSError when it cannot be) and, when it was the
     active account, switch to a remaining one."""
-    view = overview()  # read once: the sign-out changes only the removed slot, which `successor` leaves out
+    path = remove_signin(storage_name)  # after the wait for its locks, which account is active is read
+    view = overview()  # once: the removed slot is missing now, and `successor` leaves it out besides
     was_active = view.managed == storage_name and account_of_slot(storage_name) is not None
-    path = remove_signin(storage_name)
     if not was_active:
         other = account_label(view.managed) if account_label(storage_name) else None
         return SignedOut(path, active=other)
     chosen = successor(view.accounts, storage_name)
     if chosen is not None:
         try:
-            return SignedOut(path, switched=switch_account(Region(chosen.region), chosen.name))
+            switched = switch_account(Region(chosen.region), chosen.name, only_from=storage_name)
+            return SignedOut(path, switched=switched)
+        except NotAsDecided:  # a switch made meanwhile (read again under config.toml's lock) stands
+            return SignedOut(path, active=account_label(managed_slot()))
         except AuthError as exc:  # config.toml's lock held, the file unreadable: said as what happened
             return SignedOut(
                 path,

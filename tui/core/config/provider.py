@@ -6,6 +6,7 @@ tomlkit is imported lazily: only a sign-in or a config edit pays for it.
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
 from tui.core import paths
@@ -208,16 +209,26 @@ def apply_managed_provider(text: str, oauth_key: str, region: Region | str) -> s
 EDIT_TRIES = 5  # read-modify-write rounds when another program keeps changing the file meanwhile
 
 
-def provision_managed_provider(oauth_key: str, region: Region | str) -> None:
+class NotAsDecided(Exception):
+    """config.toml, read again under its lock, is no longer what the edit was decided on (another
+    command switched meanwhile): nothing was written."""
+
+
+def provision_managed_provider(
+    oauth_key: str, region: Region | str, *, only_if: Callable[[str], bool] | None = None
+) -> None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive. One writer of
     ours at a time (`guard.config_edit`); a change by another program between our read and our
     write (the official client takes no lock) is seen by a second read and the edit made again
-    on what it wrote, so its change is not lost."""
+    on what it wrote, so its change is not lost. `only_if`: the decision's premise, checked on the
+    text read under the lock (NotAsDecided, nothing written, when it no longer holds)."""
     from tomlkit.exceptions import TOMLKitError  # lazy: heavy: tomlkit
 
     with config_edit():
         for _round in range(EDIT_TRIES):
             previous = read_config_text()
+            if only_if is not None and not only_if(previous):
+                raise NotAsDecided
             try:
                 text = apply_managed_provider(previous, oauth_key, region)
             except TOMLKitError as exc:  # a document tomlkit parsed but cannot edit (e.g. out-of-order tables)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
+from tui.core.config.guard import config_edit
 from tui.core.config.provider import write_config_text
 from tui.core.config.read import (
     holds_secret,
@@ -49,18 +50,19 @@ from tui.core.slots.switch import mend_managed
 
 def _restore_host(name: str, host: str) -> Repair:
     def apply() -> str:
-        previous = read_config_text()
-        config = parse_config_readonly(previous)
-        if inferred_hosts(config).get(name) != host:  # the reported fact, re-checked on the text written over
-            raise NotDone(
-                Phrase(
-                    N_("{path}: the oauth table of {table} {changed}"),
-                    path=paths.config_path(),
-                    table=f'[providers."{name}"]',
-                    changed=CHANGED,
+        with config_edit():  # read, re-check and write under config.toml's lock: no switch lands between
+            previous = read_config_text()
+            config = parse_config_readonly(previous)
+            if inferred_hosts(config).get(name) != host:  # the reported fact, re-checked on the text written over
+                raise NotDone(
+                    Phrase(
+                        N_("{path}: the oauth table of {table} {changed}"),
+                        path=paths.config_path(),
+                        table=f'[providers."{name}"]',
+                        changed=CHANGED,
+                    )
                 )
-            )
-        write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
+            write_config_text(edit_provider(previous, name, {"oauth_host": host}), previous=previous)
         return Phrase(
             N_("wrote {setting} into {table}"), setting=f'oauthHost = "{host}"', table=f'[providers."{name}"].oauth'
         )

@@ -5,8 +5,8 @@ config.toml is shared with the official client, so a switch moves both tools to 
 
 from __future__ import annotations
 
-from tui.core.config.provider import provision_managed_provider
-from tui.core.config.read import read_config_readonly
+from tui.core.config.provider import NotAsDecided, provision_managed_provider
+from tui.core.config.read import parse_config_readonly, read_config_readonly
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import (
@@ -23,6 +23,8 @@ from tui.core.slots.advice import next_step
 from tui.core.slots.choice import managed_slot
 from tui.core.slots.state import EXPIRED, MISSING, REVOKED, slot_status
 from tui.core.untrusted import one_line
+
+CHANGED_WHILE_SWITCHING = N_("config.toml changed while it was being switched; nothing was written: switch again")
 
 
 def managed_region() -> Region | None:
@@ -42,15 +44,20 @@ def switch_region(region: Region) -> str:
     return switch_account(region, DEFAULT_ACCOUNT)
 
 
-def switch_account(region: Region, name: str) -> str:
+def switch_account(region: Region, name: str, *, only_from: str | None = None) -> str:
     """Point `managed:assistant-code` at account `name` of `region`: its slot's key and the
     region's base URL and host, nothing else of config.toml, never a credential file. Returns a
-    one-line confirmation; AuthError when that account cannot be used (said how to sign in)."""
+    one-line confirmation; AuthError when that account cannot be used (said how to sign in).
+    `only_from`: switch only while the managed provider still uses that slot, as read under
+    config.toml's lock (NotAsDecided otherwise: a switch made meanwhile stands)."""
     slot = account_slot(region, name)
     named = name != DEFAULT_ACCOUNT
     label = f"{name} ({region.value})" if named else region.value
     if managed_slot() == slot:
-        mended = _mend_if_elsewhere(region, name, label)
+        try:
+            mended = _mend_if_elsewhere(region, name, label)
+        except NotAsDecided:
+            raise AuthError(CHANGED_WHILE_SWITCHING) from None
         if mended:
             return mended
         if named:
@@ -67,7 +74,8 @@ def switch_account(region: Region, name: str) -> str:
             # a file that must be repaired first (another owner's, a dangling link, a broken one) says how
             first if status.state in (MISSING, REVOKED, EXPIRED) else next_step(status),
         )
-    provision_managed_provider(account_key(region, name), region)
+    premise = None if only_from is None else (lambda text: managed_slot(text) == only_from)
+    provision_managed_provider(account_key(region, name), region, only_if=premise)
     if named and status.identity:
         text = _(
             "The managed provider now uses account {account} ({who}); the official client follows "
@@ -96,6 +104,19 @@ def _managed_base() -> str | None:
         providers = read_config_readonly().get("providers")
     except AuthError:
         return None
+    return _base_in(providers)
+
+
+def _base_of(text: str) -> str | None:
+    """The same, of config.toml's `text` as read under its lock."""
+    try:
+        providers = parse_config_readonly(text).get("providers")
+    except AuthError:
+        return None
+    return _base_in(providers)
+
+
+def _base_in(providers: object) -> str | None:
     entry = providers.get(MANAGED_PROVIDER) if isinstance(providers, dict) else None
     base = entry.get("base_url") if isinstance(entry, dict) else None
     return base.rstrip("/") if isinstance(base, str) else None
@@ -103,11 +124,17 @@ def _managed_base() -> str | None:
 
 def _mend_if_elsewhere(region: Region, name: str, label: str) -> str | None:
     """The managed provider names this account's slot but another region's API (a backup of
-    config.toml from the other region, a hand edit): its region's fields are written again."""
+    config.toml from the other region, a hand edit): its region's fields are written again, only
+    while config.toml (read again under its lock) still says so."""
     base = _managed_base()
     if base is None or base == endpoints(region).base_url.rstrip("/"):
         return None
-    provision_managed_provider(account_key(region, name), region)
+    slot = account_slot(region, name)
+
+    def still(text: str) -> bool:
+        return managed_slot(text) == slot and _base_of(text) == base
+
+    provision_managed_provider(account_key(region, name), region, only_if=still)  # NotAsDecided: changed
     return _(
         "The managed provider used {account}'s tokens with another API ({base}): its base_url and host "
         "are {region}'s again (nothing else changed)."
@@ -117,7 +144,11 @@ def _mend_if_elsewhere(region: Region, name: str, label: str) -> str | None:
 def mend_managed(region: Region, name: str, seen_base: str) -> str:
     """doctor's repair of the same: only while the entry still names this account's slot and the
     base_url reported (else nothing is done)."""
+    changed = NotDone(Phrase(N_("config.toml {changed}"), changed=CHANGED))
     if managed_slot() != account_slot(region, name) or _managed_base() != seen_base:
-        raise NotDone(Phrase(N_("config.toml {changed}"), changed=CHANGED))
+        raise changed
     label = f"{name} ({region.value})" if name != DEFAULT_ACCOUNT else region.value
-    return _mend_if_elsewhere(region, name, label) or _("nothing to change")
+    try:
+        return _mend_if_elsewhere(region, name, label) or _("nothing to change")
+    except NotAsDecided:
+        raise changed from None
