@@ -386,3 +386,99 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
     assert managed_slot() == account_slot("cn", "zulu")
     assert "The managed provider uses account zulu (cn)." in out + rest, (out, rest)
     assert not (home / "credentials" / f"{account_slot('cn', 'work')}.json").exists()
+
+
+SERVER_CONFIG = """# the server's own settings
+[providers."managed:assistant-code"]
+type = "assistant"
+base_url = "https://api.cn.assistant.example/coding/v1"
+api_key = "sk-server-own-key"  # the key this server used before
+managed = true
+oauth = { storage = "file", key = "oauth/assistant-code" }
+"""
+
+
+def test_the_relay_keeps_a_servers_api_key_and_says_how_to_take_it_back(laptop, server, server_home):
+    """#58 2: pointing a server's managed provider at the token's region used to write
+    `api_key = ""` and keep no copy. Now config.toml as it was is kept beside it (yours alone),
+    and the relay says what it changed and the one command that undoes it."""
+    import shlex
+    import stat
+    import subprocess
+
+    from tests.agent.conftest import on_server, run_on_server
+    from tui.core.keys import account_slot, region_key
+
+    made = {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800}
+    write_creds(laptop, made, name=account_slot("global", "work"))
+    (server_home / "config.toml").write_text(SERVER_CONFIG)
+    agent = RunningAgent(os.environ.copy())
+    try:
+        env = on_server(agent.path, server_home)
+        done = run_on_server(env, "relay", "--once", "--account", "work", "--region", "global")
+    finally:
+        agent.stop()
+    assert done.returncode == 0, done.stderr
+    assert "now uses the global region" in done.stderr
+    copies = list(server_home.glob("config.toml.before-*"))
+    assert len(copies) == 1 and copies[0].read_text() == SERVER_CONFIG
+    assert stat.S_IMODE(copies[0].stat().st_mode) == 0o600
+    assert "sk-server-own-key" not in done.stderr  # the key is kept, never said
+    undo = f"cp {shlex.quote(str(copies[0]))} {shlex.quote(str(server_home / 'config.toml'))}"
+    assert f"`{undo}` takes it back" in done.stderr, done.stderr
+    now = (server_home / "config.toml").read_text()
+    assert 'api_key = ""' in now and f'key = "{region_key("global")}"' in now
+    subprocess.run(undo, shell=True, check=True)  # noqa: S602 - the command the relay said, as a person types it
+    assert (server_home / "config.toml").read_text() == SERVER_CONFIG
+
+
+def test_a_sign_in_and_a_switch_keep_an_api_key_they_empty(home):
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.keys import account_key, account_slot
+    from tui.core.regions import Region
+    from tui.core.slots.switch import switch_account
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(SERVER_CONFIG)
+    copy = provision_managed_provider(account_key("cn", "default"), "cn")
+    assert copy is not None and copy.read_text() == SERVER_CONFIG
+    assert provision_managed_provider(account_key("cn", "default"), "cn") is None  # nothing of theirs emptied now
+    (home / "config.toml").write_text(SERVER_CONFIG)
+    write_creds(
+        home, {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000}, account_slot("cn", "w")
+    )
+    said = switch_account(Region("cn"), "w")
+    assert "api_key was emptied" in said and "takes it back" in said
+    assert len(list(home.glob("config.toml.before-*"))) == 2
+
+
+def test_no_copy_no_write(home, monkeypatch):
+    """A copy that cannot be kept (a full disk) leaves config.toml and its key as they were."""
+    from tui.core.config.provider import provision_managed_provider
+    from tui.core.errors import AuthError
+    from tui.core.keys import account_key
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(SERVER_CONFIG)
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tui.core.config.provider.keep", full)
+    with pytest.raises(AuthError, match="its api_key could not be kept first"):
+        provision_managed_provider(account_key("cn", "default"), "cn")
+    assert (home / "config.toml").read_text() == SERVER_CONFIG
+
+
+def test_a_real_sign_in_says_where_the_api_key_it_emptied_is_kept(home, server):
+    from tests.cli.test_cli import run
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(SERVER_CONFIG)
+    server.auto_approve = 0.3
+    done = run("login", "--no-tui", "--no-browser")
+    assert done.returncode == 0, done.stderr
+    copies = list(home.glob("config.toml.before-*"))
+    assert len(copies) == 1 and "sk-server-own-key" in copies[0].read_text()
+    assert "api_key was emptied" in done.stderr and str(copies[0]) in done.stderr
+    assert "sk-server-own-key" not in done.stderr + done.stdout

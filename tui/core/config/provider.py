@@ -11,6 +11,7 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.config.guard import config_edit
+from tui.core.config.kept import api_key_of_managed, keep
 from tui.core.config.read import (
     BOM,
     CONFIG_LABEL,
@@ -215,13 +216,16 @@ class NotAsDecided(Exception):
 
 
 def provision_managed_provider(
-    oauth_key: str, region: Region | str, *, only_if: Callable[[str], bool] | None = None
-) -> None:
+    oauth_key: str, region: Region | str, *, only_if: Callable[[str], bool] | None = None, keep_any: bool = False
+) -> pathlib.Path | None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive. One writer of
     ours at a time (`guard.config_edit`); a change by another program between our read and our
     write (the official client takes no lock) is seen by a second read and the edit made again
     on what it wrote, so its change is not lost. `only_if`: the decision's premise, checked on the
-    text read under the lock (NotAsDecided, nothing written, when it no longer holds)."""
+    text read under the lock (NotAsDecided, nothing written, when it no longer holds). Returns
+    the copy of config.toml kept first when the write empties an `api_key` someone put in the
+    managed entry (`tui.core.config.kept`), else None; no copy, no write (AuthError). `keep_any`:
+    keep the copy before any change to an existing file (the relay changes a server's own file)."""
     from tomlkit.exceptions import TOMLKitError  # lazy: heavy: tomlkit
 
     with config_edit():
@@ -235,7 +239,18 @@ def provision_managed_provider(
                 raise config_error(exc) from None
             if read_config_text() == previous:
                 break
+        copy = None
+        changes = text != previous and previous.strip() != ""
+        if api_key_of_managed(previous) or (keep_any and changes):  # someone's api_key: kept before it is emptied
+            try:
+                copy = keep(previous, paths.config_path())
+            except OSError as exc:
+                raise AuthError(
+                    f"Failed to write {CONFIG_LABEL} config: its api_key could not be kept first "
+                    f"({exc.strerror or exc}); nothing was changed"
+                ) from None
         write_config_text(text, previous=previous)
+        return copy
 
 
 def list_providers(doc: Any) -> list[tuple[str, Any]]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.core import paths
+from tui.core.config.kept import kept_note
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
+from tui.core.phrase import said
 from tui.core.signin import kept
 from tui.core.signin.moves import Moves
 from tui.core.signin.saving import Approval
@@ -33,8 +36,10 @@ class Saving(Moves):
         if self.detached:
             self.approval.bind(self.LOCK_WAIT_DETACHED)
         name = await self.approval.save()
-        self.approval = None
-        self.config_note = exposure()  # config.toml others can read or write: said, with the fix
+        copy, self.approval = self.approval.config_copy, None
+        # config.toml kept before its api_key was emptied, and others that can read or write it: said
+        notes = [said(kept_note(copy, paths.config_path())) if copy else None, exposure()]
+        self.config_note = " ".join(note for note in notes if note) or None
         return name
 
     async def _save_kept(self, tokens: dict[str, Any]) -> Outcome:

@@ -9,6 +9,7 @@ gets a bound. When that happens in the middle of a wait, the wait restarts with 
 from __future__ import annotations
 
 import asyncio
+import pathlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ from tui.core.keys import login_command
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.signin import kept
-from tui.core.signin.store import save_signin, slot_of
+from tui.core.signin.store import save_signin_keeping, slot_of
 
 
 class Approval:
@@ -32,8 +33,9 @@ class Approval:
         self.account = account  # the named account they go to (None: the region's own slot)
         self.on_wait = on_wait  # "Waiting for …" lines while the slot's locks are held elsewhere
         self.bound: float | None = None  # seconds the wait for the locks may take (None: no bound)
-        self._task: asyncio.Future[str] | None = None
+        self._task: asyncio.Future[tuple[str, pathlib.Path | None]] | None = None
         self._rebound = False  # the wait in progress was cancelled to restart it with the bound
+        self.config_copy: pathlib.Path | None = None  # config.toml kept before its api_key was emptied
 
     def bind(self, seconds: float) -> None:
         """Nobody watches any more: wait at most `seconds` for the locks, a wait in progress too."""
@@ -47,10 +49,11 @@ class Approval:
         with reporting_to(self.on_wait):
             while True:
                 self._task = asyncio.ensure_future(
-                    save_signin(self.tokens, self.region, timeout=self.bound, account=self.account)
+                    save_signin_keeping(self.tokens, self.region, timeout=self.bound, account=self.account)
                 )
                 try:
-                    return await self._task
+                    name, self.config_copy = await self._task
+                    return name
                 except asyncio.CancelledError:
                     if not self._rebound:
                         raise

@@ -56,10 +56,18 @@ async def save_signin(
     """Spec 4.4 for async callers; returns the storage name. `timeout`: seconds to wait for the
     slot's locks (None: as long as it takes). `account`: a named account (README, "Accounts"):
     its own slot, and the managed provider points at it (the sign-in makes it the active one)."""
+    storage_name, _copy = await save_signin_keeping(token_response, region, timeout=timeout, account=account)
+    return storage_name
+
+
+async def save_signin_keeping(
+    token_response: Mapping[str, Any], region: Region, *, timeout: float | None = None, account: str | None = None
+) -> tuple[str, pathlib.Path | None]:
+    """`save_signin`, and the copy of config.toml kept when the managed provider's api_key was
+    emptied (`tui.core.config.kept`): the sign-in says where it is."""
     async with hold_slot(slot_of(region, account), timeout=timeout, purpose=PURPOSE, write_error=True):
         oauth_key, storage_name = write_signin_tokens(token_response, region, account)
-    provision_managed_provider(oauth_key, region)
-    return storage_name
+    return storage_name, provision_managed_provider(oauth_key, region)
 
 
 def persist_device_signin(

@@ -5,6 +5,8 @@ config.toml is shared with the official client, so a switch moves both tools to 
 
 from __future__ import annotations
 
+from tui.core import paths
+from tui.core.config.kept import kept_note
 from tui.core.config.provider import NotAsDecided, provision_managed_provider
 from tui.core.config.read import parse_config_readonly, read_config_readonly
 from tui.core.errors import AuthError
@@ -16,7 +18,7 @@ from tui.core.keys import (
     account_of_slot,
     account_slot,
 )
-from tui.core.phrase import N_, Phrase
+from tui.core.phrase import N_, Phrase, said
 from tui.core.regions import Region, endpoints
 from tui.core.repairs import CHANGED, NotDone
 from tui.core.slots.advice import next_step
@@ -75,7 +77,8 @@ def switch_account(region: Region, name: str, *, only_from: str | None = None) -
             first if status.state in (MISSING, REVOKED, EXPIRED) else next_step(status),
         )
     premise = None if only_from is None else (lambda text: managed_slot(text) == only_from)
-    provision_managed_provider(account_key(region, name), region, only_if=premise)
+    copy = provision_managed_provider(account_key(region, name), region, only_if=premise)
+    kept = "" if copy is None else " " + said(kept_note(copy, paths.config_path()))
     if named and status.identity:
         text = _(
             "The managed provider now uses account {account} ({who}); the official client follows "
@@ -95,7 +98,7 @@ def switch_account(region: Region, name: str, *, only_from: str | None = None) -
         text = _(
             "The managed provider now uses {region}; the official client follows this switch too (config.toml is shared)."
         )
-    return text.format(region=region.value, who=status.identity, account=label)
+    return text.format(region=region.value, who=status.identity, account=label) + kept
 
 
 def _managed_base() -> str | None:
