@@ -87,3 +87,36 @@ async def test_the_question_says_what_the_copy_is_whole_at_every_width(home, siz
         assert intro.size.width <= app.screen.query_one("#confirm").size.width
         assert intro.size.height >= 2 and intro.virtual_size.width <= intro.size.width
         await pilot.press("n")
+
+
+TOO_LARGE = GOOD + "# pasted\r\n" * 120_000  # over the 1 MiB every reader of config.toml takes
+
+
+@pytest.mark.parametrize("size", [(60, 18), (80, 24), (100, 30)])
+async def test_a_file_too_large_to_read_offers_its_copy_and_no_save(home, size):
+    """#58 6, #57 8: a config.toml too large for its readers is one that does not parse: the
+    editor offers `b` (the restore, the file replaced whole, said with its size) and never
+    `^s Save`, which could only answer "Nothing to save"."""
+    path = planted(home, current=TOO_LARGE)
+    app = AssistantAuthApp(start="providers")
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "ProvidersScreen" and "larger than" in screen_text(app))
+        assert app.screen.check_action("restore_backup", ()) and not app.screen.check_action("save", ())
+        assert "Save" not in footer_text(app)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
+        assert "replaced whole by its copy" in screen_text(app) and "sk-secret-value-1234" not in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(app) == "ProvidersScreen" and "restored" in screen_text(app))
+        assert app.screen.check_action("save", ()) and not app.screen.check_action("restore_backup", ())
+    assert path.read_bytes() == GOOD.encode()
+    assert [p.read_bytes() for p in home.glob("config.toml.corrupt-*")] == [TOO_LARGE.encode()]
+
+
+async def test_a_file_that_cannot_be_read_and_has_no_copy_offers_neither(home):
+    planted(home, current=TOO_LARGE, copy=None)
+    app = AssistantAuthApp(start="providers")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "ProvidersScreen" and "larger than" in screen_text(app))
+        assert "Save" not in footer_text(app) and "Restore" not in footer_text(app)
+        assert "left as it is" in screen_text(app)

@@ -126,3 +126,25 @@ def test_doctor_offers_the_restore_and_fix_applies_it(home):
     assert "-[broken" in fixed.stderr and "sk-secret-value-1234" not in fixed.stderr + fixed.stdout  # the diff, masked
     assert "restored" in fixed.stderr
     assert (paths.config_path()).read_bytes() == GOOD.encode()
+
+
+def test_the_editor_never_saves_what_its_reader_refuses(home):
+    """#58 6: a large paste made config.toml larger than its reader takes; the save is refused
+    before anything is written (and doctor --fix then offers the good copy: below)."""
+    from tui.core.config.edit import load_snapshot, save_snapshot
+    from tui.core.errors import AuthError
+
+    path = planted(home, current=GOOD, copy=None)
+    snapshot = load_snapshot(path)
+    with pytest.raises(AuthError, match="more than its readers take"):
+        save_snapshot(snapshot, GOOD + "# pasted\n" * 200_000)
+    assert path.read_bytes() == GOOD.encode() and not backup_path(path).exists()
+
+
+def test_doctor_fix_restores_a_file_too_large_to_read(home):
+    from tests.cli.test_cli import run
+
+    path = planted(home, current=GOOD + "# pasted\n" * 200_000)
+    done = run("doctor", "--fix", "--yes")
+    assert f"repaired: restored {path} from {backup_path(path)}" in done.stdout, done.stdout
+    assert path.read_bytes() == GOOD.encode()

@@ -139,7 +139,7 @@ class Overview:
             from tui.core.config.restore import backup_path, restore_offer  # lazy: the wizard's cold start
 
             lines = [_("warning: {problem}").format(problem=problem.said(lead=False))]
-            restore = restore_offer() if self.read_problem is None else None
+            restore = restore_offer()  # a file that does not parse, or one too large to read
             if restore is not None:
                 lines.append(
                     _(

@@ -20,6 +20,7 @@ from tui.core.config.edit import (
     ConfigChanged,
     Snapshot,
     edit_provider,
+    fits,
     load_snapshot,
     masked_diff,
     provider_fields,
@@ -69,9 +70,13 @@ MOVED_ON_DISK = N_(
 )
 
 
-def read_only_text(problem: AuthError, restorable: pathlib.Path | None) -> str:
-    """Why the file is shown read-only; with `restorable` (its path), that `b` restores its copy."""
-    text = _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=problem)
+def read_only_text(problem: AuthError, restorable: pathlib.Path | None, *, shown: bool = True) -> str:
+    """Why the file is shown read-only (`shown`: below; else not at all: it could not be read);
+    with `restorable` (its path), that `b` restores its copy."""
+    if shown:
+        text = _("{problem}\nThe file is shown read-only below and will not be overwritten.").format(problem=problem)
+    else:
+        text = _("{problem}\nThe file is left as it is.").format(problem=problem)
     if restorable is None:
         return text
     backup = short_path(backup_path(restorable))
@@ -144,18 +149,21 @@ class ProvidersScreen(AppScreen[None]):
         table.clear()
         self.names = []
         self.doc = None
+        self.restore = None
         try:
             self.snapshot = load_snapshot()
-        except AuthError as exc:
+        except AuthError as exc:  # too large, not UTF-8, a FIFO: the copy is offered where one exists
             self.snapshot = None
-            self._show_problem(str(exc))
+            self.restore = restore_offer()
+            self._show_problem(read_only_text(exc, self.restore.path if self.restore else None, shown=False))
+            self.refresh_bindings()
             return
         if self.snapshot.raw is None:
             self._show_problem(
                 _("No config.toml yet at {path}; signing in creates it.").format(path=short_path(self.snapshot.path))
             )
+            self.refresh_bindings()
             return
-        self.restore = None
         try:
             self.doc = parse_config(self.snapshot.text)
             rows = provider_rows(self.doc)
@@ -261,6 +269,7 @@ class ProvidersScreen(AppScreen[None]):
             return
         try:
             new_text = edit_provider(self.snapshot.text, self.current, changes)
+            fits(new_text)  # refused before the question: a yes could not be honoured
         except AuthError as exc:
             self.notice(str(exc))
             return
@@ -288,7 +297,11 @@ class ProvidersScreen(AppScreen[None]):
         self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action != "restore_backup" or self.restore is not None  # `b` only for a file it can mend
+        if action == "restore_backup":
+            return self.restore is not None  # `b` only for a file it can mend
+        if action == "save":
+            return self.doc is not None  # ^s only for a file the form edits
+        return True
 
     def action_restore_backup(self) -> None:  # the repair doctor offers too: a diff, a question, a re-check
         def done(said_line: str | None) -> None:

@@ -17,10 +17,11 @@ from urllib.parse import urlsplit
 from tui.core import paths
 from tui.core.config.guard import config_edit
 from tui.core.config.provider import providers_table, write_config_text
-from tui.core.config.read import decode_config, parse_config, read_config_raw
+from tui.core.config.read import CONFIG_LABEL, decode_config, parse_config, read_config_raw
 from tui.core.digest import sha256_hex
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import atomic_write
+from tui.core.files.regular import MAX_FILE
 from tui.core.http import insecure_reason
 from tui.core.i18n import _
 from tui.core.keys import resolve_storage_name
@@ -263,13 +264,24 @@ def masked_diff(old: str, new: str, filename: str = "config.toml", context: int 
     return _hide_by_pattern("".join(lines))
 
 
+def fits(text: str) -> None:
+    """AuthError when `text` is larger than config.toml's readers take (a large paste): never
+    saved, as a file that does not parse is never saved."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE:
+        raise AuthError(
+            f"{CONFIG_LABEL} config would be {size} bytes, more than its readers take ({MAX_FILE}): nothing was written"
+        )
+
+
 def save_snapshot(snapshot: Snapshot, new_text: str) -> pathlib.Path | None:
     """Write `new_text` over the file loaded as `snapshot`.
 
     Raises ConfigChanged if the file on disk is no longer what was loaded. The previous content
     is kept as `config.toml.bak` (same mode). Returns the backup path, if one was written.
     """
-    parse_config(new_text)  # never write what we could not read back
+    fits(new_text)  # never write what we could not read back: too large for its readers,
+    parse_config(new_text)  # or not TOML
     with config_edit():  # one writer of ours at a time: a `switch` cannot land between the check and the write
         return _save_unchanged(snapshot, new_text)
 

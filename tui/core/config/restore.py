@@ -1,6 +1,6 @@
 """Restoring config.toml from the last good copy: the `config.toml.bak` the provider editor keeps.
 
-Offered only when config.toml does not parse and the copy does (both read through the
+Offered only when config.toml does not parse (or is too large for any reader) and the copy does (both read through the
 regular-file policy: a link, a directory, a FIFO or a file of another user is never restored from
 or over). The repair shows a diff first (secrets masked), re-checks right before acting, under
 the lock every writer of ours takes, that both files are still the bytes it showed and that
@@ -18,13 +18,13 @@ import time
 from dataclasses import dataclass
 
 from tui.core import paths
-from tui.core.config.edit import masked_diff
+from tui.core.config.edit import mask_secrets, masked_diff
 from tui.core.config.guard import config_edit
 from tui.core.config.read import BOM, decode_config, parse_config, parse_config_readonly
 from tui.core.credentials.slot import corrupt_name
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write
-from tui.core.files.regular import read_regular_stat
+from tui.core.files.regular import MAX_FILE, read_regular_stat
 from tui.core.phrase import N_, Phrase
 from tui.core.repairs import CHANGED, NotDone, Repair
 
@@ -35,8 +35,14 @@ def backup_path(path: pathlib.Path) -> pathlib.Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
+BROKEN_AT_MOST = 64 << 20  # a config.toml too large to read (over MAX_FILE) is still restored from, up to this
+
+
 def _parses(raw: bytes) -> bool:
-    """Both of our parsers read it: a copy restored must be one every reader and the editor take."""
+    """Every reader takes it (within their size bound) and both of our parsers read it: a copy
+    restored must be one every reader and the editor take; a file too large is one none does."""
+    if len(raw) > MAX_FILE:
+        return False
     try:
         text = decode_config(raw)
         parse_config_readonly(text)
@@ -46,10 +52,11 @@ def _parses(raw: bytes) -> bool:
     return True
 
 
-def _owned_regular(path: pathlib.Path) -> tuple[bytes, os.stat_result] | None:
-    """The bytes of a regular file of the person's own at `path` (never through a link), else None."""
+def _owned_regular(path: pathlib.Path, limit: int = MAX_FILE) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of a regular file of the person's own at `path` (never through a link, at most
+    `limit`), else None."""
     try:
-        raw, info = read_regular_stat(path, follow_symlinks=False)
+        raw, info = read_regular_stat(path, limit, follow_symlinks=False)
     except OSError:
         return None
     if info.st_uid != os.geteuid() or not stat.S_ISREG(info.st_mode):
@@ -85,9 +92,21 @@ class Restore:
         )
 
     def diff(self) -> str:
-        """What changes in config.toml, secrets masked (the broken side by its line patterns)."""
-        old = self.broken.decode("utf-8", errors="replace").removeprefix(BOM)
+        """What changes in config.toml, secrets masked (the broken side by its line patterns); a
+        file too large for any reader is replaced whole: its size, then the copy (no line-by-line
+        comparison of megabytes)."""
         new = self.backup.decode("utf-8", errors="replace").removeprefix(BOM)
+        if len(self.broken) > MAX_FILE:
+            size = Phrase(
+                N_("{name}: {size} MiB, more than a reader takes ({most} MiB)"),
+                name=self.path.name,
+                size=f"{len(self.broken) / (1 << 20):.1f}",
+                most=MAX_FILE >> 20,
+            )
+            lines = [f"# {size}", f"# {Phrase(N_('replaced whole by its copy:'))}"]
+            lines += [f"+{line}" for line in mask_secrets(new).splitlines()]
+            return "\n".join(lines) + "\n"
+        old = self.broken.decode("utf-8", errors="replace").removeprefix(BOM)
         return masked_diff(old, new, self.path.name)
 
     def repair(self) -> Repair:
@@ -104,7 +123,7 @@ class Restore:
 
     def apply(self) -> str:
         with config_edit():  # no writer of ours lands between the re-check and the write
-            now = _owned_regular(self.path)
+            now = _owned_regular(self.path, BROKEN_AT_MOST)
             if now is None or now[0] != self.broken:
                 raise NotDone(Phrase(N_("{path} {changed}"), path=self.path, changed=CHANGED))
             if _parses(now[0]):
@@ -126,10 +145,11 @@ class Restore:
 
 
 def restore_offer(path: pathlib.Path | None = None) -> Restore | None:
-    """A restore when config.toml is a regular file of the person's that does not parse and its
-    `.bak` is one that does; None otherwise (nothing to offer: fix it by hand)."""
+    """A restore when config.toml is a regular file of the person's that does not parse (or is
+    too large for any reader) and its `.bak` is one that does; None otherwise (nothing to offer:
+    fix it by hand)."""
     path = path or paths.config_path()
-    current = _owned_regular(path)
+    current = _owned_regular(path, BROKEN_AT_MOST)
     if current is None or _parses(current[0]):
         return None
     copy = _owned_regular(backup_path(path))
