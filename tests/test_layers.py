@@ -237,3 +237,17 @@ def test_the_agents_sides_stand_apart():
             if module == side or module.startswith(side + "."):
                 crossings += [f"{module} -> {name}" for name in imports if name.startswith(forbidden)]
     assert crossings == []
+
+
+def test_every_client_connects_through_the_one_checked_connect():
+    """#58 12: a Unix socket is reached only in `tui.core.system` (`endpoint.connect_checked`, the
+    owner and peer checks; `sockets.connect` beneath it): no product module outside the system
+    layer calls `connect` on a socket of its own."""
+    found = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(("tui.core.system", "tui.dev", "tui.demo")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "connect":
+                found.append(f"{name}:{node.lineno}")
+    assert found == []

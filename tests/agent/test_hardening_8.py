@@ -482,3 +482,71 @@ def test_a_real_sign_in_says_where_the_api_key_it_emptied_is_kept(home, server):
     assert len(copies) == 1 and "sk-server-own-key" in copies[0].read_text()
     assert "api_key was emptied" in done.stderr and str(copies[0]) in done.stderr
     assert "sk-server-own-key" not in done.stderr + done.stdout
+
+
+RECORDER = """
+import os, socket, sys
+path = sys.argv[1]
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+os.chmod(path, 0o777)
+listener.listen(8)
+print("listening", flush=True)
+while True:
+    conn, _ = listener.accept()
+    line = conn.makefile("rb").readline().decode("ascii", "replace").strip()
+    print(line, flush=True)
+    conn.close()
+    if line == "END":
+        break
+"""
+
+
+def test_the_wizards_answering_connection_never_sends_its_key_to_another_users_socket():
+    """#58 12: the answering connection did a plain connect and sent the answer key; a socket at
+    the agent's path bound by another user (the agent died, a shared /tmp place) got the key.
+    Every client now connects through the one checked connect: nothing is sent there."""
+    import subprocess
+    import tempfile
+
+    from tests.agent.another_user import NOBODY, SYSTEM_PYTHON, needs_root
+    from tui.core.agent.client.answering import offer
+    from tui.core.system.endpoint import Stranger, connect_checked
+
+    if needs_root.args[0]:
+        pytest.skip(needs_root.kwargs["reason"])
+    shared = tempfile.mkdtemp(dir="/tmp")  # noqa: S108 - a shared place, as /tmp is
+    os.chmod(shared, 0o1777)
+    path = os.path.join(shared, "agent.sock")
+    key = place.write_answer_key(path)  # the person's key, left from their agent
+
+    def as_nobody() -> None:
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+    stranger = subprocess.Popen(
+        [SYSTEM_PYTHON or "python3", "-I", "-c", RECORDER, path],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_nobody,
+        cwd="/",
+    )
+    try:
+        assert stranger.stdout is not None and stranger.stdout.readline().strip() == "listening"
+        assert offer(path) is None
+        with pytest.raises(Stranger) as refused:
+            connect_checked(path, 5)
+        assert refused.value.uid == NOBODY
+        import socket
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as marker:  # the test's own look
+            marker.connect(path)
+            marker.sendall(b"END\n")
+        heard, _ = stranger.communicate(timeout=30)
+    finally:
+        if stranger.poll() is None:
+            stranger.kill()
+        for name in os.listdir(shared):
+            os.unlink(os.path.join(shared, name))
+        os.rmdir(shared)
+    assert heard.split() == ["END"] and key not in heard

@@ -144,7 +144,6 @@ class ProvidersScreen(AppScreen[None]):
 
     # -- loading ----------------------------------------------------------------------------------
     def load(self) -> None:
-        problem = self.query_one("#config-problem", PlainStatic)
         table = self.query_one("#provider-table", DataTable)
         table.clear()
         self.names = []
@@ -153,16 +152,13 @@ class ProvidersScreen(AppScreen[None]):
         try:
             self.snapshot = load_snapshot()
         except AuthError as exc:  # too large, not UTF-8, a FIFO: the copy is offered where one exists
-            self.snapshot = None
-            self.restore = restore_offer()
+            self.snapshot, self.restore = None, restore_offer()
             self._show_problem(read_only_text(exc, self.restore.path if self.restore else None, shown=False))
-            self.refresh_bindings()
             return
         if self.snapshot.raw is None:
             self._show_problem(
                 _("No config.toml yet at {path}; signing in creates it.").format(path=short_path(self.snapshot.path))
             )
-            self.refresh_bindings()
             return
         try:
             self.doc = parse_config(self.snapshot.text)
@@ -171,10 +167,9 @@ class ProvidersScreen(AppScreen[None]):
             self.restore = restore_offer(self.snapshot.path)
             self._show_problem(read_only_text(exc, self.snapshot.path if self.restore else None))
             self._show_raw(True)
-            self.refresh_bindings()
             return
         self.refresh_bindings()
-        problem.display = False
+        self.query_one("#config-problem").display = False
         for name, cells in rows:
             table.add_row(*(cell(c) for c in cells), key=name)
             self.names.append(name)
@@ -193,6 +188,7 @@ class ProvidersScreen(AppScreen[None]):
         problem.set_text(text)
         problem.display = True
         self.query_one("#provider-form").display = False
+        self.refresh_bindings()  # what the footer offers follows what was loaded
 
     def fill_form(self, name: str) -> None:
         entry = dict(list_providers(self.doc)).get(name)
@@ -297,11 +293,8 @@ class ProvidersScreen(AppScreen[None]):
         self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "restore_backup":
-            return self.restore is not None  # `b` only for a file it can mend
-        if action == "save":
-            return self.doc is not None  # ^s only for a file the form edits
-        return True
+        # `b` only for a file it can mend, ^s only for a file the form edits
+        return {"restore_backup": self.restore is not None, "save": self.doc is not None}.get(action, True)
 
     def action_restore_backup(self) -> None:  # the repair doctor offers too: a diff, a question, a re-check
         def done(said_line: str | None) -> None:

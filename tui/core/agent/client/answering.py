@@ -26,6 +26,7 @@ from tui.core.agent.wire.protocol import (
     Request,
     answer_line,
 )
+from tui.core.system.endpoint import Stranger, connect_checked
 
 CONNECT_TIMEOUT = 5.0
 ASKABLE = tuple(sorted(ASKED_UNDER_CONFIRM))  # what a question may be about (anything else reads as a token)
@@ -83,10 +84,13 @@ def offer(path: str) -> Answering | None:
     key = read_answer_key(path)
     if key is None:
         return None
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        checked = connect_checked(path, CONNECT_TIMEOUT)  # the owner and peer checks every client makes
+    except (Stranger, OSError):
+        return None  # nothing of this person's to answer for there
+    conn = socket.socket(fileno=checked.detach())  # the same connection, with a buffered reader
     try:
         conn.settimeout(CONNECT_TIMEOUT)
-        conn.connect(path)
         conn.sendall(Request("answerer", key=key).to_line())
         reader = conn.makefile("rb")
         first = reader.readline(ANSWER_LINE)

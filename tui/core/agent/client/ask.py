@@ -11,7 +11,6 @@ from __future__ import annotations
 import _socket  # not `socket`: 7 ms of imports (enum, selectors) on `token`'s path through the agent
 import errno
 import json
-import os
 import time
 
 from tui.core.agent.client.proof import read_answer_key
@@ -21,9 +20,8 @@ from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, 
 from tui.core.files.owner import whose
 from tui.core.files.regular import read_regular
 from tui.core.phrase import N_, Phrase
+from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import in_ssh_session
-from tui.core.system.peercred import peer_of
-from tui.core.system.sockets import connect
 from tui.core.untrusted import clean
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on `token`'s path through the agent
@@ -131,33 +129,15 @@ def _connect(where: str) -> _socket.socket:
     leads) must be the person's own or root's before anything is sent, and the process at the other
     end the person's or root's where the system says who it is (the mirror of the agent's own peer
     check). Anything else is `NotOurs`."""
-    _own_socket(where)
-    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C socket: no context manager
     try:
-        conn.settimeout(CONNECT_TIMEOUT)
-        connect(conn, where)  # also a path longer than a socket address holds
+        return connect_checked(where, CONNECT_TIMEOUT)  # the one checked connect (`tui.core.system.endpoint`)
+    except Stranger as exc:
+        raise _not_ours(where, exc.uid) from None
     except TimeoutError:
-        conn.close()
         raise _unavailable(where, Phrase(N_("it did not answer in time"))) from None
     except OSError as exc:
-        conn.close()
         gone = exc.errno in (errno.ENOENT, errno.ECONNREFUSED)  # no socket, or nobody listening on it
         raise _unavailable(where, exc.strerror or str(exc), GONE if gone else "") from None
-    uid = peer_of(conn).uid  # None where the system does not say: the socket's owner was the check
-    if uid is not None and uid not in (os.geteuid(), 0):
-        conn.close()
-        raise _not_ours(where, uid)
-    return conn
-
-
-def _own_socket(where: str) -> None:
-    """NotOurs when the socket at `where` (where a link leads) is another user's."""
-    try:
-        owner = os.stat(where).st_uid
-    except OSError:
-        return  # nothing there (yet): `connect` says so in its own words
-    if owner not in (os.geteuid(), 0):
-        raise _not_ours(where, owner)
 
 
 def _not_ours(where: str, uid: int) -> NotOurs:

@@ -40,6 +40,7 @@ from tui.core.agent.wire.naming import (
 from tui.core.digest import sha256_hex
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase
+from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import chosen
 
 __all__ = [
@@ -290,17 +291,13 @@ def _clear(path: str) -> None:
         raise NoPlace(
             Phrase(CANNOT_BIND, path=path, reason=Phrase(N_("something else is there, not an agent's socket")))
         )
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(2)
-        probe.connect(path)
+        connect_checked(path, 2).close()  # the one checked connect: a live agent of this person's
     except (ConnectionRefusedError, FileNotFoundError):
         os.unlink(path)  # a socket nobody listens on: an agent that was killed
         return
-    except OSError:
-        pass  # it exists and did not refuse: taken as live
-    finally:
-        probe.close()
+    except (Stranger, OSError):
+        pass  # it exists and did not refuse (or another user serves it): taken as live, never removed
     raise AlreadyRunning(path)
 
 
