@@ -550,3 +550,117 @@ def test_the_wizards_answering_connection_never_sends_its_key_to_another_users_s
             os.unlink(os.path.join(shared, name))
         os.rmdir(shared)
     assert heard.split() == ["END"] and key not in heard
+
+
+FLOODER = """
+import json, socket, sys, time
+path, count = sys.argv[1], int(sys.argv[2])
+held = []
+for _ in range(count):
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(60)
+    conn.connect(path)
+    held.append((conn, conn.makefile("rb")))
+def ping_all():
+    answers = []
+    for conn, reader in held:
+        try:  # a connection refused as busy was answered at once, and closed: its line is still there
+            conn.sendall(b'{"v":1,"op":"ping"}\\n')
+        except OSError:
+            pass
+        try:
+            answers.append(json.loads(reader.readline() or b"{}"))
+        except (OSError, ValueError):
+            answers.append({})
+    return answers
+first = ping_all()
+busy = sum(1 for a in first if "busy" in str(a.get("error", "")))
+print("busy", busy, flush=True)
+while True:  # kept alive (a request well within the agent's 10 s) until told to stop
+    time.sleep(1)
+    ping_all()
+"""
+
+
+def _flood(path: str, count: int):
+    import subprocess
+    import sys
+
+    flooder = subprocess.Popen([sys.executable, "-c", FLOODER, path, str(count)], stdout=subprocess.PIPE, text=True)
+    assert flooder.stdout is not None
+    said = flooder.stdout.readline().split()
+    assert said[:1] == ["busy"], said
+    return flooder, int(said[1])
+
+
+def test_admission_shares_the_room_by_kind_and_bounds_each_peer():
+    from tui.core.agent.server.admission import PER_PEER, Admission
+    from tui.core.agent.wire.protocol import FORWARDED, LOCAL, UNKNOWN
+
+    room = Admission(4000)
+    assert [room.admit(FORWARDED, ("ssh", n // 300)) for n in range(1500)].count(True) == 1000  # its quarter
+    assert room.admit(LOCAL, 1)  # the person's own: never in a server's share
+    assert [room.admit(LOCAL, 2) for _ in range(PER_PEER + 5)].count(True) == PER_PEER  # one stuck program
+    assert room.admit(LOCAL, 3)
+    assert [room.admit(UNKNOWN, None) for _ in range(1200)].count(True) == 1000
+    room.release(FORWARDED, ("ssh", 0))
+    assert room.admit(FORWARDED, ("ssh", 9)) and not room.admit(FORWARDED, ("ssh", 10))
+
+
+def test_a_flood_from_one_program_leaves_the_persons_token_served(laptop, server):
+    """#58 11: a flood of connections used to take every place; one peer now holds at most its
+    bound, and `token` (another process) is served throughout."""
+    import subprocess
+
+    from tests.cli.test_cli import SCRIPT
+    from tests.waiting import PATIENCE
+    from tui.core.agent.server.admission import PER_PEER
+
+    stored = valid(server)
+    write_creds(laptop, stored)
+    agent = RunningAgent(os.environ.copy())
+    flooder = None
+    try:
+        flooder, busy = _flood(agent.path, PER_PEER + 40)
+        assert busy == 40
+        env = {**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
+        token = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+        assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
+    finally:
+        if flooder is not None:
+            flooder.kill()
+            flooder.wait()
+        agent.stop()
+
+
+def test_a_flood_through_a_servers_forward_leaves_this_machine_served(laptop, server, tmp_path):
+    """The same flood from a server, through a real `ssh -R`: its SSH connection is one peer,
+    bounded; the laptop's own `token` and another connection's are served."""
+    import subprocess
+
+    from tests.agent.openssh import Forwarded, SshServer, needs_openssh
+    from tests.cli.test_cli import SCRIPT
+    from tests.waiting import PATIENCE
+    from tui.core.agent.server.admission import PER_PEER
+
+    if needs_openssh.args[0]:
+        pytest.skip(needs_openssh.kwargs["reason"])
+    stored = valid(server)
+    write_creds(laptop, stored)
+    agent = RunningAgent(os.environ.copy())
+    sshd = SshServer(tmp_path / "sshd")
+    forward = Forwarded(sshd, agent.path)
+    flooder = None
+    try:
+        flooder, busy = _flood(forward.path, PER_PEER + 20)
+        assert busy == 20
+        here = {**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
+        token = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=here, timeout=PATIENCE)
+        assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
+    finally:
+        if flooder is not None:
+            flooder.kill()
+            flooder.wait()
+        forward.close()
+        sshd.stop()
+        agent.stop()

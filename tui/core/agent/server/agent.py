@@ -7,8 +7,9 @@
 - **Bounds**: a request line is at most `protocol.REQUEST_LINE` bytes (a longer one is answered
   with an error and the connection closed: memory stays bounded whatever a client sends); a
   request must arrive within `READ_TIMEOUT` seconds (a client that sends a byte a second is cut
-  off); as many connections at once as the open-file limit allows (`connection_room`), more are
-  answered "busy" and closed.
+  off); as many connections at once as the open-file limit allows (`connection_room`), shared
+  out by kind of peer and bounded per peer (`admission`): more are answered "busy" and closed,
+  and a flood of one kind or one peer never takes the others' places.
 - **Nothing secret leaves**: answers come from `tokens` (access tokens only); events say the
   time, the connection, the slot and the outcome, never a token.
 - **Stopping**: `stop()` (the `stop` request, SIGTERM, SIGHUP, SIGINT, `--lifetime`) closes the
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 
 from tui.core import paths
 from tui.core.agent.server import place
+from tui.core.agent.server.admission import Admission
 from tui.core.agent.server.confirm import (
     ALLOW_CONNECTION,
     ALLOW_ONCE,
@@ -125,6 +127,7 @@ class Agent:
         self.connections: dict[int, Connection] = {}
         self.counter = 0
         self.room = 256
+        self.admission = Admission(self.room)
         self.started = time.time()
         self.events: deque[Event] = deque(maxlen=KEPT_EVENTS)
         self.answering: set[asyncio.Task[object]] = set()  # connections writing an answer now
@@ -137,6 +140,7 @@ class Agent:
         """Serve until `stop()` or the lifetime's end; the socket and its directory go at the end."""
         self._stopped = asyncio.Event()
         self.room = connection_room()
+        self.admission = Admission(self.room)
         self._server = await asyncio.start_unix_server(
             self._serve, sock=self.listener, limit=REQUEST_LINE, backlog=BACKLOG
         )
@@ -179,11 +183,14 @@ class Agent:
         number = self.counter
         who = peer_of(writer.get_extra_info("socket"))
         uid, origin = who.uid, who.origin
+        kind, peer = origin, who.ssh if who.ssh is not None else who.pid  # a forward's peer: its SSH connection
+        admitted = False
         try:
             if uid is not None and uid not in (os.geteuid(), 0):
                 self._tell(Event(time.time(), number, "refused", origin, outcome=f"uid {uid}"))
                 return
-            if len(self.connections) >= self.room:
+            admitted = self.admission.admit(kind, peer)
+            if not admitted:  # its kind's share, or its own bound, is full: the others are still served
                 await self._send(writer, failure("the agent is busy: too many connections", EXIT_AGAIN))
                 self._tell(Event(time.time(), number, "refused", origin, outcome="busy"))
                 return
@@ -196,6 +203,8 @@ class Agent:
         except asyncio.CancelledError:  # the agent stops with this connection open (a wizard answering): it
             pass  # ends here; re-raised, Python 3.11's streams would print the cancelled task as an error
         finally:
+            if admitted:
+                self.admission.release(kind, peer)
             if self.connections.pop(number, None) is not None:
                 self._tell(Event(time.time(), number, "closed", origin))
             writer.close()
