@@ -558,8 +558,8 @@ path, count = sys.argv[1], int(sys.argv[2])
 held = []
 for _ in range(count):
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)  # blocking: waits while the listener's queue is full
     conn.settimeout(60)
-    conn.connect(path)
     held.append((conn, conn.makefile("rb")))
 def ping_all():
     answers = []
@@ -586,10 +586,12 @@ def _flood(path: str, count: int):
     import subprocess
     import sys
 
-    flooder = subprocess.Popen([sys.executable, "-c", FLOODER, path, str(count)], stdout=subprocess.PIPE, text=True)
+    flooder = subprocess.Popen(
+        [sys.executable, "-c", FLOODER, path, str(count)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     assert flooder.stdout is not None
     said = flooder.stdout.readline().split()
-    assert said[:1] == ["busy"], said
+    assert said[:1] == ["busy"], (said, flooder.wait(30), flooder.stderr and flooder.stderr.read()[-3000:])
     return flooder, int(said[1])
 
 
@@ -664,3 +666,28 @@ def test_a_flood_through_a_servers_forward_leaves_this_machine_served(laptop, se
         forward.close()
         sshd.stop()
         agent.stop()
+
+
+def test_a_full_queue_is_waited_for_not_taken_for_a_dead_agent(tmp_path):
+    """A burst fills the agent's queue of connections not yet taken: a client's connect with a
+    timeout answered EAGAIN at once ("Resource temporarily unavailable"). It now tries again
+    until its own bound, and is served once the agent takes connections again."""
+    import socket
+
+    from tui.core.system.endpoint import _reach
+
+    path = str(tmp_path / "q.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0)
+    first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    first.connect(path)  # the queue now holds one: full
+    with pytest.raises(TimeoutError):
+        _reach(path, 0.2)
+    taking = threading.Thread(target=lambda: [listener.accept() for _ in range(2)])
+    taking.start()
+    conn = _reach(path, 30)
+    taking.join(30)
+    conn.close()
+    first.close()
+    listener.close()
