@@ -37,7 +37,7 @@ def run(ns) -> int:
             chosen.ref, chosen.base_url, force=True, refuse=chosen.refusal
         )  # as `token`: no event loop
     except AuthError as exc:
-        fail(explain_for(exc, chosen))
+        fail(explain_for(exc, chosen, selector_of(ns)))
         return exc.exit_code
     status = slot_status(storage_name_of(chosen))
     if ns.json:

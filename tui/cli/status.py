@@ -7,7 +7,7 @@ import time
 
 from tui.cli.agent.status import status_from_agent, where_served
 from tui.cli.options import selector_of
-from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, out, out_json
+from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
 from tui.core.hints import placeholders
@@ -41,6 +41,13 @@ def run(ns) -> int:
         return EXIT_ERROR
     view = overview()  # one read of the slots and config.toml for everything below
     selected = chosen or view.default_slot
+    if ns.slot and view.slot(selected).state == MISSING:  # a named slot with no file: unknown, as for `token`
+        err(
+            _("assistant-auth: no slot named {slot} here: `assistant-auth status` lists the slots").format(
+                slot=one_line(ns.slot, 200)
+            )
+        )
+        return EXIT_ERROR
     slots = [view.slot(selected)] if narrowed else list(view.slots)
     if selected not in [s.name for s in slots]:
         slots.insert(0, view.slot(selected))

@@ -48,7 +48,7 @@ def _to_region(region: Region) -> int:
         message = switch_region(region)
     except AuthError as exc:
         fail(exc)
-        return EXIT_FAIL
+        return exc.exit_code  # by its kind, as `switch NAME`: a held lock is 3, a refusal 1
     out(message)
     return EXIT_OK
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 
 from tui.core import paths
+from tui.core.credentials.locks import lock_timeout
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase
@@ -32,7 +33,8 @@ def config_edit() -> Iterator[None]:
     except OSError as exc:
         raise AuthError(f"Failed to write assistant config: {exc.strerror or exc}") from None
     try:
-        deadline = time.monotonic() + WAIT
+        wait = min(WAIT, lock_timeout())  # ASSISTANT_LOCK_TIMEOUT bounds this wait too, never lengthens it
+        deadline = time.monotonic() + wait
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -40,7 +42,7 @@ def config_edit() -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise AuthError(
-                        f"Gave up after {WAIT:.0f} s: another assistant-auth process is editing {paths.config_file()}",
+                        f"Gave up after {wait:g} s: another assistant-auth process is editing {paths.config_file()}",
                         Phrase(N_("If no other assistant-auth command is running, try again.")),
                         kind=Problem.LOCKED,
                     ) from None

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from tui.core.context import OAuthRef
     from tui.core.regions import Region
+    from tui.core.slots.selector import Selector
 
 
 class Selection:
@@ -59,8 +60,14 @@ def storage_name_of(selection: Selection) -> str:
     return context_fields(selection.ref, selection.base_url)[1]
 
 
-def explain_for(exc: AuthError, selection: Selection | None) -> AuthError:
-    """Add a line naming the provider to an invalid-key refusal (the spec's text stays first)."""
+def explain_for(exc: AuthError, selection: Selection | None, selector: Selector | None = None) -> AuthError:
+    """Add a line naming the provider to an invalid-key refusal (the spec's text stays first); a
+    slot named by `selector` (`--slot`) that has no file is an unknown slot (`failure_kind`)."""
+    if selector is not None and selector.failure_kind(exc.kind) != exc.kind:
+        exc.kind = selector.failure_kind(exc.kind)
+        from tui.core.phrase import N_, Phrase  # lazy: the failure path only
+
+        exc.hint = Phrase(N_("No slot named {slot} here: `assistant-auth status` lists the slots."), slot=selector.slot)
     if selection is not None and not exc.hint and exc.kind == Problem.INVALID_KEY:
         exc.hint = (
             f"{selection.label}: its oauth key is not a valid slot name and its oauthHost is not the "

@@ -13,6 +13,7 @@ TYPE_CHECKING = False  # not `from typing import`: on `token`'s path
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
 
+NOT_SIGNED_IN, UNKNOWN_SLOT = "not signed in", "unknown slot"  # `tui.core.errors.Problem`'s words
 FLAGS = ("account", "slot", "region", "provider", "base_url", "key", "oauth_host")
 AGENT_FLAGS = ("account", "region", "slot", "provider")  # what the token agent is asked by (never keys or hosts)
 
@@ -56,6 +57,12 @@ class Selector:
             if isinstance(value, str):
                 found[name] = value
         return cls(**found)
+
+    def failure_kind(self, kind: str) -> str:
+        """The kind of a failure met for this selector: a slot named by name (`--slot`) that has
+        no file is an unknown slot (usage, exit 2), on this machine and through the agent alike;
+        any other kind is itself."""
+        return UNKNOWN_SLOT if kind == NOT_SIGNED_IN and self.slot is not None else kind
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Selector does not change: make another")

@@ -23,10 +23,15 @@ def listed(answer: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
 
 
 def selected(slots: list[dict[str, Any]], selector: Selector, default: str) -> tuple[dict[str, Any] | None, str | None]:
-    """(the slot `selector` means among `slots`, or None when a slot, region or default is not
-    listed; the `Problem` of an account that is not there, or is in both regions with none said)."""
-    if selector.slot is not None:
-        return next((s for s in slots if s["name"] == selector.slot), None), None
+    """(the slot `selector` means among `slots`, or None when a region or default is not listed;
+    the `Problem` of an account, a slot or a provider that is not there, or an account in both
+    regions with none said)."""
+    if selector.provider is not None and any("providers" in s for s in slots):  # an agent that lists them
+        using = next((s for s in slots if selector.provider in (s.get("providers") or [])), None)
+        return (using, None) if using is not None else (None, Problem.UNKNOWN_PROVIDER)
+    if selector.slot is not None:  # a named slot with no file is unknown, as `token` finds it (`failure_kind`)
+        listed = next((s for s in slots if s["name"] == selector.slot and s.get("state") != "missing"), None)
+        return (listed, None) if listed is not None else (None, Problem.UNKNOWN_SLOT)
     region = selector.region_word
     if selector.account is not None:  # a named account (with its region when both have it), as the slots name it
         found = [

@@ -87,7 +87,8 @@ def _from_files(selector: Selector, min_ttl: int | None, notes: list[str]) -> Is
     except AuthError as exc:
         from tui.core.slots.choice import explain_for  # lazy: the failure path only
 
-        return Failed(exc.exit_code, [explain_for(exc, chosen).said()], notes)
+        explained = explain_for(exc, chosen, selector)  # its kind too: a named slot with no file is unknown
+        return Failed(explained.exit_code, [explained.said()], notes)
     return Issued(token, chosen=chosen, notes=notes)
 
 

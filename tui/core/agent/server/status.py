@@ -9,12 +9,19 @@ SHOWN = ("name", "state", "usable", "refresh_rejected", "has_refresh_token", "ex
 
 
 def slots() -> dict[str, object]:
-    """{"default": the slot `token` uses without a selector, "slots": [each slot's state]}."""
+    """{"default": the slot `token` uses without a selector, "slots": [each slot's state, and the
+    providers of config.toml that use it: a server's `status --provider NAME` finds it as
+    `token --provider NAME` does]}."""
     view = overview()
     listed = view.with_regions()
-    if view.default_slot not in [s.name for s in listed]:
-        listed.insert(0, view.slot(view.default_slot))
+    names = [s.name for s in listed]
+    for wanted in [view.default_slot, *view.users]:  # the default, and every provider's slot, even without a file
+        if wanted not in names:
+            listed.insert(0, view.slot(wanted))
+            names.insert(0, wanted)
     return {
         "default": view.default_slot,
-        "slots": [{name: s.to_dict()[name] for name in SHOWN} for s in listed],
+        "slots": [
+            {**{name: s.to_dict()[name] for name in SHOWN}, "providers": view.users.get(s.name, [])} for s in listed
+        ],
     }

@@ -42,9 +42,8 @@ def cause_of(exc: AuthError, selector: Selector) -> str | None:
     By the failure's kind, never its words: a missing file is an unknown slot when a slot was named."""
     if exc.transient:
         return None
-    if exc.kind == Problem.NOT_SIGNED_IN and selector.slot is not None:
-        return UNKNOWN_SLOT
-    return exc.kind if exc.kind in SERVER_WORDS else None
+    kind = selector.failure_kind(exc.kind)  # the one rule: a named slot with no file is unknown
+    return kind if kind in SERVER_WORDS else None
 
 
 def server_words(cause: object, selector: Selector) -> tuple[Phrase, int] | None:
