@@ -48,3 +48,36 @@ def test_a_burst_of_keys_over_ssh_edits_the_field_in_order(terminal, home, tmp_p
     finally:
         sshd.stop()
     assert config.read_text() == '# mine\n[providers.p]\nbase_url = "https://p.test/v2"\n'
+
+
+@pytest.mark.parametrize(
+    ("size", "lang"), [((80, 24), "en"), ((60, 18), "en"), ((60, 18), "zh-CN"), ((100, 30), "zh-CN")]
+)
+def test_the_plain_logins_question_stays_visible_and_an_approval_meanwhile_is_found(
+    terminal, home, server, tmp_path, size, lang
+):
+    """#57 1: after two failed polls in a row `login --no-tui` asks whether to keep polling; the
+    once-a-second live line used to redraw over the question, hiding it. Over a real sshd on a
+    pseudo-terminal: the question stays on screen while it waits, and a sign-in approved meanwhile
+    is found by the first poll after the yes."""
+    import time
+
+    from tui.demo.server import TOKEN_PATH
+
+    server.inject(TOKEN_PATH, mode="reset", times=2)  # the server drops two polls in a row: transient
+    sshd = SshServer(tmp_path / "sshd")
+    try:
+        term = over_ssh(terminal, sshd, "login", "--no-tui", "--no-browser", size=size, lang=lang)
+        asked = term.wait_for("[y/N]")
+        server.approve(server.grants()[-1].user_code)  # approved while the question waits
+        polls = server.count(TOKEN_PATH)
+        time.sleep(2.5)  # two ticks of the live line: each would have cleared the question's line
+        later = term.screen()
+        assert "[y/N]" in later, later
+        assert later.rstrip().splitlines()[-1] == asked.rstrip().splitlines()[-1]  # nothing drawn under it
+        assert server.count(TOKEN_PATH) == polls  # polling waits for the answer
+        term.keys("y", "Enter")
+        term.wait_for("REMOTE_EXITED=0")
+    finally:
+        sshd.stop()
+    assert (home / "credentials" / "assistant-code.json").exists()

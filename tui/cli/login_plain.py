@@ -60,6 +60,7 @@ class PlainSignIn:
         self.attempt = SignIn(region, on_change=self.on_change, detachable=detachable, account=account)
         self.terminated = 0  # the signal that ended the sign-in (SIGTERM), if one did
         self.ticking: asyncio.Task | None = None
+        self.asking = False  # a question waits on the terminal: the live line keeps off it
 
     async def run(self) -> int:
         main = asyncio.current_task()
@@ -190,7 +191,8 @@ class PlainSignIn:
     async def _tick(self) -> None:
         while True:
             try:
-                self.line.show(live_line(self.attempt, shutil.get_terminal_size((80, 24)).columns))
+                if not self.asking:  # never redrawn over a question (it would hide it)
+                    self.line.show(live_line(self.attempt, shutil.get_terminal_size((80, 24)).columns))
             except OSError:  # EIO: the terminal is gone
                 if not self.terminal_lost():
                     end_as_hangup()
@@ -221,7 +223,12 @@ class PlainSignIn:
         self.line.done()
         err(((attempt.outcome.error if attempt.outcome else None) or "").splitlines()[0])
         question = _("Keep polling with the same code ({left} left)?").format(left=attempt.countdown())
-        return await asyncio.to_thread(ask, question)
+        self.asking = True  # polling waits for the answer; the next poll comes at once after a yes
+        try:
+            return await asyncio.to_thread(ask, question)
+        finally:
+            self.asking = False
+            self.line.last = ""  # the live line starts on a line of its own again
 
     # -- how it ended ------------------------------------------------------------------------------
     def cancelled(self) -> int:
