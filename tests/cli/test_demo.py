@@ -146,3 +146,42 @@ async def test_done_in_the_demo_points_at_serve(server, size):
         next_line.scroll_visible(animate=False)
         await pilot.pause()
         await wait_for(pilot, lambda: "demo --serve" in " ".join(screen_text(app).split()))
+
+
+def _serving_home(demo: subprocess.Popen) -> pathlib.Path:
+    lines = []
+    for line in demo.stdout:
+        lines.append(line)
+        if line.startswith("then try:"):
+            break
+    return pathlib.Path(dict(re.findall(r"^  export (\w+)=(\S+)$", "".join(lines), re.M))["ASSISTANT_CODE_HOME"])
+
+
+def test_a_demo_killed_outright_leaves_no_home_behind(monkeypatch):
+    """#57 2: an ending that runs none of the demo's own code (SIGKILL; a lost terminal whose
+    SIGHUP another handler took) used to leave the temporary home, tokens included. The reaper
+    started with the demo removes it once the demo is gone."""
+    from tests.waiting import until
+
+    demo = serve_demo(monkeypatch)
+    try:
+        home = _serving_home(demo)
+        assert (home / "credentials" / "assistant-code.json").exists()
+        demo.kill()
+        demo.wait(30)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    until(lambda: not home.exists(), what="the demo's home removed by its reaper")
+
+
+def test_removed_is_said_only_when_the_home_is_gone(tmp_path, monkeypatch):
+    from tui.demo import reaper
+
+    home = tmp_path / "assistant-auth-demo-x"
+    (home / "credentials").mkdir(parents=True)
+    monkeypatch.setattr(reaper.shutil, "rmtree", lambda *_a, **_k: None)  # a removal cut short
+    assert reaper.remove(str(home)) == "it is still there"
+    monkeypatch.undo()
+    assert reaper.remove(str(home)) is None and not home.exists()

@@ -81,3 +81,33 @@ def test_the_plain_logins_question_stays_visible_and_an_approval_meanwhile_is_fo
     finally:
         sshd.stop()
     assert (home / "credentials" / "assistant-code.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("words", "ready"),
+    [
+        (("demo",), "Choose the region of your account"),
+        (("demo", "--no-tui", "--serve", "--approve-after", "0.3"), "then try:"),
+    ],
+    ids=["in-the-wizard", "serving"],
+)
+def test_a_dropped_connection_leaves_no_demo_home(terminal, tmp_path, words, ready):
+    """#57 2: the connection dropped (the terminal holding ssh closed) while the demo runs in the
+    wizard or serves: its temporary home, tokens included, used to stay behind every time."""
+    import glob
+
+    from tests.waiting import until
+
+    pattern = os.path.join(os.environ.get("TMPDIR", "/tmp"), "assistant-auth-demo-*")  # noqa: S108 - where mkdtemp puts it
+    before = set(glob.glob(pattern))
+    sshd = SshServer(tmp_path / "sshd")
+    try:
+        term = over_ssh(terminal, sshd, *words)
+        term.wait_for(ready)
+        made = set(glob.glob(pattern)) - before
+        assert len(made) == 1, made
+        home = made.pop()
+        term.kill_window()  # ssh loses its terminal: the connection drops, the demo gets SIGHUP
+        until(lambda: not os.path.exists(home), what="the demo's home removed after the drop")
+    finally:
+        sshd.stop()

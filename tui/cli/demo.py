@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 import tempfile
 from types import SimpleNamespace
@@ -18,7 +17,9 @@ from tui.cli.output import err, out
 from tui.core.i18n import _
 from tui.core.regions import Region
 from tui.core.signals import until_stopped
+from tui.core.untrusted import one_line
 from tui.demo.env import server_env
+from tui.demo.reaper import Reaper, remove
 from tui.demo.server import AuthServer
 
 TRY = "assistant-auth status, assistant-auth token, assistant-auth refresh, assistant-auth doctor, assistant-auth inspect"  # each as it is typed
@@ -33,6 +34,7 @@ def run(ns) -> int:
     import asyncio  # lazy: heavy: asyncio
 
     home = tempfile.mkdtemp(prefix="assistant-auth-demo-")
+    Reaper(home).start()  # the home goes however the demo ends, even where its own removal never runs
     server = AuthServer(interval=2, auto_approve=ns.approve_after).start()
     env = server_env(server.url, home)
     os.environ.update(env)
@@ -70,5 +72,8 @@ def run(ns) -> int:
         return code
     finally:
         server.stop()
-        shutil.rmtree(home, ignore_errors=True)
-        err(_("Demo ended: removed {home}").format(home=home))
+        problem = remove(home)
+        if problem is None:  # said only when it is gone
+            err(_("Demo ended: removed {home}").format(home=home))
+        else:
+            err(_("Demo ended: could not remove {home} ({problem})").format(home=home, problem=one_line(problem, 300)))
