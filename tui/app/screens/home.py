@@ -19,7 +19,7 @@ from tui.core.agent.client.presence import agent_line, agent_socket
 from tui.core.hints import placeholders
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.overview import Overview, overview
+from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import N_
 from tui.core.regions import Region, endpoints
 from tui.core.signin import ondisk
@@ -28,7 +28,7 @@ from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
-    from tui.core.signin.record import Record
+    pass
 
 
 class HomeScreen(AppScreen[None]):
@@ -49,6 +49,7 @@ class HomeScreen(AppScreen[None]):
         self.view: Overview | None = None  # the slots as last read (every 5 s, and on return)
         self.managed_region: Region | None = None  # the managed provider's region, as first read
         self.first_resume = True
+        self.away_kept: dict[str, None] = {}  # "while you were away…": shown until the person moves on
 
     def compose(self) -> ComposeResult:
         # the first frame is drawn complete: the slots are read here, once, so no widget is drawn
@@ -165,7 +166,7 @@ class HomeScreen(AppScreen[None]):
     def refresh_slot(self) -> None:
         """Read the slots again and redraw them."""
         self.view = overview()
-        text, state, _region = home_summary(self.view)
+        text, state, _region = home_summary(self.view, self.away_kept)
         self._rows_changed()
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)
@@ -175,11 +176,12 @@ class HomeScreen(AppScreen[None]):
         self.refresh_bindings()
 
     def _seen(self) -> None:
-        for record in self.view.away if self.view is not None else ():  # shown on a terminal: seen
+        for record in self.view.away if self.view is not None else ():  # shown on a terminal: seen, kept on screen
+            self.away_kept[away_text(record)] = None
             ondisk.seen(record.region)
 
-    def waiting_record(self, region: Region) -> Record | None:
-        return ondisk.waiting_in(region)
+    def on_screen_suspend(self) -> None:
+        self.away_kept = {}  # the person moved on: said, seen
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
@@ -198,7 +200,7 @@ class HomeScreen(AppScreen[None]):
 
     def action_abandon(self) -> None:
         region = self.selected_region
-        if self.waiting_record(region) is None:
+        if ondisk.waiting_in(region) is None:
             return
 
         def answer(yes: bool | None) -> None:
@@ -243,7 +245,7 @@ class HomeScreen(AppScreen[None]):
         """Sign in to the highlighted region or account. Where the region has an account already,
         ask first: another account (a name) or this one again; a named account's row: again?"""
         region, account = self.selected_region, self.selected_account
-        if self.waiting_record(region) is not None:  # the sign-in joins it: the same code, no new request
+        if ondisk.waiting_in(region) is not None:  # the sign-in joins it: the same code, no new request
             self.host.action_sign_in(region.value)
             return
         view = overview()  # now: the person may have waited on this screen

@@ -5,6 +5,7 @@ Text only: the screen (`home`) shows it."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from textual.widgets.option_list import Option
 
@@ -50,9 +51,10 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
     return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail_text, 50))
 
 
-def home_summary(view: Overview) -> tuple[str, str, Region | None]:
+def home_summary(view: Overview, kept: Iterable[str] = ()) -> tuple[str, str, Region | None]:
     """(text, css class, managed region): every region's slot and any other slot on disk, the
-    one the managed provider uses marked with *."""
+    one the managed provider uses marked with *. `kept`: what ended while the person was away, as
+    first shown: said until they have seen it, though its record is gone once marked seen."""
     ordered = view.with_regions()
     labels = [status.title(24) for status in ordered]
     width = max([7] + [len(label) for label in labels])
@@ -84,6 +86,7 @@ def home_summary(view: Overview) -> tuple[str, str, Region | None]:
         )
         lines.append(text.format(region=record.region.value, left=left))
     lines.extend(away_text(record) for record in view.away)
+    lines.extend(line for line in kept if line not in lines)
     current = next((s for s in ordered if s.name == view.managed), ordered[0])
     if current.usable:
         css = "valid" if current.state == VALID else "expired"
