@@ -177,7 +177,7 @@ def test_login_to_an_account_in_both_regions_asks_which(home, server):
 def test_a_second_account_signed_in_as_the_same_person_is_said(home, server):
     signed_in(home, server, "cn", "work", "alice")
     done = sign_in(server, "personal", "alice")  # the browser was still signed in as alice
-    assert "Account personal (cn) is signed in as the same person as account work (cn)" in done.stderr
+    assert "Same person: account personal (cn) is signed in as the same person as account work (cn)" in done.stderr
     assert "assistant-auth login --account personal --region cn --force" in done.stderr
     other = sign_in(server, "team", "carol")
     assert "same person" not in other.stderr

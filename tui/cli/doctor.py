@@ -58,7 +58,7 @@ def run(ns) -> int:
             if check.repair.preview:  # what changes, line by line, before the question
                 err(check.repair.preview.rstrip("\n"))
             question = _("{check}: {finding}\n  Repair: {change}?").format(
-                check=check.name, finding=said(check.finding), change=said(check.repair.change)
+                check=check.label, finding=said(check.finding), change=said(check.repair.change)
             )
             if ns.yes or ask(question):
                 apply_repair(check)

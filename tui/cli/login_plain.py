@@ -102,6 +102,13 @@ class PlainSignIn:
             else:
                 err(_("Following the sign-in started at {started}.").format(started=started))
             err(_("`assistant-auth login --new` abandons it and starts fresh."))
+        elif event == "resumed":
+            err(
+                _(
+                    "Resumed the sign-in started at {started}: nobody was polling it; this terminal polls it now."
+                ).format(started=attempt.shared.started_clock())
+            )
+            err(_("`assistant-auth login --new` abandons it and starts fresh."))
         elif event == "code":
             self.show_code()
         elif event == "slow_down":

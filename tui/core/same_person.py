@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui.core.i18n import _
 from tui.core.jwt import person_of
-from tui.core.keys import login_command
+from tui.core.keys import DEFAULT_ACCOUNT, login_command
 from tui.core.overview import overview
 from tui.core.slots.accounts import Account
 
@@ -34,7 +34,15 @@ def same_person_warning(slot: str) -> str | None:
     if not others or mine is None:
         return None
     return _(
-        "Account {account} is signed in as the same person as account {other}: the browser may still have been "
+        "Same person: {account} is signed in as the same person as {other}: the browser may still have been "
         "signed in there. To make it another person, sign out of the service in the browser, then run "
         "`{command} --force`."
-    ).format(account=mine.shown, other=", ".join(a.shown for a in others), command=login_command(slot))
+    ).format(account=spoken(mine), other=", ".join(spoken(a) for a in others), command=login_command(slot))
+
+
+def spoken(account: Account) -> str:
+    """An account as a sentence names it: a named one "account work (cn)", a region's own sign-in
+    "the cn sign-in" (never "account cn": no account of that name exists)."""
+    if account.name == DEFAULT_ACCOUNT:
+        return _("the {region} sign-in").format(region=account.region.value)
+    return _("account {account}").format(account=account.label)

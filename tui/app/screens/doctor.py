@@ -157,7 +157,7 @@ class DoctorScreen(AppScreen[None]):
         change = tilde(said(check.repair.change))
         preview = check.repair.preview
         question = ConfirmScreen(
-            _("Repair {check}?").format(check=check.name),
+            _("Repair {check}?").format(check=check.label),
             f"{change}\n\n{preview}" if preview else change,
             yes=_("Repair"),
             lexer="diff" if preview else None,

@@ -56,6 +56,10 @@ def event_notice(attempt: SignIn, event: str) -> str:
         return _("Following the sign-in started at {started} in another terminal.").format(
             started=attempt.shared.started_clock()
         )
+    if event == "resumed":
+        return _("Resumed the sign-in started at {started}: nobody was polling it; this terminal polls it now.").format(
+            started=attempt.shared.started_clock()
+        )
     return _("The server asked us to slow down: polling every {interval} s now.").format(interval=attempt.interval)
 
 
@@ -202,7 +206,7 @@ class SignInScreen(AppScreen[None]):
 
     def on_sign_in_screen_changed(self, message: Changed) -> None:
         event = message.event
-        if event in ("following", "slow_down"):
+        if event in ("following", "resumed", "slow_down"):
             self.notice(event_notice(self.attempt, event))
         elif event == "code":
             self.show_code()

@@ -123,10 +123,14 @@ def _managed_slot(config: dict[str, Any]) -> Check:
         hint = exc.hint or Phrase(N_("Sign in again to rewrite it."))
         return Check("config.managed", FAIL, f"{MANAGED_PROVIDER}: {exc.message}.", hint, {})
     if paths.credentials_path(slot).exists():
-        finding = Phrase(N_("{provider} uses the slot {slot}, which exists."), provider=MANAGED_PROVIDER, slot=slot)
+        finding = Phrase(
+            N_("{provider} uses the slot {slot}, which exists."), provider=MANAGED_PROVIDER, slot=slot_title(slot, 40)
+        )
         return Check("config.managed", OK, finding, "", {"slot": slot})
     finding = Phrase(
-        N_("{provider} uses the slot {slot}, which has no credential file."), provider=MANAGED_PROVIDER, slot=slot
+        N_("{provider} uses the slot {slot}, which has no credential file."),
+        provider=MANAGED_PROVIDER,
+        slot=slot_title(slot, 40),
     )
     return Check(
         "config.managed", FAIL, finding, sign_in_or_switch(slot, accounts_in(list_slots(), slot)), {"slot": slot}
@@ -352,7 +356,7 @@ async def probe_refresh(client: httpx.AsyncClient | None = None) -> Check:
         OK,
         Phrase(
             N_("Refreshed {slot} ({provider}): the server accepted the refresh token."),
-            slot=slot,
+            slot=slot_title(slot, 40),
             provider=MANAGED_PROVIDER,
         ),
         "",

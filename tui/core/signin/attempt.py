@@ -268,7 +268,7 @@ class SignIn(Saving):
             self._finish(outcome_for(record.outcome or "discarded", record.detail), record_it=False)
         elif step is follow.Watch.TAKE_OVER and record is not None:
             self._to(Phase.WAITING)
-            self._changed("following")
+            self._changed("resumed")  # nobody polled it: this process does now (no "other terminal" follows)
             self._absorb(record)
             self._publish()
         elif step is follow.Watch.START:

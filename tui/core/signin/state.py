@@ -11,7 +11,7 @@ from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.signin.protocol import POLL_BUDGET
 
-EVENTS = ("following", "code", "poll", "slow_down", "saving", "finished")
+EVENTS = ("following", "resumed", "code", "poll", "slow_down", "saving", "finished")
 MINUTES = POLL_BUDGET // 60
 
 
