@@ -34,7 +34,7 @@ def test_connection_failure_names_the_host_and_the_variable_that_set_it(home, mo
     assert result.returncode == 3
     lines = result.stderr.strip().splitlines()
     assert lines[0].startswith("Token refresh request failed: ")  # the spec's message first
-    assert f"Check the network path to 127.0.0.1:{port} (set by ASSISTANT_OAUTH_HOST_CN" in lines[1]
+    assert f"Nothing answered at 127.0.0.1:{port} (set by ASSISTANT_OAUTH_HOST_CN" in lines[1]
     assert "assistant-auth doctor" in lines[1]
 
 

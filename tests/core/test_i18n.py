@@ -144,11 +144,15 @@ def test_a_phrase_is_english_as_text_and_said_in_the_readers_language(environmen
     from tui.core.phrase import Phrase, said
 
     hint = unreachable("https://auth.example.test/api/oauth/token")
-    english = "Check the network path to auth.example.test (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
+    english = (
+        "Nothing answered at auth.example.test: check the host, your network or VPN, and a proxy (HTTPS_PROXY) "
+        "if you need one; `assistant-auth doctor` tests it."
+    )
     environment(LANG="zh_CN.UTF-8")
     assert isinstance(hint, Phrase) and hint == english and json.dumps(hint) == json.dumps(english)
     assert (
-        said(hint) == "请检查到 auth.example.test 的网络路径（代理：HTTPS_PROXY）；`assistant-auth doctor` 可以检测它。"
+        said(hint)
+        == "auth.example.test 没有应答：请检查主机、网络或 VPN，如需代理请检查代理（HTTPS_PROXY）；`assistant-auth doctor` 可以检测它。"
     )
     assert said("text from a server") == "text from a server"  # only our phrases are translated
     environment(LANG="C.UTF-8")

@@ -23,28 +23,41 @@ def _host_of(url: str) -> str:
     return url.split("://", 1)[-1].split("/", 1)[0]
 
 
-def unreachable(url: str) -> str:
-    """A connection failure: the host, the variable that set it, the proxy, and `doctor`."""
+# how far an exchange got before it failed: the advice is what that failure can mean
+NO_CONNECTION, TLS_FAILED, NO_ANSWER = "no connection", "tls", "no answer"
+_ADVICE = {
+    NO_CONNECTION: N_(
+        "Nothing answered at {where}: check the host, your network or VPN, and a proxy (HTTPS_PROXY) if you "
+        "need one; `assistant-auth doctor` tests it."
+    ),
+    TLS_FAILED: N_(
+        "The secure connection to {where} failed: if your network inspects TLS with its own certificate "
+        "authority, point SSL_CERT_FILE at its bundle; `assistant-auth doctor` tests it."
+    ),
+    NO_ANSWER: N_(
+        "{where} accepted the connection and did not answer: the server (or a proxy in between) has trouble, "
+        "not your settings; retry in a moment (`assistant-auth doctor` tests the path)."
+    ),
+}
+
+
+def unreachable(url: str, what: str = NO_CONNECTION) -> str:
+    """A transport failure, advised by what happened (`what`): no connection (the host, the
+    network, a proxy), TLS refused (a certificate authority), connected and no answer (the
+    server's trouble: nothing to change). A placeholder host is said first, whatever happened."""
     found = host_setting(url)
-    if found is None:
-        return Phrase(
-            N_("Check the network path to {host} (a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."),
-            host=_host_of(url),
-        )
-    host, name, placeholder = found
-    if placeholder:
+    if found is not None and found[2]:
         return Phrase(
             N_("{host} is a placeholder: set {variable} to your service's authorization host."),
-            host=host,
-            variable=name,
+            host=found[0],
+            variable=found[1],
         )
-    return Phrase(
-        N_(
-            "Check the network path to {host} (set by {variable}; a proxy: HTTPS_PROXY); `assistant-auth doctor` tests it."
-        ),
-        host=host,
-        variable=name,
+    where = (
+        Phrase(N_("{host} (set by {variable})"), host=found[0], variable=found[1])
+        if found is not None
+        else _host_of(url)
     )
+    return Phrase(_ADVICE.get(what, _ADVICE[NO_CONNECTION]), where=where)
 
 
 def _where(url: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from tui.core.errors import AuthError, Problem
-from tui.core.hints import unreachable
+from tui.core.hints import NO_ANSWER, NO_CONNECTION, TLS_FAILED, unreachable
 from tui.core.limits import ANSWER_BODY
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import REDACTED, redact
@@ -160,12 +160,56 @@ def _response(status: int, chunks: list[bytes], url: str) -> Response:
     return Response(status=status, text=text, valid_utf8=valid)
 
 
-def _timed_out(failure: str, url: str) -> AuthError:
-    return AuthError(f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url), transient=True)
+class Reached:
+    """How far one exchange got, from the transport's own trace (httpcore's `trace` extension):
+    nothing yet, a connection, TLS set up or refused, the request sent. A failure is advised by it
+    (`hints.unreachable`): a server that accepted the connection and never answered is not a
+    proxy or certificate problem."""
+
+    def __init__(self) -> None:
+        self.step = "nothing"
+
+    def trace(self, name: str, info: object) -> None:
+        if name.endswith("start_tls.failed"):
+            self.step = "tls refused"
+        elif name.endswith(("connect_tcp.complete", "connect_unix_socket.complete")) and self.step == "nothing":
+            self.step = "connected"
+        elif name.endswith("start_tls.complete"):
+            self.step = "secured"
+        elif name.endswith(("send_request_headers.complete", "send_request_body.complete")):
+            self.step = "sent"
+
+    async def async_trace(self, name: str, info: object) -> None:
+        self.trace(name, info)
+
+    def what(self, exc: BaseException | None = None) -> str:
+        """What happened, for the advice: TLS refused, connected and no answer, or no connection."""
+        if self.step == "tls refused" or (exc is not None and _tls_in(exc)):
+            return TLS_FAILED
+        return NO_ANSWER if self.step in ("connected", "secured", "sent") else NO_CONNECTION
 
 
-def _transport_failed(failure: str, url: str, exc: BaseException) -> AuthError:
-    return AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url), transient=True)
+def _tls_in(exc: BaseException) -> bool:
+    import ssl  # lazy: loaded with httpx by then, only on a failure
+
+    seen: BaseException | None = exc
+    for _depth in range(8):  # the transport's chain: httpx's error, httpcore's, the ssl one
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _timed_out(failure: str, url: str, reached: Reached) -> AuthError:
+    return AuthError(
+        f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url, reached.what()), transient=True
+    )
+
+
+def _transport_failed(failure: str, url: str, exc: BaseException, reached: Reached) -> AuthError:
+    return AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url, reached.what(exc)), transient=True)
 
 
 async def post_form(
@@ -187,8 +231,13 @@ async def post_form(
     check_secure(url)
     _log_request(url, form)
 
+    reached = Reached()
+
     async def exchange() -> tuple[int, list[bytes]]:
-        async with client.stream("POST", url, data=dict(form), headers=dict(headers or {})) as response:
+        traced = {"trace": reached.async_trace}
+        async with client.stream(
+            "POST", url, data=dict(form), headers=dict(headers or {}), extensions=traced
+        ) as response:
             chunks: list[bytes] = []
             size = 0
             async for chunk in response.aiter_bytes():
@@ -201,9 +250,9 @@ async def post_form(
     try:  # wait_for, not asyncio.timeout: Python 3.10 has no asyncio.timeout
         status, chunks = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT)
     except (TimeoutError, asyncio.TimeoutError):  # one class since 3.11, two before
-        raise _timed_out(failure, url) from None
+        raise _timed_out(failure, url, reached) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise _transport_failed(failure, url, exc) from None
+        raise _transport_failed(failure, url, exc, reached) from None
     return _response(status, chunks, url)
 
 
@@ -241,9 +290,11 @@ def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str]
     except Exception as exc:  # noqa: BLE001 - depends on the environment (e.g. bad SSL setup)
         raise AuthError(f"Failed to build HTTP client: {transport_detail(exc)}") from None
     chunks: list[bytes] = []
+    reached = Reached()
+    traced = {"trace": reached.trace}
     try:
         with _whole_exchange_budget(REQUEST_TIMEOUT), own:
-            with own.stream("POST", url, data=dict(form), headers=dict(headers or {})) as response:
+            with own.stream("POST", url, data=dict(form), headers=dict(headers or {}), extensions=traced) as response:
                 size = 0
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
@@ -254,7 +305,7 @@ def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str]
                         raise _Deadline
                 status = response.status_code
     except (_Deadline, httpx.TimeoutException):
-        raise _timed_out(failure, url) from None
+        raise _timed_out(failure, url, reached) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise _transport_failed(failure, url, exc) from None
+        raise _transport_failed(failure, url, exc, reached) from None
     return _response(status, chunks, url)
