@@ -12,19 +12,24 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui.app.host import AppScreen
-from tui.app.screens.home_text import ACCOUNT_ROW, abandon_question, account_options, home_summary, prompt
+from tui.app.screens.home_text import (
+    ACCOUNT_ROW,
+    abandon_question,
+    account_options,
+    home_summary,
+    prompt,
+    region_options,
+)
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic, plain
+from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.presence import agent_line, agent_socket
-from tui.core.hints import placeholders
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.overview import Overview, away_text, overview
 from tui.core.phrase import N_
-from tui.core.regions import Region, endpoints
+from tui.core.regions import Region
 from tui.core.signin import ondisk
 from tui.core.slots.state import SlotStatus
-from tui.core.untrusted import one_line
 from tui.terminal.text import tilde
 
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)
@@ -55,7 +60,7 @@ class HomeScreen(AppScreen[None]):
         # the first frame is drawn complete: the slots are read here, once, so no widget is drawn
         # empty and then filled (a second style pass and layout before the first frame)
         self.view = overview()
-        text, state, self.managed_region = home_summary(self.view)
+        text, state, self.managed_region = home_summary(self.view, columns=self._columns("#slot"))
         yield Header()
         with Vertical(id="home"):
             yield Static(_("Your coding-assistant accounts"), id="title")
@@ -76,28 +81,28 @@ class HomeScreen(AppScreen[None]):
         yield AppFooter()
 
     def _options(self) -> list[Option]:
-        options = []
-        unset = dict(placeholders())
-        for region in (Region.CN, Region.GLOBAL):
-            host = endpoints(region).oauth_host
-            if region.value in unset:  # said before Enter, in words that fit 60 columns
-                label = f"{region.value:<7} " + _("placeholder: set {variable}").format(variable=unset[region.value])
-            else:
-                label = f"{region.value:<7} {host}" + ("   " + _("(default)") if region is Region.CN else "")
-            options.append(Option(plain(one_line(label)), id=region.value))  # hosts come from the environment
-        return options + account_options(self.view)
+        return region_options(self._columns("#regions")) + account_options(self.view, self._columns("#regions"))
+
+    def _columns(self, where: str) -> int:
+        """Cells a row of `where` (#slot, #regions) has: measured once laid out, else estimated
+        from the terminal's width (the first frame: a row is shortened, never wrapped)."""
+        widget = self.query(where).first() if self.query(where) else None
+        width = widget.content_region.width if widget is not None else 0
+        return (width or self.app.size.width - 8) - 1  # one spare: a scroll bar may take it
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_slot, False)  # the same reading, fitted once laid out anew
 
     def _rows_changed(self) -> None:
-        """The named accounts changed on disk (a sign-in, a switch, a logout): the rows follow,
-        the highlighted one kept where it still is."""
+        """The named accounts changed on disk (a sign-in, a switch, a logout), or the width did:
+        the rows follow, the highlighted one kept where it still is."""
         regions = self.query_one("#regions", OptionList)
-        wanted = account_options(self.view)
-        now = [regions.get_option_at_index(i) for i in range(2, regions.option_count)]
+        wanted = self._options()
+        now = [regions.get_option_at_index(i) for i in range(regions.option_count)]
         if [(o.id, str(o.prompt)) for o in now] == [(o.id, str(o.prompt)) for o in wanted]:
             return
         kept = self.selected_row
-        for option in now:
-            regions.remove_option(option.id or "")
+        regions.clear_options()
         regions.add_options(wanted)
         self.query_one("#choose", Static).update(prompt(self.view))
         regions.highlighted = self._row_of(kept) or 0
@@ -163,10 +168,10 @@ class HomeScreen(AppScreen[None]):
         shown.set_text(tilde("\n".join(notices)))  # paths from ~, as every screen shows them
         shown.set_class(not notices, "none")
 
-    def refresh_slot(self) -> None:
-        """Read the slots again and redraw them."""
-        self.view = overview()
-        text, state, _region = home_summary(self.view, self.away_kept)
+    def refresh_slot(self, read: bool = True) -> None:
+        """Read the slots again (`read`) and redraw them."""
+        self.view = overview() if read or self.view is None else self.view
+        text, state, _region = home_summary(self.view, self.away_kept, self._columns("#slot"))
         self._rows_changed()
         slot = self.query_one("#slot", PlainStatic)
         slot.set_text(text)

@@ -10,12 +10,14 @@ from collections.abc import Iterable
 from textual.widgets.option_list import Option
 
 from tui.app.widgets.safe import plain
+from tui.core.hints import placeholders
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text
-from tui.core.regions import Region
+from tui.core.regions import Region, endpoints
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
+from tui.core.textwidth import cells, cut
 from tui.core.untrusted import one_line
 
 ACCOUNT_ROW = "account:"  # the id of a named account's row: account:<region>:<name>
@@ -51,10 +53,35 @@ def slot_line(status: SlotStatus, now: float | None = None) -> str:
     return _("{state}: {detail}").format(state=status.label, detail=one_line(status.detail_text, 50))
 
 
-def home_summary(view: Overview, kept: Iterable[str] = ()) -> tuple[str, str, Region | None]:
+def fitted(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its end shortened to … (a width of 0 or less: as it is).
+    A row laid out in columns is shortened in its middle column, never wrapped under its marker."""
+    if width <= 0 or cells(text) <= width:
+        return text
+    return cut(text, max(width - 1, 0)) + "…"
+
+
+def region_options(columns: int = 0) -> list[Option]:
+    """The two regions' rows: each region's host (or that it is still the placeholder), fitted to
+    `columns` cells."""
+    options = []
+    unset = dict(placeholders())
+    for region in (Region.CN, Region.GLOBAL):
+        host = endpoints(region).oauth_host
+        if region.value in unset:  # said before Enter, in words that fit 60 columns
+            said = _("placeholder: set {variable}").format(variable=unset[region.value])
+        else:
+            said = host + ("   " + _("(default)") if region is Region.CN else "")
+        label = f"{region.value:<7} " + fitted(one_line(said), columns - 8)  # hosts come from the environment
+        options.append(Option(plain(label), id=region.value))
+    return options
+
+
+def home_summary(view: Overview, kept: Iterable[str] = (), columns: int = 0) -> tuple[str, str, Region | None]:
     """(text, css class, managed region): every region's slot and any other slot on disk, the
-    one the managed provider uses marked with *. `kept`: what ended while the person was away, as
-    first shown: said until they have seen it, though its record is gone once marked seen."""
+    one the managed provider uses marked with *, each fitted to `columns` cells (0: as long as
+    it is). `kept`: what ended while the person was away, as first shown: said until they have
+    seen it, though its record is gone once marked seen."""
     ordered = view.with_regions()
     labels = [status.title(24) for status in ordered]
     width = max([7] + [len(label) for label in labels])
@@ -66,7 +93,8 @@ def home_summary(view: Overview, kept: Iterable[str] = ()) -> tuple[str, str, Re
         own = account_of_slot(status.name)
         if status.state == MISSING and own is not None and own[1] == DEFAULT_ACCOUNT and own[0] in with_named:
             said = _("no sign-in of its own; its accounts are below")  # never "not signed in" beside them
-        lines.append(f"{marker} {label:<{width}} {said}")
+        prefix = f"{marker} {label:<{width}} "
+        lines.append(prefix + fitted(said, columns - cells(prefix)))
     if any(status.name == view.managed for status in ordered):
         lines.append(_("* used by the managed provider and by assistant-auth token"))
     if view.dangling is not None:  # the active account was signed out, and nothing else could take its place
@@ -110,8 +138,9 @@ def abandon_question(region: Region):
     )
 
 
-def account_options(view: Overview | None) -> list[Option]:
-    """A row per named account (the regions' own are the rows above): who is signed in, * active."""
+def account_options(view: Overview | None, columns: int = 0) -> list[Option]:
+    """A row per named account (the regions' own are the rows above): who is signed in, * active;
+    fitted to `columns` cells."""
     rows = []
     for account in view.accounts if view is not None else ():
         if account.name == DEFAULT_ACCOUNT:
@@ -119,7 +148,8 @@ def account_options(view: Overview | None) -> list[Option]:
         who = one_line(account.status.identity, HOME_IDENTITY) if account.status.identity else account.status.label
         if account.active:
             who = _("{who} · in use").format(who=who)
-        label = f"{account.label:<14} {who}"
+        prefix = f"{account.label:<14} "
+        label = prefix + fitted(who, columns - cells(prefix))
         rows.append(Option(plain(label), id=f"{ACCOUNT_ROW}{account.region.value}:{account.name}"))
     return rows
 
