@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import SCRIPT
 from tui.app.screens.confirm import ConfirmScreen
@@ -238,3 +240,37 @@ def test_every_english_line_of_an_error_holds_no_chinese(home):
         for line in done.stderr.splitlines():
             if line[:1].isascii() and line[:1].isalpha() and not line.startswith("assistant-auth"):
                 assert not CJK.search(line), (args, line)
+
+
+command = st.lists(st.sampled_from(["login", "--region", "global", "--account", "work", "cn"]), min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=mixed, after=mixed, words=command, width=st.integers(min_value=12, max_value=80))
+def test_a_command_in_a_sentence_never_breaks_where_it_fits(before, after, words, width):
+    """#57 12: `assistant-auth login --region / global` was split across lines at 60 columns."""
+    quoted = "`assistant-auth " + " ".join(words) + "`"
+    lines = wrap(f"请运行{before} {quoted} {after}以登录。", width)
+    if width_of(quoted) <= width:
+        assert any(quoted in line for line in lines), lines
+    assert all(width_of(line) <= width for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("text", "whole"),
+    [
+        (
+            "已退出登录：请用 `assistant-auth login --region global` 重新登录它。",
+            "`assistant-auth login --region global`",
+        ),
+        (
+            "请编辑 ~/.assistant-code/config.toml 之后重试，或运行 assistant-auth login --region global 登录。",
+            "config.toml",
+        ),
+    ],
+)
+@pytest.mark.parametrize("width", [40, 56, 58, 60])
+def test_no_word_breaks_inside_and_no_stop_stands_alone(text, whole, width):
+    lines = wrap(text, width)
+    assert any(whole in line for line in lines), lines
+    assert width_of(lines[-1]) > 4 or len(lines) == 1, lines  # never "它。" alone on the last line

@@ -39,10 +39,21 @@ def _wide(char: str) -> bool:
 def _atoms(text: str) -> list[tuple[str, bool]]:
     """(piece, space before it): words of narrow characters, and each wide character alone, with
     the glue rules applied (a number and the wide unit after it, an opening bracket and what
-    follows, closing punctuation and what precedes)."""
+    follows, closing punctuation and what precedes). A command in backticks is one piece, and in
+    text with wide characters so is a run of narrow words between them (`assistant-auth login
+    --region global` in a Chinese sentence): a command in a sentence is never broken."""
     atoms: list[tuple[str, bool]] = []
     spaced, word = False, ""
-    for char in text + " ":
+    text += " "
+    index = 0
+    while index < len(text):
+        char = text[index]
+        index += 1
+        if char == "`" and "`" in text[index:]:  # a command: whole, its spaces and all
+            end = text.index("`", index) + 1
+            word += char + text[index:end]
+            index = end
+            continue
         if char.isspace() or _wide(char):
             if word:
                 atoms.append((word, spaced))
@@ -54,6 +65,14 @@ def _atoms(text: str) -> list[tuple[str, bool]]:
                 spaced = False
         else:
             word += char
+    if any(_wide(piece[0]) for piece, _space in atoms):
+        atoms = _narrow_runs(atoms)
+    return _glue(atoms)
+
+
+def _glue(atoms: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The glue rules: a number and the wide unit after it, an opening bracket and what follows,
+    closing punctuation and what precedes, each one piece."""
     glued: list[tuple[str, bool]] = []
     for piece, space in atoms:
         previous = glued[-1][0] if glued else ""
@@ -69,6 +88,46 @@ def _atoms(text: str) -> list[tuple[str, bool]]:
     return glued
 
 
+def _narrow_runs(atoms: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """Narrow words next to each other, in text with wide characters, as one piece (a command or
+    a name among Chinese words); `wrap` splits one at its spaces only when it is wider than a line."""
+    runs: list[tuple[str, bool]] = []
+    for piece, space in atoms:
+        previous = runs[-1][0] if runs else ""
+        if space and previous and not _wide(previous[-1]) and not _wide(piece[0]):
+            runs[-1] = (previous + " " + piece, runs[-1][1])
+        else:
+            runs.append((piece, space))
+    return runs
+
+
+def _too_wide(atoms: list[tuple[str, bool]], width: int) -> list[tuple[str, bool]]:
+    """A piece wider than a line, split at its spaces (its words), before anything is cut."""
+    split: list[tuple[str, bool]] = []
+    for piece, space in atoms:
+        if cells(piece) > width and " " in piece:
+            words = _words(piece)
+            split += _glue([(words[0], space)] + [(word, True) for word in words[1:]])
+        else:
+            split.append((piece, space))
+    return split
+
+
+def _words(piece: str) -> list[str]:
+    """A piece's words: split at its spaces, a command in backticks kept whole."""
+    words, word, quoted = [], "", False
+    for char in piece:
+        if char == "`":
+            quoted = not quoted
+        if char == " " and not quoted:
+            if word:
+                words.append(word)
+            word = ""
+        else:
+            word += char
+    return [*words, word] if word else words
+
+
 def wrap(text: str, width: int) -> list[str]:
     """`text` (whitespace collapsed) in lines of at most `width` cells: breaks at spaces, and
     between wide characters (Chinese has no spaces), never inside a number and its unit, after an
@@ -76,7 +135,7 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(width, 2)
     lines: list[str] = []
     line = ""
-    for piece, space in _atoms(text):
+    for piece, space in _too_wide(_atoms(text), width):
         joined = line + (" " if space and line else "") + piece
         if line and cells(joined) > width:
             lines.append(line)
@@ -89,7 +148,26 @@ def wrap(text: str, width: int) -> list[str]:
             line = line[len(head) :]
     if line:
         lines.append(line)
-    return lines
+    return _no_widow(lines, width)
+
+
+WIDOW = 4  # cells: a last line this short ("它。") takes characters from the line above
+
+
+def _no_widow(lines: list[str], width: int) -> list[str]:
+    """Chinese never ends a paragraph on a lone character and its stop ("它。"): the last wide
+    characters of the line above go down with it (two at most, never emptying that line)."""
+    if len(lines) < 2 or cells(lines[-1]) > WIDOW or not _wide(lines[-1][0]):
+        return lines
+    above, last = lines[-2], lines[-1]
+    for _moved in range(2):
+        if len(above) < 2 or not _wide(above[-1]) or above[-1] in OPENING or cells(last) + 2 > width:
+            break
+        above, last = above[:-1].rstrip(), above[-1] + last
+    broken = last[0] in CLOSING or not above or above[-1] in OPENING or above[-1].isspace() or above[-1].isdigit()
+    if broken:  # a stop starting a line, a bracket or a number left at an end: as it was
+        return lines
+    return [*lines[:-2], above, last]
 
 
 def fit(text: str, columns: int) -> str:
