@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -54,6 +54,7 @@ class HomeScreen(AppScreen[None]):
         self.view: Overview | None = None  # the slots as last read (every 5 s, and on return)
         self.managed_region: Region | None = None  # the managed provider's region, as first read
         self.first_resume = True
+        self.fitted_to = 0  # the screen width the rows were last fitted to
         self.away_kept: dict[str, None] = {}  # "while you were away…": shown until the person moves on
 
     def compose(self) -> ComposeResult:
@@ -90,8 +91,10 @@ class HomeScreen(AppScreen[None]):
         width = widget.content_region.width if widget is not None else 0
         return (width or self.app.size.width - 8) - 1  # one spare: a scroll bar may take it
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self.refresh_slot, False)  # the same reading, fitted once laid out anew
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self.fitted_to:  # a new width only: a refit that lays out again must not loop
+            self.fitted_to = event.size.width
+            self.call_after_refresh(self.refresh_slot, False)  # the same reading, fitted once laid out anew
 
     def _rows_changed(self) -> None:
         """The named accounts changed on disk (a sign-in, a switch, a logout), or the width did:
