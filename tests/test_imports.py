@@ -39,6 +39,7 @@ HOT_PATH = [
     "tui/core/credentials/locks/acquire.py",
     "tui/core/credentials/locks/stale.py",
     "tui/core/credentials/locks/state.py",
+    "tui/core/credentials/locks/waits.py",
     "tui/core/credentials/oauth.py",
     "tui/core/credentials/refresh.py",
     "tui/core/credentials/slot.py",

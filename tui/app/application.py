@@ -19,6 +19,7 @@ from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
 from tui.app.signin_flow import SignInFlow
 from tui.core.agent.client.presence import agent_socket
+from tui.core.credentials.locks import STOPPED_WAITING
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -190,12 +191,25 @@ class AssistantAuthApp(SignInFlow, App):
         try:
             from tui.core.slots.switch import switch_account  # lazy: only when a switch is asked for, not at start
 
-            message = switch_account(Region(region), account or DEFAULT_ACCOUNT)
-        except AuthError as exc:  # with its lead sentence in the reader's language, as the command line says it
-            self.notify(exc.said(), title=_("Not switched"), severity="warning", timeout=8, markup=False)
-            return False, exc.said()
-        self.notify(message, title=_("Switched"), timeout=8, markup=False)
-        return True, message
+            outcome: object = switch_account(Region(region), account or DEFAULT_ACCOUNT)
+        except AuthError as exc:
+            outcome = exc
+        return self.switched(outcome)
+
+    def switched(self, outcome: object) -> tuple[bool, str]:
+        """A switch's outcome (its sentence, or the AuthError that stopped it) as a toast; returns
+        (switched, the sentence shown)."""
+        if isinstance(
+            outcome, AuthError
+        ):  # with its lead sentence in the reader's language, as the command line says it
+            stopped = outcome.message == STOPPED_WAITING
+            said_it = _(STOPPED_WAITING) + "." if stopped else outcome.said()
+            self.notify(said_it, title=_("Not switched"), severity="warning", timeout=8, markup=False)
+            return False, said_it
+        if isinstance(outcome, BaseException):
+            raise outcome
+        self.notify(str(outcome), title=_("Switched"), timeout=8, markup=False)
+        return True, str(outcome)
 
     def action_help(self) -> None:
         from tui.app.screens.help import (  # lazy: the wizard's cold start (make bench)

@@ -280,8 +280,7 @@ def test_device_code_not_in_repr():
 async def test_persist_waits_for_a_refresh_holding_the_slot_lock(home):
     import asyncio
 
-    from tui.core.credentials.locks import hold_slot
-    from tui.core.credentials.locks.acquire import reporting_to
+    from tui.core.credentials.locks import hold_slot, reporting_to
 
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json=TOKENS))
     waits: list[str] = []

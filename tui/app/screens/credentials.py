@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Header
 
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.waiting import WaitsInAWorker, trouble_line
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.app.widgets.slot_details import SlotDetails
@@ -31,6 +32,7 @@ from tui.core.repairs import NotDone, move_aside, seen
 from tui.core.signout import sign_out, told
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
 from tui.core.slots.state import BROKEN, MISSING, SlotStatus, slot_title
+from tui.core.slots.switch import switch_account
 from tui.core.untrusted import one_line
 from tui.terminal.text import short_path
 
@@ -100,7 +102,7 @@ ACTION_APPLIES = {
 NOT_AN_ACCOUNT = N_("Only an account's slot can be used for the managed provider: select a region's or a named one.")
 
 
-class CredentialsScreen(AppScreen[None]):
+class CredentialsScreen(WaitsInAWorker, AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -249,22 +251,14 @@ class CredentialsScreen(AppScreen[None]):
         """Ask, then run a change from the core; report its outcome and reload the table. A repair
         whose fact no longer holds when answered changes nothing and says so (`NotDone`)."""
 
-        def run() -> None:
-            try:
-                result = operation()
-            except NotDone as exc:
-                self.reload()
-                self.notice(_("Not done: {reason}").format(reason=said(exc.reason)))
-                return
-            except (OSError, AuthError) as exc:
-                self.notice(failure.format(reason=getattr(exc, "strerror", None) or exc))
-                return
+        def done(result: object) -> None:  # back on the screen's loop: the change's outcome
             self.reload()
-            self.notice(success(result))
-            if then is not None:
+            trouble = trouble_line(result, failure)
+            self.notice(trouble if trouble is not None else success(result))
+            if trouble is None and then is not None:
                 then()
 
-        self._confirm(title, body, run)
+        self._confirm(title, body, lambda: self.start_change(operation, done))  # a worker: it may wait for a lock
 
     def action_fix_mode(self) -> None:
         slot = self.selected
@@ -320,12 +314,24 @@ class CredentialsScreen(AppScreen[None]):
         )
 
     def action_switch(self) -> None:
-        """Point the managed provider at the selected account's slot (no new sign-in)."""
+        """Point the managed provider at the selected account's slot (no new sign-in), in a worker:
+        config.toml's lock may be held."""
         named = account_of_slot(self.selected.name) if self.selected else None
-        switched, message = self.host.switch_managed(Region(named[0]), named[1]) if named else (False, NOT_AN_ACCOUNT)
-        if switched:
-            self.reload()
-        self.notice(_(message) if message is NOT_AN_ACCOUNT else message)
+        if named is None:
+            self.notice(_(NOT_AN_ACCOUNT))
+            return
+
+        def done(outcome: object) -> None:
+            switched, message = self.host.switched(outcome)
+            if switched:
+                self.reload()
+            self.notice(message)
+
+        self.start_change(lambda: switch_account(Region(named[0]), named[1]), done)
+
+    def action_back(self) -> None:
+        if not self.stop_waiting():  # Esc while a change waits for a lock: it stops waiting, first
+            self.host.back()
 
     def action_logout(self) -> None:
         slot = self.selected
@@ -339,6 +345,3 @@ class CredentialsScreen(AppScreen[None]):
             _("Could not remove the file: {reason}"),
             lambda result: " ".join(told(result, short_path(result.path))),
         )
-
-    def action_back(self) -> None:
-        self.host.back()

@@ -85,8 +85,7 @@ class HomeScreen(AppScreen[None]):
         return region_options(self._columns("#regions")) + account_options(self.view, self._columns("#regions"))
 
     def _columns(self, where: str) -> int:
-        """Cells a row of `where` (#slot, #regions) has: measured once laid out, else estimated
-        from the terminal's width (the first frame: a row is shortened, never wrapped)."""
+        """Cells a row of `where` has: measured once laid out, else (the first frame) estimated."""
         widget = self.query(where).first() if self.query(where) else None
         width = widget.content_region.width if widget is not None else 0
         return (width or self.app.size.width - 8) - 1  # one spare: a scroll bar may take it

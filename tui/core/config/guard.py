@@ -15,13 +15,15 @@ import time
 from collections.abc import Iterator
 
 from tui.core import paths
-from tui.core.credentials.locks import lock_timeout
+from tui.core.credentials.locks import lock_timeout, pause, report_wait
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
-from tui.core.phrase import N_, Phrase
+from tui.core.phrase import N_, Phrase, said
 
 WAIT = 15.0  # seconds: an edit of ours takes milliseconds; longer means a stopped process holds it
 STEP = 0.02
+SAY_AFTER = 1.0  # seconds of waiting before the wait is said
+WAITING = N_("Waiting for the lock of {path}: another assistant-auth command is editing it (up to {seconds} s)…")
 
 
 @contextlib.contextmanager
@@ -34,7 +36,8 @@ def config_edit() -> Iterator[None]:
         raise AuthError(f"Failed to write assistant config: {exc.strerror or exc}") from None
     try:
         wait = min(WAIT, lock_timeout())  # ASSISTANT_LOCK_TIMEOUT bounds this wait too, never lengthens it
-        deadline = time.monotonic() + wait
+        started = time.monotonic()
+        deadline, said_it = started + wait, False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -46,7 +49,10 @@ def config_edit() -> Iterator[None]:
                         Phrase(N_("If no other assistant-auth command is running, try again.")),
                         kind=Problem.LOCKED,
                     ) from None
-                time.sleep(STEP)
+                if not said_it and time.monotonic() - started >= SAY_AFTER:  # said once, where the person looks
+                    said_it = True
+                    report_wait(said(Phrase(WAITING, path=paths.config_file(), seconds=f"{wait:g}")))
+                pause(STEP)  # a screen's Esc ends the wait at once
         yield
     finally:
         os.close(fd)  # closing releases the lock

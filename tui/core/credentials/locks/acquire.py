@@ -18,10 +18,8 @@ refresh is ever sent without all three locks.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
 import stat
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -38,6 +36,11 @@ from tui.core.credentials.locks.state import (
     flock_path,
     is_stale,
 )
+from tui.core.credentials.locks.waits import (  # re-exported: the locks package says them
+    _report,
+    lock_timeout,
+    pause,
+)
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase, said
@@ -47,45 +50,8 @@ TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (off
 ANOTHER_TASK = Phrase(N_("another task of this process"))
 REFRESHING, WRITING = Phrase(N_("refreshing")), Phrase(N_("writing"))  # what a wait is for
 REPORT_AFTER = 1.0  # seconds of waiting before we say what we wait for
-DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
-TIMEOUT_ENV = "ASSISTANT_LOCK_TIMEOUT"
 _POLL_START = 0.005
 _POLL_MAX = 0.1
-
-Reporter = Callable[[str], object]
-_reporter: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar("assistant_lock_reporter", default=None)
-
-
-def lock_timeout() -> float:
-    """The bounded wait of a refresh, from `ASSISTANT_LOCK_TIMEOUT` (seconds), else 30."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if value == value and 0 < value < 86400 else DEFAULT_TIMEOUT  # NaN, absurd -> default
-
-
-@contextlib.contextmanager
-def reporting_to(report: Reporter) -> Iterator[None]:
-    """Send "waiting for …" lines of this context (a task, a worker) to `report`."""
-    token = _reporter.set(report)
-    try:
-        yield
-    finally:
-        _reporter.reset(token)
-
-
-def _report(text: str) -> None:
-    report = _reporter.get()
-    if report is not None:
-        report(text)
-        return
-    try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 class _Wait:
@@ -363,7 +329,7 @@ def hold_slot_sync(
     releases: list[Callable[[], object]] = []
     try:
         for delay in _attempts(storage_name, timeout, purpose, releases, write_error):
-            time.sleep(delay)
+            pause(delay)
         yield
     finally:
         _release(releases)

@@ -1,0 +1,74 @@
+"""#57 4: logging out in the inspector while another process held the slot's lock froze the whole
+app (nothing redrew, no key was handled) and the "waiting for the lock" line went to stderr under
+the screen. The change runs in a worker: the wait is said on the notice line, the screen takes
+keys, Esc stops the wait (nothing removed), and once the holder lets go the change is made."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.app.helpers import answer, screen_name, screen_text, wait_for
+from tests.conftest import write_creds
+from tui.app import AssistantAuthApp
+from tui.core.keys import region_storage_name
+
+HOLD = (
+    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
+    "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()"
+)
+
+
+@pytest.fixture
+def held_slot(home):
+    """cn's slot, its flock held by a second process (the official client's protocol)."""
+    path = write_creds(home, {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000})
+    lock = home / "credentials" / f"{region_storage_name('cn')}.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    try:
+        yield path, holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+async def _log_out(pilot, app) -> None:
+    await pilot.press("i")
+    await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+    await answer(pilot, "l", "y")
+
+
+async def test_a_held_lock_is_waited_for_in_a_worker_said_on_screen_and_esc_stops_it(held_slot, monkeypatch):
+    path, _holder = held_slot
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _log_out(pilot, app)
+        await wait_for(pilot, lambda: "Waiting for" in screen_text(app) and "Esc stops waiting" in screen_text(app))
+        await pilot.press("question_mark")  # the app takes keys while it waits: help opens
+        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")
+        await pilot.press("escape")  # on the inspector: stops the wait, stays
+        await wait_for(pilot, lambda: "Stopped waiting for the lock: nothing was changed" in screen_text(app))
+        assert screen_name(app) == "CredentialsScreen"
+    assert path.exists()
+
+
+async def test_the_change_is_made_once_the_holder_lets_go(held_slot, monkeypatch):
+    path, holder = held_slot
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
+    app = AssistantAuthApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _log_out(pilot, app)
+        await wait_for(pilot, lambda: "Waiting for" in screen_text(app))
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        await wait_for(pilot, lambda: "Signed out: removed" in screen_text(app))
+    assert not path.exists()
