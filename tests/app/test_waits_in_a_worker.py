@@ -72,3 +72,36 @@ async def test_the_change_is_made_once_the_holder_lets_go(held_slot, monkeypatch
         holder.stdin.flush()
         await wait_for(pilot, lambda: "Signed out: removed" in screen_text(app))
     assert not path.exists()
+
+
+HOLD_DIR = (
+    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+    "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()"
+)
+
+
+async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, monkeypatch):
+    """The same for the provider editor's save: config.toml's lock held by another command."""
+    from tests.app.test_providers_screen import open_providers, type_into, write_config
+
+    path = write_config(home)
+    before = path.read_text()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_DIR, str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    try:
+        app = AssistantAuthApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await open_providers(pilot)
+            await type_into(pilot, "#field-base_url", "https://proxy.test/v2")
+            await answer(pilot, "ctrl+s", "y")
+            await wait_for(pilot, lambda: "Waiting for the lock of" in screen_text(app))
+            await pilot.press("escape")  # stops the wait; the edit stays in the form
+            await wait_for(pilot, lambda: "Stopped waiting for the lock: nothing was changed" in screen_text(app))
+            assert screen_name(app) == "ProvidersScreen"
+            assert app.screen.query_one("#field-base_url").value == "https://proxy.test/v2"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_text() == before

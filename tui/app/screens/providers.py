@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Header, Input
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.restore import ask_to_restore
+from tui.app.screens.waiting import WaitsInAWorker
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
 from tui.app.widgets.raw_config import RawConfig
@@ -31,6 +32,7 @@ from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
 from tui.core.config.restore import Restore, backup_path, restore_offer
 from tui.core.config.watch import DiskWatch
+from tui.core.credentials.locks import STOPPED_WAITING
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -101,7 +103,19 @@ def discard_question(changed: list[str], provider: str | None) -> ConfirmScreen:
     )
 
 
-class ProvidersScreen(AppScreen[None]):
+def saved_line(outcome: object) -> str:
+    """What a save says: saved (and where the previous version is), or why not."""
+    if isinstance(outcome, ConfigChanged):
+        return _("Not saved: {problem}. Press ctrl+r to reload.").format(problem=outcome)
+    if isinstance(outcome, AuthError):
+        stopped = outcome.message == STOPPED_WAITING
+        return _(STOPPED_WAITING) + "." if stopped else _("Not saved: {problem}").format(problem=outcome)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return _("Saved. Previous version kept in {backup}.").format(backup=outcome) if outcome else _("Saved.")
+
+
+class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -280,17 +294,14 @@ class ProvidersScreen(AppScreen[None]):
         self.app.push_screen(ConfirmScreen(title, diff, yes=_("Write"), lexer="diff"), answer)
 
     def write(self, snapshot: Snapshot, new_text: str) -> None:
-        try:
-            backup = save_snapshot(snapshot, new_text)
-        except ConfigChanged as exc:
-            self.said_change_on_disk()  # this notice says it: the disk watcher does not repeat it
-            self.notice(_("Not saved: {problem}. Press ctrl+r to reload.").format(problem=exc))
-            return
-        except AuthError as exc:
-            self.notice(_("Not saved: {problem}").format(problem=exc))
-            return
-        self.load()
-        self.notice(_("Saved. Previous version kept in {backup}.").format(backup=backup) if backup else _("Saved."))
+        def done(outcome: object) -> None:  # back on the screen's loop
+            if isinstance(outcome, ConfigChanged):
+                self.said_change_on_disk()  # this notice says it: the disk watcher does not repeat it
+            elif not isinstance(outcome, BaseException):
+                self.load()
+            self.notice(saved_line(outcome))
+
+        self.start_change(lambda: save_snapshot(snapshot, new_text), done)  # a worker: config.toml's lock may wait
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # `b` only for a file it can mend, ^s only for a file the form edits
@@ -301,7 +312,7 @@ class ProvidersScreen(AppScreen[None]):
             self.load()
             self.notice(said_line or _("Nothing to restore: config.toml or its copy changed."))
 
-        ask_to_restore(self.app, self.snapshot.path if self.snapshot else None, done)
+        ask_to_restore(self.app, self.snapshot.path if self.snapshot else None, done, run=self.start_change)
 
     def action_reload(self) -> None:
         changed = self.changed_labels()
@@ -342,6 +353,8 @@ class ProvidersScreen(AppScreen[None]):
 
     def action_back(self) -> None:
         changed = self.changed_labels()
+        if self.stop_waiting():  # Esc while a save or a restore waits for config.toml's lock: it stops
+            return
         if not changed:
             self.host.back()
             return
