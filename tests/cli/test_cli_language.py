@@ -96,7 +96,7 @@ def test_a_hint_is_said_in_the_locale_and_json_stays_english(home, server, local
     monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", "http://127.0.0.1:9")  # nothing listens: unreachable
     chinese, english = in_both(locale, "login", "--no-tui", "--no-browser", "--json", "--force")
     assert chinese.returncode == english.returncode == 2
-    assert "请检查到 127.0.0.1:9 的网络路径" in chinese.stderr
+    assert "127.0.0.1:9（由 ASSISTANT_OAUTH_HOST_CN 设置）没有应答" in chinese.stderr
     assert "Check the network path to 127.0.0.1:9" in english.stderr
     events = [json.loads(line) for line in chinese.stdout.splitlines()]
     assert events == [json.loads(line) for line in english.stdout.splitlines()]

@@ -152,7 +152,7 @@ def test_a_phrase_is_english_as_text_and_said_in_the_readers_language(environmen
     assert isinstance(hint, Phrase) and hint == english and json.dumps(hint) == json.dumps(english)
     assert (
         said(hint)
-        == "auth.example.test 没有应答：请检查主机、网络或 VPN，如需代理请检查代理（HTTPS_PROXY）；`assistant-auth doctor` 可以检测它。"
+        == "auth.example.test没有应答：请检查主机、网络或 VPN，如需代理请检查代理（HTTPS_PROXY）；`assistant-auth doctor` 可以检测它。"
     )
     assert said("text from a server") == "text from a server"  # only our phrases are translated
     environment(LANG="C.UTF-8")
