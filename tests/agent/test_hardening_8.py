@@ -441,7 +441,7 @@ def test_a_sign_in_and_a_switch_keep_an_api_key_they_empty(home):
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(SERVER_CONFIG)
     copy = provision_managed_provider(account_key("cn", "default"), "cn")
-    assert copy is not None and copy.read_text() == SERVER_CONFIG
+    assert copy is not None and copy.path.read_text() == SERVER_CONFIG and copy.api_key
     assert provision_managed_provider(account_key("cn", "default"), "cn") is None  # nothing of theirs emptied now
     (home / "config.toml").write_text(SERVER_CONFIG)
     write_creds(

@@ -13,7 +13,6 @@ import os
 
 from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, err
-from tui.core import paths
 from tui.core.agent.client.ask import AgentUnavailable, Session
 from tui.core.agent.client.forwarded import relay_started
 from tui.core.agent.client.listing import listed, selected
@@ -24,9 +23,8 @@ from tui.core.agent.client.through import judged, selector_request
 from tui.core.agent.client.trouble import unfit
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request
-from tui.core.config.kept import api_key_of_managed, kept_note
+from tui.core.config.kept import kept_note
 from tui.core.config.provider import provision_managed_provider
-from tui.core.config.read import read_config_text
 from tui.core.errors import EXIT_TRANSIENT, AuthError
 from tui.core.i18n import _
 from tui.core.keys import region_key
@@ -124,7 +122,6 @@ def _listed_slot(session: Session, selector: Selector) -> dict | None | Failed:
 def _point(region: Region) -> None:
     """The managed provider here now reads the region the relay fills: said, once."""
     try:
-        had_key = api_key_of_managed(read_config_text())
         copy = provision_managed_provider(region_key(region), region, keep_any=True)
     except AuthError as exc:
         _say(exc.message)
@@ -135,7 +132,7 @@ def _point(region: Region) -> None:
         ).format(region=region.value)
     )
     if copy is not None:  # the server's own file (its api_key too): kept, and how to take it back
-        _say(said(kept_note(copy, paths.config_path(), api_key=had_key)))
+        _say(said(kept_note(copy)))
 
 
 def _say(text: str) -> None:

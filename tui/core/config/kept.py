@@ -11,6 +11,7 @@ import os
 import pathlib
 import shlex
 import time
+from dataclasses import dataclass
 
 from tui.core.config.read import parse_config_readonly
 from tui.core.errors import AuthError
@@ -26,6 +27,16 @@ KEPT_NOTE = N_(
 KEPT_BEFORE_RELAY = N_("config.toml as it was is kept in {path}: `cp {path} {config}` undoes the change.")
 
 
+@dataclass(frozen=True)
+class Kept:
+    """A copy kept: where it is, the config.toml it copies, and whether it holds an api_key the
+    write emptied (else it is kept before the relay's change to a server's file)."""
+
+    path: pathlib.Path
+    config: pathlib.Path
+    api_key: bool
+
+
 def api_key_of_managed(text: str) -> bool:
     """config.toml's `text` gives the managed provider a non-empty `api_key` (one the spec's
     write would empty)."""
@@ -38,10 +49,10 @@ def api_key_of_managed(text: str) -> bool:
     return isinstance(key, str) and key.strip() != ""
 
 
-def keep(previous: str, config: pathlib.Path, now: float | None = None) -> pathlib.Path:
+def keep(previous: str, config: pathlib.Path, now: float | None = None) -> Kept:
     """Write `previous` (config.toml's text) beside `config` as `config.toml.before-<time>`, mode
-    0600, created new (never through a link, never over a file); the path. OSError when it
-    cannot be written: the edit that would lose the key is then not made."""
+    0600, created new (never through a link, never over a file). OSError when it cannot be
+    written: the edit that would lose the key is then not made."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(time.time() if now is None else now))
     data = previous.encode("utf-8")
     for counter in range(1, 100):
@@ -59,13 +70,14 @@ def keep(previous: str, config: pathlib.Path, now: float | None = None) -> pathl
         except OSError:
             os.unlink(where)
             raise
-        return where
+        return Kept(where, config, api_key_of_managed(previous))
     raise FileExistsError(f"{config.name}.before-{stamp}")
 
 
-def kept_note(where: pathlib.Path, config: pathlib.Path, *, api_key: bool = True) -> Phrase:
-    """What a command says after keeping the copy: where it is, and the command that restores it
-    (`api_key`: the copy holds an api_key the write emptied)."""
+def kept_note(kept: Kept) -> Phrase:
+    """What a command says after keeping the copy: where it is, and the command that restores it."""
     return Phrase(
-        KEPT_NOTE if api_key else KEPT_BEFORE_RELAY, path=shlex.quote(str(where)), config=shlex.quote(str(config))
+        KEPT_NOTE if kept.api_key else KEPT_BEFORE_RELAY,
+        path=shlex.quote(str(kept.path)),
+        config=shlex.quote(str(kept.config)),
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.config.guard import config_edit
-from tui.core.config.kept import api_key_of_managed, keep
+from tui.core.config.kept import Kept, api_key_of_managed, keep
 from tui.core.config.read import (
     BOM,
     CONFIG_LABEL,
@@ -217,7 +217,7 @@ class NotAsDecided(Exception):
 
 def provision_managed_provider(
     oauth_key: str, region: Region | str, *, only_if: Callable[[str], bool] | None = None, keep_any: bool = False
-) -> pathlib.Path | None:
+) -> Kept | None:
     """Read-modify-write config.toml; comments, order and unrelated tables survive. One writer of
     ours at a time (`guard.config_edit`); a change by another program between our read and our
     write (the official client takes no lock) is seen by a second read and the edit made again

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.core import paths
 from tui.core.config.kept import kept_note
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
@@ -38,7 +37,7 @@ class Saving(Moves):
         name = await self.approval.save()
         copy, self.approval = self.approval.config_copy, None
         # config.toml kept before its api_key was emptied, and others that can read or write it: said
-        notes = [said(kept_note(copy, paths.config_path())) if copy else None, exposure()]
+        notes = [said(kept_note(copy)) if copy else None, exposure()]
         self.config_note = " ".join(note for note in notes if note) or None
         return name
 

@@ -9,10 +9,10 @@ gets a bound. When that happens in the middle of a wait, the wait restarts with 
 from __future__ import annotations
 
 import asyncio
-import pathlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tui.core.config.kept import Kept
 from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError, Problem
 from tui.core.keys import login_command
@@ -33,9 +33,9 @@ class Approval:
         self.account = account  # the named account they go to (None: the region's own slot)
         self.on_wait = on_wait  # "Waiting for …" lines while the slot's locks are held elsewhere
         self.bound: float | None = None  # seconds the wait for the locks may take (None: no bound)
-        self._task: asyncio.Future[tuple[str, pathlib.Path | None]] | None = None
+        self._task: asyncio.Future[tuple[str, Kept | None]] | None = None
         self._rebound = False  # the wait in progress was cancelled to restart it with the bound
-        self.config_copy: pathlib.Path | None = None  # config.toml kept before its api_key was emptied
+        self.config_copy: Kept | None = None  # config.toml kept before its api_key was emptied
 
     def bind(self, seconds: float) -> None:
         """Nobody watches any more: wait at most `seconds` for the locks, a wait in progress too."""

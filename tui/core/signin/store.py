@@ -18,6 +18,7 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
+from tui.core.config.kept import Kept
 from tui.core.config.provider import provision_managed_provider
 from tui.core.credentials import rejections
 from tui.core.credentials.locks import hold_slot, hold_slot_sync
@@ -62,7 +63,7 @@ async def save_signin(
 
 async def save_signin_keeping(
     token_response: Mapping[str, Any], region: Region, *, timeout: float | None = None, account: str | None = None
-) -> tuple[str, pathlib.Path | None]:
+) -> tuple[str, Kept | None]:
     """`save_signin`, and the copy of config.toml kept when the managed provider's api_key was
     emptied (`tui.core.config.kept`): the sign-in says where it is."""
     async with hold_slot(slot_of(region, account), timeout=timeout, purpose=PURPOSE, write_error=True):

@@ -5,7 +5,6 @@ config.toml is shared with the official client, so a switch moves both tools to 
 
 from __future__ import annotations
 
-from tui.core import paths
 from tui.core.config.kept import kept_note
 from tui.core.config.provider import NotAsDecided, provision_managed_provider
 from tui.core.config.read import parse_config_readonly, read_config_readonly
@@ -78,7 +77,7 @@ def switch_account(region: Region, name: str, *, only_from: str | None = None) -
         )
     premise = None if only_from is None else (lambda text: managed_slot(text) == only_from)
     copy = provision_managed_provider(account_key(region, name), region, only_if=premise)
-    kept = "" if copy is None else " " + said(kept_note(copy, paths.config_path()))
+    kept = "" if copy is None else " " + said(kept_note(copy))
     if named and status.identity:
         text = _(
             "The managed provider now uses account {account} ({who}); the official client follows "
