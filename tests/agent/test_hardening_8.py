@@ -12,6 +12,7 @@ import pytest
 from tests.agent.conftest import RunningAgent
 from tests.cli.test_cli import valid
 from tests.conftest import write_creds
+from tests.lock_holder import Holder, holding
 from tui.core.agent.client import proof
 from tui.core.agent.client.ask import ask
 from tui.core.agent.server import place
@@ -77,8 +78,6 @@ def test_the_answer_key_is_never_seen_empty_or_half_written(tmp_path):
 def test_logout_of_the_active_account_says_why_the_switch_was_not_written(home, monkeypatch):
     """#58 9: config.toml's lock held elsewhere while other accounts are signed in: the sign-out
     says the switch to which account failed and why, never "no other account is signed in"."""
-    import subprocess
-    import sys
 
     from tui.core.config import guard
     from tui.core.config.provider import provision_managed_provider
@@ -93,23 +92,8 @@ def test_logout_of_the_active_account_says_why_the_switch_was_not_written(home, 
         )
     provision_managed_provider(account_key("cn", "work"), "cn")
     monkeypatch.setattr(guard, "WAIT", 0.3)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
-            "print('held', flush=True); time.sleep(600)",
-            str(home),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with holding(home):  # config.toml's lock, held by another command
         result = sign_out(account_slot("cn", "work"))
-    finally:
-        holder.kill()
-        holder.wait()
     lines = " ".join(told(result, "the file"))
     assert "no other account is signed in" not in lines
     assert "switching it to personal (cn) failed" in lines and "assistant-auth switch personal" in lines
@@ -332,7 +316,6 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
     undoing the switch. Now which account is active is read after the wait, and the switch
     written only if config.toml, read again under its lock, still names work."""
     import subprocess
-    import sys
 
     from tests.cli.test_cli import SCRIPT
     from tests.waiting import PATIENCE
@@ -347,21 +330,7 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
             account_slot("cn", name),
         )
     provision_managed_provider(account_key("cn", "work"), "cn")
-    lock = home / "credentials" / f"{account_slot('cn', 'work')}.lock"
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
-            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()",
-            str(lock),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdin is not None
-    assert holder.stdout.readline().strip() == "held"
+    holder = Holder(home / "credentials" / f"{account_slot('cn', 'work')}.lock")  # the official client's flock
     logout = subprocess.Popen(
         [SCRIPT, "logout", "--account", "work", "--region", "cn", "--yes"],
         stdout=subprocess.PIPE,
@@ -374,12 +343,10 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
         assert "Waiting for" in waiting, waiting
         switched = subprocess.run([SCRIPT, "switch", "zulu"], capture_output=True, text=True, timeout=PATIENCE)
         assert switched.returncode == 0, switched.stderr
-        holder.stdin.write("go\n")
-        holder.stdin.flush()
+        holder.release()
         out, rest = logout.communicate(timeout=PATIENCE)
     finally:
-        holder.kill()
-        holder.wait()
+        holder.stop()
         if logout.poll() is None:
             logout.kill()
     assert logout.returncode == 0, rest

@@ -5,36 +5,21 @@ keys, Esc stops the wait (nothing removed), and once the holder lets go the chan
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
+from tests.lock_holder import holding
 from tui.app import AssistantAuthApp
 from tui.core.keys import region_storage_name
-
-HOLD = (
-    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
-    "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()"
-)
 
 
 @pytest.fixture
 def held_slot(home):
     """cn's slot, its flock held by a second process (the official client's protocol)."""
     path = write_creds(home, {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000})
-    lock = home / "credentials" / f"{region_storage_name('cn')}.lock"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-    try:
+    with holding(home / "credentials" / f"{region_storage_name('cn')}.lock") as holder:
         yield path, holder
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 async def _log_out(pilot, app) -> None:
@@ -67,17 +52,9 @@ async def test_the_change_is_made_once_the_holder_lets_go(held_slot, monkeypatch
     async with app.run_test(size=(100, 30)) as pilot:
         await _log_out(pilot, app)
         await wait_for(pilot, lambda: "Waiting for" in screen_text(app))
-        assert holder.stdin is not None
-        holder.stdin.write("go\n")
-        holder.stdin.flush()
+        holder.release()
         await wait_for(pilot, lambda: "Signed out: removed" in screen_text(app))
     assert not path.exists()
-
-
-HOLD_DIR = (
-    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
-    "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()"
-)
 
 
 async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, monkeypatch):
@@ -86,11 +63,7 @@ async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, mo
 
     path = write_config(home)
     before = path.read_text()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_DIR, str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-    try:
+    with holding(home):  # config.toml's lock, held by another command
         app = AssistantAuthApp()
         async with app.run_test(size=(100, 30)) as pilot:
             await open_providers(pilot)
@@ -101,7 +74,4 @@ async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, mo
             await wait_for(pilot, lambda: "Stopped waiting for the lock: nothing was changed" in screen_text(app))
             assert screen_name(app) == "ProvidersScreen"
             assert app.screen.query_one("#field-base_url").value == "https://proxy.test/v2"
-    finally:
-        holder.kill()
-        holder.wait()
     assert path.read_text() == before

@@ -14,6 +14,7 @@ import pytest
 from tests.agent.conftest import RunningAgent, on_server
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import write_creds
+from tests.lock_holder import holding
 from tests.waiting import PATIENCE
 from tui.core.config.provider import provision_managed_provider
 from tui.core.errors import EXIT, EXIT_SIGN_IN, EXIT_TRANSIENT, EXIT_USAGE, Problem
@@ -192,32 +193,14 @@ def test_every_command_on_a_server_exits_as_the_table_says(home, server, tmp_pat
 
 def test_switch_exits_three_on_a_held_lock_by_name_and_by_region(home, server):
     """`switch --region R` exited 1 where `switch NAME` exited 3 for config.toml's lock held."""
-    import sys
-
     write_creds(home, valid(server), account_slot("cn", "work"))
     write_creds(home, valid(server), region_storage_name("global"))
     write_creds(home, valid(server))
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
-            "print('held', flush=True); sys.stdin.readline()",
-            str(home),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with holding(home):  # config.toml's lock, held by another command
         env = {**os.environ, "ASSISTANT_LOCK_TIMEOUT": "0.3"}
         for words in (["switch", "work"], ["switch", "--region", "global"]):
             done = subprocess.run([SCRIPT, *words], capture_output=True, text=True, env=env, timeout=PATIENCE)
             assert done.returncode == EXIT_TRANSIENT and "Gave up after" in done.stderr, (words, done.stderr)
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_inspect_of_an_account_that_is_not_there_is_usage(home):

@@ -26,6 +26,7 @@ from hypothesis import given, strategies as st
 from tests.cli.test_cli import SCRIPT, run
 from tests.conftest import read_json, write_creds
 from tests.core.test_cotenancy import OFFICIAL, finish
+from tests.lock_holder import holding
 from tests.toml import tomllib
 from tests.waiting import PATIENCE, until
 from tui.core.config.provider import provision_managed_provider
@@ -208,28 +209,14 @@ def test_a_stopped_writer_holding_the_config_lock_is_said_in_one_line_and_nothin
 
     two_accounts(home, server)
     before = (home / "config.toml").read_bytes()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl,os,sys;fd=os.open(sys.argv[1],os.O_RDONLY);fcntl.flock(fd,fcntl.LOCK_EX);"
-            "print('held',flush=True);sys.stdin.read()",
-            str(home),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with holding(home) as holder:  # config.toml's lock, held by another command
         monkeypatch.setattr(guard, "WAIT", 0.3)
         with pytest.raises(AuthError) as refused:
             provision_managed_provider(account_key("cn", "personal"), "cn")
         assert refused.value.message.startswith("Gave up after") and "editing" in refused.value.message
         assert "\n" not in refused.value.message
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=PATIENCE)
+        holder.release()
+        holder.process.wait(timeout=PATIENCE)
     assert (home / "config.toml").read_bytes() == before
     provision_managed_provider(account_key("cn", "personal"), "cn")  # released: the edit goes through
     assert managed_slot() == PERSONAL
