@@ -17,9 +17,9 @@ from textual.screen import Screen
 
 from tui.app.palette import PLACEHOLDER, Command, Commands, textual_commands
 from tui.app.screens.home import HomeScreen
+from tui.app.screens.waiting import stopped_line
 from tui.app.signin_flow import SignInFlow
 from tui.core.agent.client.presence import agent_socket
-from tui.core.credentials.locks import STOPPED_WAITING
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -202,8 +202,7 @@ class AssistantAuthApp(SignInFlow, App):
         if isinstance(
             outcome, AuthError
         ):  # with its lead sentence in the reader's language, as the command line says it
-            stopped = outcome.message == STOPPED_WAITING
-            said_it = _(STOPPED_WAITING) + "." if stopped else outcome.said()
+            said_it = stopped_line(outcome) or outcome.said()
             self.notify(said_it, title=_("Not switched"), severity="warning", timeout=8, markup=False)
             return False, said_it
         if isinstance(outcome, BaseException):

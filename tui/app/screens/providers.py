@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Header, Input
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.restore import ask_to_restore
-from tui.app.screens.waiting import WaitsInAWorker
+from tui.app.screens.waiting import WaitsInAWorker, stopped_line
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
 from tui.app.widgets.raw_config import RawConfig
@@ -32,7 +32,6 @@ from tui.core.config.provider import list_providers
 from tui.core.config.read import parse_config
 from tui.core.config.restore import Restore, backup_path, restore_offer
 from tui.core.config.watch import DiskWatch
-from tui.core.credentials.locks import STOPPED_WAITING
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_
@@ -108,8 +107,7 @@ def saved_line(outcome: object) -> str:
     if isinstance(outcome, ConfigChanged):
         return _("Not saved: {problem}. Press ctrl+r to reload.").format(problem=outcome)
     if isinstance(outcome, AuthError):
-        stopped = outcome.message == STOPPED_WAITING
-        return _(STOPPED_WAITING) + "." if stopped else _("Not saved: {problem}").format(problem=outcome)
+        return stopped_line(outcome) or _("Not saved: {problem}").format(problem=outcome)
     if isinstance(outcome, BaseException):
         raise outcome
     return _("Saved. Previous version kept in {backup}.").format(backup=outcome) if outcome else _("Saved.")

@@ -60,15 +60,20 @@ class WaitsInAWorker:
         return True
 
 
+def stopped_line(outcome: object) -> str | None:
+    """The line for a change whose wait the person stopped (Esc), in their language; else None."""
+    if isinstance(outcome, AuthError) and outcome.message == STOPPED_WAITING:
+        return _(STOPPED_WAITING) + "."
+    return None
+
+
 def trouble_line(outcome: object, failure: str) -> str | None:
     """What a change's failure says on the notice line (None: it succeeded): a repair whose fact
     changed, the wait stopped by Esc, a lock or a file that failed (`failure` with the reason)."""
     if isinstance(outcome, NotDone):
         return _("Not done: {reason}").format(reason=said(outcome.reason))
     if isinstance(outcome, AuthError):
-        if outcome.message == STOPPED_WAITING:
-            return _(STOPPED_WAITING) + "."
-        return failure.format(reason=outcome.said())
+        return stopped_line(outcome) or failure.format(reason=outcome.said())
     if isinstance(outcome, OSError):
         return failure.format(reason=outcome.strerror or outcome)
     if isinstance(outcome, BaseException):
