@@ -22,7 +22,6 @@ from tui.app.signin_flow import SignInFlow
 from tui.core.agent.client.presence import agent_socket
 from tui.core.errors import AuthError
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.phrase import N_
 from tui.core.regions import Region
 
@@ -184,17 +183,6 @@ class AssistantAuthApp(SignInFlow, App):
             self.exit(return_code=return_code)
         else:
             self.pop_screen()
-
-    def switch_managed(self, region, account: str | None = None) -> tuple[bool, str]:
-        """Point the managed provider at `region`'s existing sign-in (its named `account`); a
-        toast says what happened. Returns (switched, the sentence shown)."""
-        try:
-            from tui.core.slots.switch import switch_account  # lazy: only when a switch is asked for, not at start
-
-            outcome: object = switch_account(Region(region), account or DEFAULT_ACCOUNT)
-        except AuthError as exc:
-            outcome = exc
-        return self.switched(outcome)
 
     def switched(self, outcome: object) -> tuple[bool, str]:
         """A switch's outcome (its sentence, or the AuthError that stopped it) as a toast; returns

@@ -11,7 +11,6 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     import httpx
 
-    from tui.core.regions import Region
     from tui.core.signin.attempt import SignIn
 
 
@@ -35,8 +34,6 @@ class Host(Protocol):
     def show_outcome(self, attempt: SignIn) -> None: ...
 
     def keep_polling(self, attempt: SignIn) -> None: ...
-
-    def switch_managed(self, region: Region, account: str | None = None) -> tuple[bool, str]: ...
 
     def switched(self, outcome: object) -> tuple[bool, str]: ...
 

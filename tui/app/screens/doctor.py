@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Header, LoadingIndicator
 
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.waiting import WaitsInAWorker, stopped_line
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic, cell
 from tui.core.doctor import apply_repair, exit_code, run_doctor
@@ -24,7 +25,7 @@ from tui.terminal.text import tilde
 CHECK_WIDTH = 24  # cells of a check's name in the table: the finding gets the rest (the details pane shows all)
 
 
-class DoctorScreen(AppScreen[None]):
+class DoctorScreen(WaitsInAWorker, AppScreen[None]):
     CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -42,6 +43,7 @@ class DoctorScreen(AppScreen[None]):
         yield Header()
         with Vertical(id="doctor"):
             yield PlainStatic("", id="doctor-progress")
+            yield PlainStatic("", id="doctor-notice", classes="none")  # a repair's wait for a lock
             yield LoadingIndicator(id="doctor-loading")
             yield DataTable(id="doctor-checks", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="doctor-details", can_focus=False):
@@ -137,11 +139,15 @@ class DoctorScreen(AppScreen[None]):
             self.notify(_("No safe repair for this finding: its fix line says what to do."), timeout=6, markup=False)
             return
 
-        def answer(yes: bool | None) -> None:
-            if not yes:
+        def done(_outcome: object) -> None:  # apply_repair never raises: what happened is on the check
+            self.notice("")
+            if not self.is_attached:
                 return
-            apply_repair(check)
-            if check.repaired:
+            stopped = stopped_line(check.repair_failed)
+            if stopped:  # Esc stopped the wait: nothing changed, the finding stays as it was
+                check.repair_failed = None
+                self.notify(stopped, title=_("Not repaired"), severity="warning", timeout=8, markup=False)
+            elif check.repaired:
                 self.notify(said(one_line(check.repaired, 1000)), title=_("Repaired"), timeout=6, markup=False)
                 self.run_checks()  # and check again
             else:
@@ -153,6 +159,10 @@ class DoctorScreen(AppScreen[None]):
                     markup=False,
                 )
                 self.show_detail()
+
+        def answer(yes: bool | None) -> None:
+            if yes:  # in a worker: a repair may wait for a slot's or config.toml's lock
+                self.start_change(lambda: apply_repair(check), done)
 
         change = tilde(said(check.repair.change))
         preview = check.repair.preview
@@ -172,6 +182,14 @@ class DoctorScreen(AppScreen[None]):
         self.notify(_("Network checks off.") if self.offline else _("Network checks on."), timeout=4, markup=False)
         self.run_checks()
 
+    def notice(self, text: str) -> None:
+        if self.is_attached:  # a report of a lock wait may come after the person left the screen
+            line = self.query_one("#doctor-notice", PlainStatic)
+            line.set_text(text)
+            line.set_class(not text, "none")
+
     def action_back(self) -> None:
+        if self.stop_waiting():  # Esc while a repair waits for a lock: it stops waiting, first
+            return
         self.workers.cancel_group(self, "doctor")
         self.host.back()

@@ -20,6 +20,7 @@ from tui.app.screens.home_text import (
     prompt,
     region_options,
 )
+from tui.app.screens.waiting import WaitsInAWorker
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.presence import agent_line, agent_socket
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondis
     pass
 
 
-class HomeScreen(AppScreen[None]):
+class HomeScreen(WaitsInAWorker, AppScreen[None]):
     BINDINGS = [
         Binding("enter", "start", N_("Sign in"), priority=True),
         Binding("q", "app.request_quit", N_("Quit")),  # early: the footer keeps it at any width
@@ -46,6 +47,7 @@ class HomeScreen(AppScreen[None]):
         Binding("d", "app.doctor", N_("Doctor")),
         Binding("n", "abandon", N_("Abandon waiting sign-in")),
         Binding("a", "agent", N_("Token agent")),  # offered where ASSISTANT_AUTH_SOCK is set
+        Binding("escape", "stop_wait", N_("Stop waiting")),  # offered while a switch waits for a lock
     ]
 
     def __init__(self, region: Region | None = None) -> None:
@@ -72,6 +74,7 @@ class HomeScreen(AppScreen[None]):
                 _("Enter signs in to the highlighted region or account, w switches to its existing sign-in."),
                 classes="hint",
             )
+            yield PlainStatic("", id="home-notice", classes="hint none")  # a switch's wait for a lock
             if agent_socket() is not None:  # said once the agent answers (a worker: never on the first frame)
                 yield PlainStatic("", id="agent-line", classes="hint")
             # below what Home is for (the accounts, the list, the agent), in the room left, scrolled when
@@ -193,6 +196,8 @@ class HomeScreen(AppScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abandon":  # offered only while the highlighted region has a waiting sign-in
             return self.view is not None and any(r.region is self.selected_region for r in self.view.waiting)
+        if action == "stop_wait":  # offered only while a switch waits for a lock
+            return self.change_stop is not None
         if action == "agent":  # offered only where a token agent is pointed at
             return agent_socket() is not None
         if action == "switch":  # offered only where the highlighted row has a usable sign-in not in use yet
@@ -243,10 +248,31 @@ class HomeScreen(AppScreen[None]):
         event.stop()
         self.action_start()
 
+    def notice(self, text: str) -> None:
+        if self.is_attached:  # a report of a lock wait may come after the person left the screen
+            line = self.query_one("#home-notice", PlainStatic)
+            line.set_text(text)
+            line.set_class(not text, "none")
+
     def action_switch(self) -> None:
-        """Point the managed provider at the highlighted row's sign-in (no new sign-in)."""
-        self.host.switch_managed(self.selected_region, self.selected_account)
-        self.refresh_slot()
+        """Point the managed provider at the highlighted row's sign-in (no new sign-in), in a
+        worker: config.toml's lock may wait; the wait is said here and Esc stops it."""
+        from tui.core.slots.switch import switch_account  # lazy: only when a switch is asked for, not at start
+
+        region, account = self.selected_region, self.selected_account or DEFAULT_ACCOUNT
+
+        def done(outcome: object) -> None:
+            self.notice("")
+            self.refresh_bindings()
+            self.host.switched(outcome)  # the toast: switched, or why not
+            if self.is_attached:
+                self.refresh_slot()
+
+        self.start_change(lambda: switch_account(region, account), done)
+        self.refresh_bindings()
+
+    def action_stop_wait(self) -> None:
+        self.stop_waiting()
 
     def action_start(self) -> None:
         """Sign in to the highlighted region or account. Where the region has an account already,

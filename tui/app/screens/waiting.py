@@ -1,7 +1,8 @@
 """A change that may wait for a lock (a slot's, config.toml's) runs in a worker, never on the
 screen's event loop: the screen keeps drawing and taking keys, the wait is said on its notice line
 (for whom, since when: the core's own words), and Esc stops waiting, nothing changed. Used by the
-inspector (logout, move aside, fix mode, switch) and the provider editor (save, restore)."""
+inspector (logout, move aside, fix mode, switch), the provider editor (save, restore), Home's
+switch and Doctor's repairs."""
 
 from __future__ import annotations
 
@@ -61,8 +62,10 @@ class WaitsInAWorker:
 
 
 def stopped_line(outcome: object) -> str | None:
-    """The line for a change whose wait the person stopped (Esc), in their language; else None."""
-    if isinstance(outcome, AuthError) and outcome.message == STOPPED_WAITING:
+    """The line for a change whose wait the person stopped (Esc), in their language; else None.
+    `outcome`: what the change ended with, or the reason a repair recorded (`Check.repair_failed`)."""
+    message = outcome.message if isinstance(outcome, AuthError) else outcome
+    if message == STOPPED_WAITING:
         return _(STOPPED_WAITING) + "."
     return None
 
