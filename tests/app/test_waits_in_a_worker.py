@@ -86,9 +86,9 @@ async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home, monkey
     offers Esc, which stops it with the managed provider where it was; once the holder lets go a
     second `w` switches."""
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.slots.switch import managed_region
     from tui.core.keys import region_key
     from tui.core.regions import Region
+    from tui.core.slots.switch import managed_region
 
     monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
     tokens = {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000}

@@ -15,8 +15,9 @@ from tui.app.screens.restore import ask_to_restore
 from tui.app.screens.waiting import WaitsInAWorker, stopped_line
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
+from tui.app.widgets.provider_table import ProviderTable
 from tui.app.widgets.raw_config import RawConfig
-from tui.app.widgets.safe import PlainStatic, cell
+from tui.app.widgets.safe import PlainStatic
 from tui.core.config.edit import (
     ConfigChanged,
     Snapshot,
@@ -138,7 +139,7 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
         yield Header()
         with Vertical(id="providers"):
             yield PlainStatic("", id="config-problem")
-            yield DataTable(id="provider-table", cursor_type="row", zebra_stripes=True)
+            yield ProviderTable(id="provider-table")  # its columns laid out for the pane
             # the form scrolls with the mouse, but Tab goes straight to its first field
             yield ProviderForm(id="provider-form")
             yield RawConfig(id="raw-view")
@@ -147,17 +148,14 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = _("providers · config.toml")
-        table = self.query_one("#provider-table", DataTable)
-        for label in (_("Provider"), _("Type"), "base_url", _("On"), _("Active"), _("Managed"), _("OAuth key / host")):
-            table.add_column(label)  # sized to the content; the table scrolls sideways
         self.query_one("#raw-view").display = False
         self.load()
         self.set_interval(2, self.watch_disk)
 
     # -- loading ----------------------------------------------------------------------------------
     def load(self) -> None:
-        table = self.query_one("#provider-table", DataTable)
-        table.clear()
+        table = self.query_one("#provider-table", ProviderTable)
+        table.show([])
         self.names = []
         self.doc = None
         self.restore = None
@@ -182,15 +180,13 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
             return
         self.refresh_bindings()
         self.query_one("#config-problem").display = False
-        for name, cells in rows:
-            table.add_row(*(cell(c) for c in cells), key=name)
-            self.names.append(name)
+        self.names = [name for name, _cells in rows]
         self.query_one("#provider-form").display = bool(self.names)
         if not self.names:
             self._show_problem(_("{path} has no providers yet.").format(path=short_path(self.snapshot.path)))
         else:
             keep = self.current if self.current in self.names else self.names[0]
-            table.move_cursor(row=self.names.index(keep))
+            table.show(rows, cursor=self.names.index(keep))
             self.fill_form(keep)
         if self.query_one("#raw-view").display:
             self._show_raw(True)

@@ -89,4 +89,4 @@ class OneLine(PlainStatic):
 def cell(text: object):
     """A table cell for untrusted text: one line, a Rich Text (inert, and measured for the
     column width)."""
-    return Text(one_line(text), no_wrap=True)
+    return Text(one_line(text), no_wrap=True, overflow="ellipsis")  # cut to its column: …
