@@ -191,7 +191,7 @@ async def test_home_with_five_accounts_opens_on_the_active_one_and_says_what_eac
         assert "Not signed in" not in text
         assert text.count("no sign-in of its own; its accounts are below") == 2
         await pilot.press("up", "up", "up", "up")  # the global region's own row (cn, global, then the accounts)
-        assert app.screen.selected_row == "global" and app.screen.selected_account is None
+        assert app.screen.rows.selected_row == "global" and app.screen.selected_account is None
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "AccountChoiceScreen")
         question = screen_text(app)

@@ -103,6 +103,7 @@ NOT_AN_ACCOUNT = N_("Only an account's slot can be used for the managed provider
 
 
 class CredentialsScreen(WaitsInAWorker, AppScreen[None]):
+    NOTICE_LINE = "#inspector-notice"
     CSS_PATH = str(pathlib.Path(__file__).with_name("credentials.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -199,10 +200,6 @@ class CredentialsScreen(WaitsInAWorker, AppScreen[None]):
         now = time.time()
         for slot in self.slots:
             table.update_cell(slot.name, "left", cell(expires_in_text(slot, now)), update_width=True)
-
-    def notice(self, text: str) -> None:
-        if self.is_attached:  # a report of a lock wait may come after the person left the screen
-            self.query_one("#inspector-notice", PlainStatic).set_text(text)
 
     # -- actions --------------------------------------------------------------------------------
     def _confirm(self, title: str, body: str, then) -> None:

@@ -26,6 +26,7 @@ CHECK_WIDTH = 24  # cells of a check's name in the table: the finding gets the r
 
 
 class DoctorScreen(WaitsInAWorker, AppScreen[None]):
+    NOTICE_LINE = "#doctor-notice"
     CSS_PATH = str(pathlib.Path(__file__).with_name("doctor.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -181,12 +182,6 @@ class DoctorScreen(WaitsInAWorker, AppScreen[None]):
         self.offline = not self.offline
         self.notify(_("Network checks off.") if self.offline else _("Network checks on."), timeout=4, markup=False)
         self.run_checks()
-
-    def notice(self, text: str) -> None:
-        if self.is_attached:  # a report of a lock wait may come after the person left the screen
-            line = self.query_one("#doctor-notice", PlainStatic)
-            line.set_text(text)
-            line.set_class(not text, "none")
 
     def action_back(self) -> None:
         if self.stop_waiting():  # Esc while a repair waits for a lock: it stops waiting, first

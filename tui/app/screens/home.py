@@ -9,11 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Header, OptionList, Static
-from textual.widgets.option_list import Option, OptionDoesNotExist
+from textual.widgets.option_list import Option
 
 from tui.app.host import AppScreen
 from tui.app.screens.home_text import (
-    ACCOUNT_ROW,
     abandon_question,
     account_options,
     home_summary,
@@ -21,6 +20,7 @@ from tui.app.screens.home_text import (
     region_options,
 )
 from tui.app.screens.waiting import WaitsInAWorker
+from tui.app.widgets.account_rows import AccountRows
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.presence import agent_line, agent_socket
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondis
 
 
 class HomeScreen(WaitsInAWorker, AppScreen[None]):
+    NOTICE_LINE = "#home-notice"
     BINDINGS = [
         Binding("enter", "start", N_("Sign in"), priority=True),
         Binding("q", "app.request_quit", N_("Quit")),  # early: the footer keeps it at any width
@@ -69,7 +70,7 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
             yield Static(_("Your coding-assistant accounts"), id="title")
             yield PlainStatic(text, id="slot", classes=state)
             yield Static(prompt(self.view), id="choose", classes="prompt")
-            yield OptionList(*self._options(), id="regions")
+            yield AccountRows(*self._options(), id="regions")
             yield Static(
                 _("Enter signs in to the highlighted region or account, w switches to its existing sign-in."),
                 classes="hint",
@@ -101,16 +102,12 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
     def _rows_changed(self) -> None:
         """The named accounts changed on disk (a sign-in, a switch, a logout), or the width did:
         the rows follow, the highlighted one kept where it still is."""
-        regions = self.query_one("#regions", OptionList)
-        wanted = self._options()
-        now = [regions.get_option_at_index(i) for i in range(regions.option_count)]
-        if [(o.id, str(o.prompt)) for o in now] == [(o.id, str(o.prompt)) for o in wanted]:
-            return
-        kept = self.selected_row
-        regions.clear_options()
-        regions.add_options(wanted)
-        self.query_one("#choose", Static).update(prompt(self.view))
-        regions.highlighted = self._row_of(kept) or 0
+        if self.rows.show(self._options()):
+            self.query_one("#choose", Static).update(prompt(self.view))
+
+    @property
+    def rows(self) -> AccountRows:
+        return self.query_one("#regions", AccountRows)
 
     def on_mount(self) -> None:
         self.sub_title = _("home")
@@ -132,14 +129,7 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
         active = next((a for a in self.view.accounts if a.active), None) if self.view is not None else None
         if active is None or active.name == DEFAULT_ACCOUNT:
             return None
-        return self._row_of(f"{ACCOUNT_ROW}{active.region.value}:{active.name}")
-
-    def _row_of(self, row_id: str) -> int | None:
-        """The index of the row `row_id` in the list, None when it has none."""
-        try:
-            return self.query_one("#regions", OptionList).get_option_index(row_id)
-        except OptionDoesNotExist:
-            return None
+        return self.rows.account_row(active.region, active.name)
 
     @work(thread=True, exclusive=True, group="home-agent")
     def look_at_the_agent(self) -> None:
@@ -227,32 +217,17 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
         self.app.push_screen(abandon_question(region), answer)
 
     @property
-    def selected_row(self) -> str:
-        """The highlighted row's id: "cn", "global" or "account:<region>:<name>"."""
-        regions = self.query_one("#regions", OptionList)
-        index = regions.highlighted or 0
-        return regions.get_option_at_index(min(index, regions.option_count - 1)).id or "cn"
-
-    @property
     def selected_region(self) -> Region:
-        row = self.selected_row.removeprefix(ACCOUNT_ROW)
-        return Region.GLOBAL if row.split(":")[0] == "global" else Region.CN
+        return self.rows.selected_region
 
     @property
     def selected_account(self) -> str | None:
         """The named account of the highlighted row (None: a region's row, its own account)."""
-        row = self.selected_row
-        return row.split(":", 2)[2] if row.startswith(ACCOUNT_ROW) else None
+        return self.rows.selected_account
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.action_start()
-
-    def notice(self, text: str) -> None:
-        if self.is_attached:  # a report of a lock wait may come after the person left the screen
-            line = self.query_one("#home-notice", PlainStatic)
-            line.set_text(text)
-            line.set_class(not text, "none")
 
     def action_switch(self) -> None:
         """Point the managed provider at the highlighted row's sign-in (no new sign-in), in a
@@ -270,9 +245,6 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
 
         self.start_change(lambda: switch_account(region, account), done)
         self.refresh_bindings()
-
-    def action_stop_wait(self) -> None:
-        self.stop_waiting()
 
     def action_start(self) -> None:
         """Sign in to the highlighted region or account. Where the region has an account already,

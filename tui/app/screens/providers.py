@@ -115,6 +115,7 @@ def saved_line(outcome: object) -> str:
 
 
 class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
+    NOTICE_LINE = "#providers-notice"
     CSS_PATH = str(pathlib.Path(__file__).with_name("providers.tcss"))  # loaded when first opened
     BINDINGS = [
         Binding("escape", "back", N_("Back")),  # first: the footer keeps it at any width
@@ -245,7 +246,7 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
 
     def notice(self, text: str) -> None:
         self.notice_text = text
-        self.query_one("#providers-notice", PlainStatic).set_text(text)
+        super().notice(text)
 
     def said_change_on_disk(self) -> None:
         """The change on disk as it is now has been told to the person."""

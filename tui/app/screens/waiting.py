@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from tui.app.widgets.safe import PlainStatic
 from tui.core.credentials.locks import STOPPED_WAITING, cancellable, reporting_to
 from tui.core.errors import AuthError
 from tui.core.i18n import _
@@ -20,10 +21,14 @@ from tui.core.untrusted import one_line
 class WaitsInAWorker:
     """For a Textual screen with a `notice(text)` line: `start_change`, and `stop_waiting` for Esc."""
 
+    NOTICE_LINE = "#notice"  # the screen's notice line (a PlainStatic), hidden (class "none") when empty
     change_stop: threading.Event | None = None  # set: the change in hand stops waiting for its lock
 
-    def notice(self, text: str) -> None:  # pragma: no cover - every screen that mixes this in has one
-        raise NotImplementedError
+    def notice(self, text: str) -> None:
+        if self.is_attached:  # type: ignore[attr-defined] # a lock wait's report may come after the person left
+            line = self.query_one(self.NOTICE_LINE, PlainStatic)  # type: ignore[attr-defined]
+            line.set_text(text)
+            line.set_class(not text, "none")
 
     def start_change(self, operation: Callable[[], object], finished: Callable[[object], None]) -> None:
         """Run `operation` in a thread; `finished(result or the exception it raised)` back on the
@@ -51,6 +56,9 @@ class WaitsInAWorker:
     def _change_done(self, outcome: object, finished: Callable[[object], None]) -> None:
         self.change_stop = None
         finished(outcome)
+
+    def action_stop_wait(self) -> None:
+        self.stop_waiting()
 
     def stop_waiting(self) -> bool:
         """Esc while a change waits: it stops (True); nothing in hand (False)."""
