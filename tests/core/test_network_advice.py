@@ -90,3 +90,25 @@ def test_tls_refused_names_the_certificate_authority(tls_server, sync):  # noqa:
 
     advice = _post(tls_server.url + TOKEN_PATH, sync).hint
     assert "secure connection" in advice and "SSL_CERT_FILE" in advice and "HTTPS_PROXY" not in advice
+
+
+@pytest.mark.parametrize("region", ["cn", "global"])
+def test_the_advice_names_the_variable_of_the_sign_ins_own_region(server, monkeypatch, region):
+    """Walked: both regions pointed at one host, a global sign-in's poll got no answer and the
+    advice said the host was "set by ASSISTANT_OAUTH_HOST_CN". The region polled names its own."""
+    from tui.core.regions import Region
+    from tui.core.signin.protocol import poll_for_tokens
+    from tui.demo.server import TOKEN_PATH
+
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", server.url)
+    monkeypatch.setenv("ASSISTANT_OAUTH_HOST_GLOBAL", server.url)
+    server.inject(TOKEN_PATH, mode="reset")
+    with pytest.raises(AuthError) as failed:
+        asyncio.run(poll_for_tokens("dc", 5, Region(region)))
+    other = "GLOBAL" if region == "cn" else "CN"
+    assert f"set by ASSISTANT_OAUTH_HOST_{region.upper()})" in failed.value.hint
+    assert f"ASSISTANT_OAUTH_HOST_{other}" not in failed.value.hint
+    server.inject(TOKEN_PATH, status=503, body="busy", content_type="text/plain")  # the server's trouble: the same
+    with pytest.raises(AuthError) as trouble:
+        asyncio.run(poll_for_tokens("dc", 5, Region(region)))
+    assert f"set by ASSISTANT_OAUTH_HOST_{region.upper()})" in trouble.value.hint

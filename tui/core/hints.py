@@ -8,11 +8,14 @@ from __future__ import annotations
 from tui.core import settings
 from tui.core.phrase import N_, Phrase
 
+HOST_VARIABLES = (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL"))
 
-def host_setting(url: str) -> tuple[str, str, bool] | None:
-    """(host, environment variable, still the placeholder default) for an authorization URL."""
-    for region, name in (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL")):
-        origin = settings.oauth_host(region)
+
+def host_setting(url: str, region: str | None = None) -> tuple[str, str, bool] | None:
+    """(host, environment variable, still the placeholder default) for an authorization URL; the
+    variable of `region` (the exchange's own, where known) first: both may name the same host."""
+    for each, name in sorted(HOST_VARIABLES, key=lambda pair: pair[0] != region):
+        origin = settings.oauth_host(each)
         if url == origin or url.startswith(origin + "/"):
             host = origin.split("://", 1)[-1]
             return host, name, origin == settings.DEFAULTS[name].rstrip("/")
@@ -41,11 +44,11 @@ _ADVICE = {
 }
 
 
-def unreachable(url: str, what: str = NO_CONNECTION) -> str:
+def unreachable(url: str, what: str = NO_CONNECTION, region: str | None = None) -> str:
     """A transport failure, advised by what happened (`what`): no connection (the host, the
     network, a proxy), TLS refused (a certificate authority), connected and no answer (the
     server's trouble: nothing to change). A placeholder host is said first, whatever happened."""
-    found = host_setting(url)
+    found = host_setting(url, region)
     if found is not None and found[2]:
         return Phrase(
             N_("{host} is a placeholder: set {variable} to your service's authorization host."),
@@ -60,15 +63,15 @@ def unreachable(url: str, what: str = NO_CONNECTION) -> str:
     return Phrase(_ADVICE.get(what, _ADVICE[NO_CONNECTION]), where=where)
 
 
-def _where(url: str) -> tuple[str, str]:
+def _where(url: str, region: str | None) -> tuple[str, str]:
     """(host, the variable that set it) of an authorization URL ("" when no setting did)."""
-    found = host_setting(url)
+    found = host_setting(url, region)
     return (found[0], found[1]) if found else (_host_of(url), "")
 
 
-def server_trouble(url: str) -> str:
+def server_trouble(url: str, region: str | None = None) -> str:
     """HTTP 5xx or 429: the server's trouble, not the person's; nothing to change, retry."""
-    host, variable = _where(url)
+    host, variable = _where(url, region)
     if variable:
         return Phrase(
             N_("The authorization server {host} (set by {variable}) had trouble, not your sign-in: retry in a moment."),
@@ -78,9 +81,9 @@ def server_trouble(url: str) -> str:
     return Phrase(N_("The authorization server {host} had trouble, not your sign-in: retry in a moment."), host=host)
 
 
-def refused(url: str) -> str:
+def refused(url: str, region: str | None = None) -> str:
     """The server answered the device authorization with an error status."""
-    host, variable = _where(url)
+    host, variable = _where(url, region)
     if variable:
         return Phrase(
             N_(
@@ -118,7 +121,7 @@ def damaged_config(path: object) -> str:
 def placeholders() -> list[tuple[str, str]]:
     """(region, variable) of every authorization host that is still the placeholder default."""
     found = []
-    for region, name in (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL")):
+    for region, name in HOST_VARIABLES:
         if settings.oauth_host(region) == settings.DEFAULTS[name].rstrip("/"):
             found.append((region, name))
     return found

@@ -202,14 +202,15 @@ def _tls_in(exc: BaseException) -> bool:
     return False
 
 
-def _timed_out(failure: str, url: str, reached: Reached) -> AuthError:
+def _timed_out(failure: str, url: str, reached: Reached, region: str | None) -> AuthError:
     return AuthError(
-        f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url, reached.what()), transient=True
+        f"{failure}: timed out after {REQUEST_TIMEOUT:g} s", unreachable(url, reached.what(), region), transient=True
     )
 
 
-def _transport_failed(failure: str, url: str, exc: BaseException, reached: Reached) -> AuthError:
-    return AuthError(f"{failure}: {transport_detail(exc)}", unreachable(url, reached.what(exc)), transient=True)
+def _transport_failed(failure: str, url: str, exc: BaseException, reached: Reached, region: str | None) -> AuthError:
+    advice = unreachable(url, reached.what(exc), region)
+    return AuthError(f"{failure}: {transport_detail(exc)}", advice, transient=True)
 
 
 async def post_form(
@@ -218,8 +219,10 @@ async def post_form(
     form: Mapping[str, str],
     headers: Mapping[str, str] | None,
     failure: str,
+    region: str | None = None,
 ) -> Response:
-    """POST a form with a 10-second budget for the whole exchange (spec 8).
+    """POST a form with a 10-second budget for the whole exchange (spec 8); `region`: whose
+    authorization host it is, for the advice on a failure (both regions may name one host).
 
     A transport failure (connect, reset, timeout, a server trickling bytes past the budget)
     becomes AuthError(f"{failure}: <detail>").
@@ -250,9 +253,9 @@ async def post_form(
     try:  # wait_for, not asyncio.timeout: Python 3.10 has no asyncio.timeout
         status, chunks = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT)
     except (TimeoutError, asyncio.TimeoutError):  # one class since 3.11, two before
-        raise _timed_out(failure, url, reached) from None
+        raise _timed_out(failure, url, reached, region) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise _transport_failed(failure, url, exc, reached) from None
+        raise _transport_failed(failure, url, exc, reached, region) from None
     return _response(status, chunks, url)
 
 
@@ -274,7 +277,9 @@ def _whole_exchange_budget(seconds: float) -> Iterator[None]:
         yield
 
 
-def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str] | None, failure: str) -> Response:
+def post_form_sync(
+    url: str, form: Mapping[str, str], headers: Mapping[str, str] | None, failure: str, region: str | None = None
+) -> Response:
     """`post_form` without an event loop, for the command line's refresh path: a client of its own
     (the same 10-second budget for the whole exchange, the same proxy and CA handling), the same
     errors."""
@@ -305,7 +310,7 @@ def post_form_sync(url: str, form: Mapping[str, str], headers: Mapping[str, str]
                         raise _Deadline
                 status = response.status_code
     except (_Deadline, httpx.TimeoutException):
-        raise _timed_out(failure, url, reached) from None
+        raise _timed_out(failure, url, reached, region) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise _transport_failed(failure, url, exc, reached) from None
+        raise _transport_failed(failure, url, exc, reached, region) from None
     return _response(status, chunks, url)

@@ -24,11 +24,14 @@ class QRScreen(ModalScreen[None], QuitKey):
 
     BINDINGS = [
         Binding("escape,r", "close", N_("Back to the code")),
-        Binding("question_mark", "help_key", N_("Help"), show=False),  # the app's own `?` is cut here
+        Binding("question_mark", "help", N_("Help"), show=False),  # the app's own `?` is cut here
         QUIT_KEY,
     ]
 
-    def action_help_key(self) -> None:
+    def on_mount(self) -> None:
+        self.sub_title = _("QR code")  # what help calls this screen
+
+    def action_help(self) -> None:
         help_ = getattr(self.app, "action_help", None)
         if callable(help_):
             help_()

@@ -7,7 +7,9 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.screen import Screen
 
-QUIT_KEY = Binding("ctrl+c", "quit_key", show=False)
+from tui.core.phrase import N_
+
+QUIT_KEY = Binding("ctrl+c", "quit_key", N_("Quit"), show=False)  # listed by help, not in the footer
 
 
 class QuitKey(Screen):  # a mixin over each modal screen (its own result type)

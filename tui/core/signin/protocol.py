@@ -127,16 +127,17 @@ async def start_device_authorization(
     region: Region | str | None = None, *, client: httpx.AsyncClient | None = None
 ) -> DeviceAuthorization:
     """Spec 3.1 / 4.1 (the core API's name: a region's text is parsed here, at the door)."""
-    ep = endpoints(parse_region(region))
+    where = parse_region(region).value  # whose host: the advice names its variable
+    ep = endpoints(Region(where))
     url = ep.oauth_host + "/api/oauth/device_authorization"
     async with client_scope(client) as http:
         response = await post_form(
-            http, url, {"client_id": client_id()}, identity_headers(), "Device authorization request failed"
+            http, url, {"client_id": client_id()}, identity_headers(), "Device authorization request failed", where
         )
     if not response.ok:
         raise AuthError(
             f"Device authorization failed (HTTP {response.status}): {excerpt(response.text)}",
-            server_trouble(url) if response.trouble else refused(url),
+            server_trouble(url, where) if response.trouble else refused(url, where),
             transient=response.trouble,
         )
     try:
@@ -180,14 +181,14 @@ async def poll_for_tokens(
         while True:
             if on_request is not None:
                 on_request()
-            response = await post_form(http, url, form, headers, "Token polling request failed")
+            response = await post_form(http, url, form, headers, "Token polling request failed", Region(region).value)
             if response.ok:
                 try:
                     tokens = parse_token_response(response.strict_text())
                 except ValueError as exc:
                     raise AuthError(f"Failed to parse token response: {excerpt(str(exc))}") from None
                 return PollResult(PollStatus("success"), tokens)
-            status = _poll_answer(response, url, current)
+            status = _poll_answer(response, url, current, Region(region).value)
             if status.status not in ("pending", "slow_down"):
                 return PollResult(status)
             current = status.interval or current
@@ -198,13 +199,13 @@ async def poll_for_tokens(
             await sleep(current)
 
 
-def _poll_answer(response: Response, url: str, current: int) -> PollStatus:
+def _poll_answer(response: Response, url: str, current: int, region: str) -> PollStatus:
     """Spec 3.2's rows for a non-success answer: the next status, or AuthError."""
     code = oauth_error_code(response.text)
     if code is None:
         raise AuthError(
             f"Token polling failed (HTTP {response.status}): {excerpt(response.text)}",
-            server_trouble(url) if response.trouble else refused(url),
+            server_trouble(url, region) if response.trouble else refused(url, region),
             transient=response.trouble,
         )
     if code == "authorization_pending":
