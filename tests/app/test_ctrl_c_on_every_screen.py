@@ -29,6 +29,11 @@ async def test_on_the_qr_code_ctrl_c_asks_and_on_the_question_it_says_why(home):
         await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+        # walked: titled "Keys on this screen", `?` listed twice and Ctrl+C not at all
+        assert app.screen.topic == "QR code"
+        listed = [description for _keys, description in app.screen.rows]
+        assert listed.count("This help") == 1 and "Help" not in listed
+        assert ("^c", "Quit (asks first while a sign-in runs)") in app.screen.rows
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "QRScreen")
         await pilot.press("ctrl+c")  # a sign-in is in flight: the quit question, never a silent nothing
