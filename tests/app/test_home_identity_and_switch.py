@@ -100,3 +100,22 @@ async def test_keep_polling_after_a_502_ends_in_success_with_the_same_device_cod
     assert server.count(DEVICE_PATH) == 1  # one code: nobody had to start over
     device_codes = {r.form.get("device_code") for r in server.requests(TOKEN_PATH)}
     assert len(device_codes) == 1 and server.count(TOKEN_PATH) >= 3
+
+
+async def test_keep_polling_is_withdrawn_when_the_code_runs_out_on_the_outcome_screen(server, home, quick_retry):
+    """Walked: the outcome screen still offered `k` after the code had expired, and `k` did
+    nothing. At the code's end the offer goes, the sentence says so, Enter starts a new code."""
+    server.user_code_factory = lambda: "RUNS-OUTX"
+    server.device_ttl = 4
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        server.inject(TOKEN_PATH, Fault(status=502, body="<h1>502</h1>", content_type="text/html", times=2))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
+        assert app.screen.can_keep_polling and "Keep polling" in footer_text(app)
+        await wait_for(pilot, lambda: "The code has expired meanwhile" in " ".join(screen_text(app).split()))
+        assert "Keep polling" not in footer_text(app) and not app.screen.query("#keep")
+        server.user_code_factory = lambda: "NEWC-ODEX"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "N E W C" in screen_text(app))
+    assert server.count(DEVICE_PATH) == 2

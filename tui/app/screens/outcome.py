@@ -26,6 +26,7 @@ SUBTITLES = {  # the header's second part, per outcome
     "error": N_("error"),
     "discarded": N_("discarded"),
 }
+CODE_RAN_OUT = N_("The code has expired meanwhile: Enter starts again with a new code.")
 
 
 class OutcomeScreen(AppScreen[None]):
@@ -68,6 +69,20 @@ class OutcomeScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.sub_title = _(SUBTITLES.get(self.kind, self.kind))
         self.query_one("#keep" if self.can_keep_polling else "#retry", Button).focus()
+        if self.attempt is not None and self.can_keep_polling:  # until the code runs out, not after
+            self.set_timer(max(self.attempt.seconds_left() - self.attempt.interval, 0.0) + 0.1, self._code_ran_out)
+
+    def _code_ran_out(self) -> None:
+        """The code's lifetime ended while this screen was shown: `k` is no longer offered, and the
+        sentence that offered it says what is left (walked: `k` stayed and did nothing)."""
+        if self.can_keep_polling:  # not yet (a clock that jumped): look again then
+            self.set_timer(1.0, self._code_ran_out)
+            return
+        self.query_one("#keep", Button).remove()
+        self.query_one("#outcome-keep", Static).update(_(CODE_RAN_OUT))
+        self.query_one("#retry", Button).variant = "primary"
+        self.query_one("#retry", Button).focus()
+        self.refresh_bindings()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
