@@ -119,3 +119,17 @@ async def test_keep_polling_is_withdrawn_when_the_code_runs_out_on_the_outcome_s
         await pilot.press("enter")
         await wait_for(pilot, lambda: "N E W C" in screen_text(app))
     assert server.count(DEVICE_PATH) == 2
+
+
+async def test_esc_while_a_poll_hangs_returns_to_a_home_without_the_discarded_sign_in(server, home):
+    """Walked: Esc while a poll hung on the server, and Home, drawn at once, said the sign-in still
+    waited for approval and offered to follow it (its record ended a moment later)."""
+    server.inject(TOKEN_PATH, Fault(mode="hang"))
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: server.count(TOKEN_PATH) == 1)  # the poll is in flight, unanswered
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        assert "waits for approval" not in " ".join(screen_text(app).split())
+        assert not app.screen.check_action("abandon", ())  # nothing to abandon: it is gone

@@ -8,6 +8,8 @@ one policy (`tui.core.signals.SignInSignals`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import pathlib
 import signal
 
@@ -18,6 +20,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.widgets import Header
+from textual.worker import Worker
 
 from tui.app.carry_on import hand_over
 from tui.app.host import AppScreen, Host
@@ -128,6 +131,7 @@ class SignInScreen(AppScreen[None]):
         self.signals = SignInSignals(discard=self.terminated, lost_terminal=self.carry_on_without_terminal)
         self.refusal: str | None = None  # why the browser policy refuses the address, if it does
         self.can_open = False  # a browser may and can open the address here (decided once)
+        self.leaving = False  # Esc was pressed: back once the attempt has ended
 
     @property
     def attempt(self) -> SignIn:
@@ -350,5 +354,14 @@ class SignInScreen(AppScreen[None]):
                 else _("Stopped following; the sign-in goes on in the other terminal."),
                 markup=False,
             )
-        self.workers.cancel_group(self, "sign-in")
+        if not self.leaving:  # a second Esc while the first one's attempt ends: once is enough
+            self.leaving = True
+            self.call_later(self._back_once_ended, self.workers.cancel_group(self, "sign-in"))
+
+    async def _back_once_ended(self, stopping: list[Worker[None]]) -> None:
+        """Back once the cancelled attempt has ended its record (walked: Home, drawn at once, still
+        said the sign-in waited for approval and offered to follow it), at most 2 s later."""
+        for worker in stopping:
+            with contextlib.suppress(Exception):  # cancelled, as asked (WorkerCancelled), or failed: ended
+                await asyncio.wait_for(worker.wait(), 2)
         self.host.back(EXIT_SIGN_IN)
