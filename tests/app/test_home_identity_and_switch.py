@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.app.helpers import footer_text, screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
@@ -133,3 +135,24 @@ async def test_esc_while_a_poll_hangs_returns_to_a_home_without_the_discarded_si
         await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
         assert "waits for approval" not in " ".join(screen_text(app).split())
         assert not app.screen.check_action("abandon", ())  # nothing to abandon: it is gone
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+async def test_the_done_screen_keeps_every_value_whole_at_60_columns(server, home, monkeypatch, lang):
+    """Walked at 60x18: the credentials path (a slot named for an overridden host) broke inside
+    its name. A value that does not fit beside its label goes under it, whole; again on a resize."""
+    from tui.core.keys import region_storage_name
+
+    monkeypatch.setenv("ASSISTANT_LANG", lang)
+    server.user_code_factory = lambda: "DONE-SIXT"
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(60, 18)) as pilot:
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: "D O N E" in screen_text(app))
+        server.approve("DONE-SIXT")
+        await wait_for(pilot, lambda: screen_name(app) == "DoneScreen")
+        path = f"credentials/{region_storage_name('global')}.json"
+        for size in ((60, 18), (100, 30), (60, 18)):
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda size=size: app.screen.laid_out_for == size[0])
+            await wait_for(pilot, lambda: any(path in line for line in screen_text(app).splitlines()))  # one line

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pathlib
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Header, Static
 
 from tui.app.host import AppScreen
@@ -105,16 +107,26 @@ class DoneScreen(AppScreen[None]):
         self.slot = account_slot(region, account or DEFAULT_ACCOUNT)  # the slot the sign-in wrote
         self.note = note  # config.toml that others can read or write: said once, with the fix
         self.shown: SlotStatus | None = None  # the slot as composed
+        self.laid_out_for = 0  # the terminal width the rows were laid out for
 
     def compose(self) -> ComposeResult:
         status = self.shown = slot_status(self.slot)
         yield Header()
         with VerticalScroll(id="done", can_focus=False):
             yield OneLine(f"✔ {signed_in_as(status)}", id="done-title", classes="fit")
-            with Grid(id="done-details"):
-                for label, value in done_rows(self.account_region, status):
-                    yield Static(label, classes="label", markup=False)
-                    yield OneLine(value, classes="value")
+            rows = done_rows(self.account_region, status)
+            labels = max(cell_len(label) for label, _value in rows) + 2
+            room = self.app.size.width - 4  # the screen's padding, and a scroll bar's cell
+            self.laid_out_for = self.app.size.width
+            with Vertical(id="done-details"):
+                for label, value in rows:  # a value that does not fit beside its label goes under it, whole
+                    if labels + cell_len(value) > room:
+                        yield Static(label, classes="label", markup=False)
+                        yield OneLine(value, classes="value under")
+                        continue
+                    with Horizontal(classes="row"):
+                        yield Static(label, classes="label", markup=False).set_styles(f"width: {labels};")
+                        yield OneLine(value, classes="value")
             if self.note:
                 yield OneLine(self.note, id="done-note")
             alike = same_person_warning(self.slot)
@@ -125,6 +137,10 @@ class DoneScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = _("signed in · {region}").format(region=self.account_region.value)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self.laid_out_for:  # a new width only: what goes under its label follows it
+            self.refresh(recompose=True)
 
     def on_screen_resume(self) -> None:
         """Back from the inspector (a refresh, a logout) or the editor: show the slot as it is now."""
