@@ -284,7 +284,6 @@ class SignInScreen(AppScreen[None]):
         if not text:
             self.report(_(NOTHING_TO_COPY[what]), "warning")
             return
-
         self.report(copy_text(clean(text), what, self.app.copy_to_clipboard))
 
     def action_copy_code(self) -> None:
@@ -348,20 +347,26 @@ class SignInScreen(AppScreen[None]):
     def _cancel(self) -> None:
         if self.made is not None and self.made.watching:
             discarded = self.attempt.stop_watching()  # a watcher only stops, unless nobody else can
-            self.app.notify(
-                _("Discarded the sign-in that went on without a terminal.")
-                if discarded
-                else _("Stopped following; the sign-in goes on in the other terminal."),
-                markup=False,
-            )
+            self.app.notify(STOPPED_FOLLOWING[discarded](), markup=False)
         if not self.leaving:  # a second Esc while the first one's attempt ends: once is enough
             self.leaving = True
             self.call_later(self._back_once_ended, self.workers.cancel_group(self, "sign-in"))
 
     async def _back_once_ended(self, stopping: list[Worker[None]]) -> None:
-        """Back once the cancelled attempt has ended its record (walked: Home, drawn at once, still
-        said the sign-in waited for approval and offered to follow it), at most 2 s later."""
-        for worker in stopping:
-            with contextlib.suppress(Exception):  # cancelled, as asked (WorkerCancelled), or failed: ended
-                await asyncio.wait_for(worker.wait(), 2)
+        await ended(stopping)
         self.host.back(EXIT_SIGN_IN)
+
+
+STOPPED_FOLLOWING = {  # a watching terminal's Esc: it discarded the attempt (True) or only stopped following
+    True: lambda: _("Discarded the sign-in that went on without a terminal."),
+    False: lambda: _("Stopped following; the sign-in goes on in the other terminal."),
+}
+
+
+async def ended(stopping: list[Worker[None]], seconds: float = 2.0) -> None:
+    """Wait (at most `seconds`) until cancelled workers have ended: a cancelled attempt ends its
+    record first (walked: Home, drawn at once after Esc, still said the sign-in waited for approval
+    and offered to follow it)."""
+    for worker in stopping:
+        with contextlib.suppress(Exception):  # cancelled, as asked (WorkerCancelled), or failed: ended
+            await asyncio.wait_for(worker.wait(), seconds)
