@@ -14,7 +14,7 @@ from tests.app.helpers import wait_for
 from tests.app.test_providers_screen import open_providers, write_config
 from tui.app import AssistantAuthApp
 from tui.app.widgets.columns import PADDING, Column, widths
-from tui.app.widgets.provider_table import provider_columns
+from tui.app.widgets.fitted_table import provider_columns
 
 CJK_AND_ASCII = st.text(alphabet=st.sampled_from("ab-_:/.启用生效中托管提供方"), max_size=40)
 

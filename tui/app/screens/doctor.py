@@ -13,8 +13,9 @@ from textual.widgets import DataTable, Header, LoadingIndicator
 from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.waiting import WaitsInAWorker, stopped_line
+from tui.app.widgets.fitted_table import FittedTable, doctor_columns
 from tui.app.widgets.footer import AppFooter
-from tui.app.widgets.safe import PlainStatic, cell
+from tui.app.widgets.safe import PlainStatic
 from tui.core.doctor import apply_repair, exit_code, run_doctor
 from tui.core.doctor.report import first_to_look_at, status_label, summary
 from tui.core.i18n import _
@@ -46,17 +47,15 @@ class DoctorScreen(WaitsInAWorker, AppScreen[None]):
             yield PlainStatic("", id="doctor-progress")
             yield PlainStatic("", id="doctor-notice", classes="none")  # a repair's wait for a lock
             yield LoadingIndicator(id="doctor-loading")
-            yield DataTable(id="doctor-checks", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(doctor_columns, id="doctor-checks")  # laid out for the pane
             with VerticalScroll(id="doctor-details", can_focus=False):
                 yield PlainStatic("", id="doctor-detail")
         yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = _("doctor")
-        table = self.query_one("#doctor-checks", DataTable)
-        table.add_column(_("Status"), key="status")
-        table.add_column(_("Check"), key="name")
-        table.add_column(_("Finding"), key="finding")
+        table = self.query_one("#doctor-checks", FittedTable)
+        table.show([])
         table.focus()
         self.run_checks()
 
@@ -82,16 +81,12 @@ class DoctorScreen(WaitsInAWorker, AppScreen[None]):
         self.fill()
 
     def fill(self) -> None:
-        table = self.query_one("#doctor-checks", DataTable)
-        table.clear()
-        for index, check in enumerate(self.checks):
-            table.add_row(
-                cell(status_label(check.status)),
-                cell(one_line(check.label, CHECK_WIDTH)),
-                cell(tilde(said(check.finding))),
-                key=str(index),
-            )
-        table.move_cursor(row=first_to_look_at(self.checks))  # f repairs what the header points at
+        rows = [
+            (str(index), [status_label(check.status), one_line(check.label, CHECK_WIDTH), tilde(said(check.finding))])
+            for index, check in enumerate(self.checks)
+        ]
+        table = self.query_one("#doctor-checks", FittedTable)
+        table.show(rows, cursor=first_to_look_at(self.checks))  # f repairs what the header points at
         self.show_detail()
         self.refresh_bindings()
 

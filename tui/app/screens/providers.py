@@ -13,9 +13,9 @@ from tui.app.host import AppScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.restore import ask_to_restore
 from tui.app.screens.waiting import WaitsInAWorker, stopped_line
+from tui.app.widgets.fitted_table import FittedTable, provider_columns
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.provider_form import FORM, ProviderForm
-from tui.app.widgets.provider_table import ProviderTable
 from tui.app.widgets.raw_config import RawConfig
 from tui.app.widgets.safe import PlainStatic
 from tui.core.config.edit import (
@@ -140,7 +140,7 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
         yield Header()
         with Vertical(id="providers"):
             yield PlainStatic("", id="config-problem")
-            yield ProviderTable(id="provider-table")  # its columns laid out for the pane
+            yield FittedTable(provider_columns, id="provider-table")  # its columns laid out for the pane
             # the form scrolls with the mouse, but Tab goes straight to its first field
             yield ProviderForm(id="provider-form")
             yield RawConfig(id="raw-view")
@@ -155,7 +155,7 @@ class ProvidersScreen(WaitsInAWorker, AppScreen[None]):
 
     # -- loading ----------------------------------------------------------------------------------
     def load(self) -> None:
-        table = self.query_one("#provider-table", ProviderTable)
+        table = self.query_one("#provider-table", FittedTable)
         table.show([])
         self.names = []
         self.doc = None

@@ -1,10 +1,11 @@
-"""The provider editor's table: one row per provider of config.toml, its columns laid out for
-the pane (`columns.widths`) whenever its rows or its width change. A column left out at a narrow
-width loses nothing: the form under the table shows every field of the highlighted provider."""
+"""A table whose columns are laid out for its pane (`columns.widths`) whenever its rows or its
+width change, never cut at the pane's edge: the provider editor's (a column left out at a narrow
+width loses nothing: the form under it shows every field) and Doctor's (the details pane under
+it shows a finding whole)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual import events
 from textual.widgets import DataTable
@@ -13,7 +14,7 @@ from tui.app.widgets.columns import Column, widths
 from tui.app.widgets.safe import cell
 from tui.core.i18n import _
 
-Row = tuple[str, Sequence[str]]  # (the provider's name: the row's key, its cells)
+Row = tuple[str, Sequence[str]]  # (the row's key, its cells)
 
 
 def provider_columns() -> list[Column]:
@@ -30,9 +31,16 @@ def provider_columns() -> list[Column]:
     ]
 
 
-class ProviderTable(DataTable[object]):
-    def __init__(self, **kwargs: object) -> None:
+def doctor_columns() -> list[Column]:
+    """Doctor's columns: the status whole, the check's name, the finding cut first (shown whole
+    in the details pane under the table)."""
+    return [Column(_("Status"), keep=9), Column(_("Check"), least=14, keep=8), Column(_("Finding"), least=8, keep=5)]
+
+
+class FittedTable(DataTable[object]):
+    def __init__(self, columns: Callable[[], list[Column]], **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.columns_for = columns  # the columns, in the reader's language (read when laid out)
         self.rows_shown: list[Row] = []
         self.laid_out_for = 0  # the width the columns were last laid out for
 
@@ -49,7 +57,7 @@ class ProviderTable(DataTable[object]):
         width = self.size.width or self.app.size.width
         self.laid_out_for = self.size.width
         room = width - self.styles.scrollbar_size_vertical  # a scroll bar may take its cells
-        columns = provider_columns()
+        columns = self.columns_for()
         fitted = widths(columns, [cells for _name, cells in self.rows_shown], room)
         kept = [i for i, w in enumerate(fitted) if w is not None]
         self.clear(columns=True)
