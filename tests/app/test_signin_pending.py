@@ -12,6 +12,7 @@ import pytest
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.core.test_cotenancy import competitor, finish, release, wait_locked
 from tui.app import AssistantAuthApp
+from tui.core.keys import region_storage_name
 from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.attempt import SignIn
@@ -60,7 +61,7 @@ async def test_over_ssh_the_code_screen_says_it_survives_in_one_line(home, serve
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Connection lost?" in screen_text(app))
         await pilot.press("escape")
-    assert len(ssh_note("global")) <= 80 and len(ssh_note("cn")) <= 80
+    assert len(ssh_note(region_storage_name("global"))) <= 80 and len(ssh_note(region_storage_name("cn"))) <= 80
 
 
 async def test_no_ssh_line_where_nothing_carries_on(home, server, monkeypatch):

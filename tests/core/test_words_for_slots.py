@@ -67,3 +67,22 @@ async def test_a_repairs_title_is_the_row_it_repairs(home):
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen")
         text = screen_text(app)
         assert "Repair files.slot.work (cn)?" in text and "assistant-code-account" not in text.split("?")[0]
+
+
+def test_the_ssh_line_and_a_records_resume_name_the_login_of_the_slot_itself(home):
+    """Walked: a sign-in to account work (global) over SSH said `assistant-auth login --region
+    global` resumes it; the same words come from the slot, as every other next step does."""
+    from tui.core.keys import account_slot, region_storage_name
+    from tui.core.regions import Region
+    from tui.core.signin.record import Record
+    from tui.terminal.environment import ssh_note
+
+    assert "`assistant-auth login --account work --region global`" in ssh_note(account_slot("global", "work"))
+    assert "`assistant-auth login --region global`" in ssh_note(region_storage_name("global"))
+    assert "`assistant-auth login`" in ssh_note(region_storage_name("cn"))
+    for account, command in (
+        (None, "assistant-auth login --region global"),
+        ("work", "assistant-auth login --account work --region global"),
+    ):
+        record = Record(state="pending", region=Region.GLOBAL, started_at=0.0, account=account)
+        assert record.resume_command() == command

@@ -171,7 +171,7 @@ class PlainSignIn:
             err(_("Or open, with the code filled in:"))  # on a line of its own: never cut, never wrapped mid-line
             err(f"       {one_line(attempt.complete_address, ADDRESS_WIDTH)}")
         if in_ssh() and attempt.detachable:
-            err(ssh_note(region.value))
+            err(ssh_note(attempt.storage_name))
         if self.as_json:
             data = auth.to_dict()
             data.pop("device_code")  # a secret between this client and the server: never printed

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Mapping
 
 from tui.core.i18n import _
+from tui.core.keys import login_command
 from tui.core.signals import ignore_hangup
 from tui.core.system.facts import in_ssh_session
 
@@ -49,7 +50,7 @@ def lose_terminal() -> None:
     os.close(devnull)
 
 
-def ssh_note(region: str) -> str:
-    """The one line (within 80 columns) that says a sign-in over SSH survives a dropped connection."""
-    command = "assistant-auth login" + (" --region global" if region == "global" else "")
-    return _("Connection lost? It goes on: `{command}` resumes it.").format(command=command)
+def ssh_note(storage_name: str) -> str:
+    """The line that says a sign-in over SSH survives a dropped connection, with the `login` that
+    resumes it: the one that writes its slot (walked: a named account's said the region's)."""
+    return _("Connection lost? It goes on: `{command}` resumes it.").format(command=login_command(storage_name))

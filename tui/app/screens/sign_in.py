@@ -247,7 +247,7 @@ class SignInScreen(AppScreen[None]):
             attempt,
             refusal=self.refusal,
             links=supports_hyperlinks(),
-            ssh_line=ssh_note(attempt.region.value) if in_ssh() and attempt.detachable else None,
+            ssh_line=ssh_note(attempt.storage_name) if in_ssh() and attempt.detachable else None,
             demo_line=_("Demo: press a to approve, or approve at {page}").format(page=demo.page)
             if demo is not None
             else None,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, valid_account_name
+from tui.core.keys import DEFAULT_ACCOUNT, account_slot, login_command, valid_account_name
 from tui.core.regions import Region
 
 REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
@@ -195,9 +195,7 @@ class Record:
 
     def resume_command(self) -> str:
         """The `login` that picks this attempt up (follows it, or resumes it when nobody polls)."""
-        if self.account is not None:
-            return f"assistant-auth login --region {self.region.value} --account {self.account}"
-        return "assistant-auth login" + (" --region global" if self.region is Region.GLOBAL else "")
+        return login_command(account_slot(self.region, self.account or DEFAULT_ACCOUNT))
 
     def left_behind(self) -> Record:
         """A pending attempt past its deadline whose poller is gone, as the ended one it is: an
