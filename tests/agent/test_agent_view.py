@@ -8,7 +8,7 @@ import asyncio
 import os
 
 from tests.agent.conftest import RunningAgent
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import screen_name, screen_text, toasts, wait_for
 from tests.cli.test_cli import valid
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
@@ -128,7 +128,7 @@ async def test_the_foreground_view_keeps_serving_on_esc_asks_before_stopping_ope
         await wait_for(pilot, lambda: "Token agent, pid" in screen_text(app))
         assert f"ASSISTANT_AUTH_SOCK={path}; export" in screen_text(app).replace("\n", "")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: any("s stops it" in note.message for note in app._notifications))
+        await wait_for(pilot, lambda: any("s stops it" in m for m in toasts(app)))
         assert os.path.exists(path) and screen_name(app) == "ForegroundAgentScreen"
         held = sockets.socket(sockets.AF_UNIX)
         held.connect(path)  # a server's shell, connected

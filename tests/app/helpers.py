@@ -69,3 +69,9 @@ async def answer(pilot, key: str, answer_key: str, timeout: float = PATIENCE) ->
 def footer_text(app) -> str:
     """The screen's last row: its footer's keys."""
     return screen_text(app).splitlines()[-1]
+
+
+def toasts(app) -> list[str]:
+    """The toasts' messages as said, each on one line: the app wraps a toast's message to the
+    toast's width (its own rule: never inside a word or a command)."""
+    return [" ".join(str(note.message).split()) for note in app._notifications]

@@ -9,7 +9,7 @@ import json
 import time
 from types import SimpleNamespace
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import screen_name, screen_text, toasts, wait_for
 from tests.conftest import write_creds
 from tests.waiting import until
 from tui.app import AssistantAuthApp
@@ -48,7 +48,7 @@ async def test_home_lists_the_accounts_and_w_switches_to_the_highlighted_one(ser
         await pilot.press("w")
         await wait_for(pilot, lambda: managed_slot() == account_slot("cn", "personal"))
         await wait_for(pilot, lambda: "*personal(cn)" in screen_text(app).replace(" ", ""))  # the row marked
-        assert any("now uses account personal (cn) (bob)" in str(n.message) for n in app._notifications)
+        assert any("now uses account personal (cn) (bob)" in m for m in toasts(app))
     assert server.count(DEVICE_PATH) == 0
 
 
@@ -98,7 +98,7 @@ async def test_signing_in_to_an_account_while_another_accounts_sign_in_waits_is_
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and app.screen.selected is not None)
             await pilot.press("s")  # sign in to work again
-            await wait_for(pilot, lambda: any("account personal (cn)" in str(n.message) for n in app._notifications))
+            await wait_for(pilot, lambda: any("account personal (cn)" in m for m in toasts(app)))
             assert screen_name(app) == "CredentialsScreen"
         assert server.count(DEVICE_PATH) == 1  # only the waiting one's
     finally:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import screen_name, screen_text, toasts, wait_for
 from tests.app.test_providers_screen import (
     CONFIG,
     open_providers,
@@ -204,7 +204,7 @@ async def test_inspector_switches_the_managed_provider(home):
             await pilot.press("down")
         await pilot.press("w")
         await wait_for(pilot, lambda: managed_region() == Region.GLOBAL)
-        assert any("global" in n.message for n in app._notifications)
+        assert any("global" in m for m in toasts(app))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 18)])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.app.helpers import screen_name, screen_text, toasts, wait_for
 from tests.conftest import read_json, write_creds
 from tests.toml import tomllib
 from tui.app import AssistantAuthApp
@@ -122,7 +122,7 @@ async def test_the_outcome_carries_no_stale_toast_of_the_code_screen(server):
     app = AssistantAuthApp(no_browser=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any("polling again" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: any("polling again" in m for m in toasts(app)))
         await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert not app._notifications  # nothing left to draw over the outcome
 
@@ -230,14 +230,14 @@ async def test_qr_toggle_and_too_small(server):
             pilot,
             lambda: (
                 "The QR code needs a terminal of at least" in screen_text(app)
-                or any("The QR code needs" in n.message for n in app._notifications)
+                or any("The QR code needs" in m for m in toasts(app))
             ),
         )
         await pilot.pause()
         inline = "The QR code needs" in str(app.screen.query_one("#notice").render())
-        toast = any("The QR code needs" in n.message for n in app._notifications)
+        toast = any("The QR code needs" in m for m in toasts(app))
         assert inline != toast and "(this one is 50×16)" in (
-            str(app.screen.query_one("#notice").render()) + " ".join(n.message for n in app._notifications)
+            str(app.screen.query_one("#notice").render()) + " ".join(toasts(app))
         )
         assert not app.screen.query_one("#qr-pane").display and screen_name(app) == "SignInScreen"
         await pilot.press("escape")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.helpers import answer, footer_text, screen_name, screen_text, wait_for
+from tests.app.helpers import answer, footer_text, screen_name, screen_text, toasts, wait_for
 from tests.conftest import write_creds
 from tests.lock_holder import holding
 from tui.app import AssistantAuthApp
@@ -23,7 +23,7 @@ def held_slot(home):
 
 
 def toasted(app, message: str) -> bool:
-    return any(n.message == message for n in app._notifications)
+    return message in toasts(app)
 
 
 async def _log_out(pilot, app) -> None:

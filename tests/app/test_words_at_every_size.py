@@ -8,7 +8,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from textual.geometry import Region as Box
 from textual.widgets import Button
+from textual.widgets._toast import Toast
 
 from tests.app.helpers import footer_text, screen_name, screen_text, wait_for
 from tests.app.test_providers_screen import write_config
@@ -143,3 +145,21 @@ async def test_another_providers_active_is_plain_on_or_off(home):
     async with app.run_test(size=(100, 34)) as pilot:
         await wait_for(pilot, lambda: screen_name(app) == "ProvidersScreen" and app.screen.current == "openai")
         assert "A sign-in writes it off" not in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(60, 18), (80, 24), (100, 30)])
+async def test_a_chinese_toast_never_breaks_a_file_name_or_a_command(home, size):
+    """Walked at 60x18: a switch's toast broke "config.toml" as "conf / ig.toml" (Textual folds a
+    run without spaces). A toast's message is wrapped by the project's rule to the toast's width."""
+    said = "已切换：托管提供方现在使用 global（user-global）；官方客户端也会随之切换（config.toml 是共享的）。运行 `assistant-auth status` 查看。"
+    app = AssistantAuthApp()
+    async with app.run_test(size=size, notifications=True) as pilot:  # toasts drawn, as in a terminal
+        app.notify(said, markup=False)
+        await wait_for(pilot, lambda: bool(app.query(Toast)))
+        await pilot.pause()
+        toast = app.query_one(Toast)
+        drawn = [strip.text[2:].rstrip() for strip in toast.render_lines(Box(0, 0, *toast.size))][1:-1]
+        wrapped = str(list(app._notifications)[-1].message).split("\n")
+        assert drawn == wrapped[: len(drawn)]  # as wrapped, Textual folds nothing (a short screen shows fewer)
+        assert any("config.toml" in line for line in wrapped)  # each on one line, whole
+        assert any("`assistant-auth status`" in line for line in wrapped)

@@ -24,10 +24,18 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.regions import Region
+from tui.core.textwidth import wrap
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
 # imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual
 # can (docs/performance.md, `make bench`).
+
+
+def toast_columns(screen_columns: int) -> int:
+    """The cells of a toast's line, as Textual lays a toast out (measured: 26 cells wide at 60
+    columns, 46 at 100, 57 at most), less its border and padding (walked: Textual broke
+    "config.toml" inside a Chinese toast at 60 columns)."""
+    return max(min(57, (screen_columns - 8) // 2) - 3, 10)
 
 
 class AssistantAuthApp(SignInFlow, App):
@@ -95,6 +103,9 @@ class AssistantAuthApp(SignInFlow, App):
         of Home. (Textual's own handler, on the app's thread: a toast from a worker thread too.)"""
         if self.size.height < 24:
             self._notifications.clear()
+        note, width = event.notification, toast_columns(self.size.width)
+        if not note.markup:  # wrapped by the project's rule: a command, a file name, a word never broken inside
+            note.message = "\n".join("\n".join(wrap(line, width)) for line in note.message.split("\n"))
         super()._on_notify(event)
 
     def on_resize(self, event) -> None:
