@@ -43,6 +43,7 @@ HOT_PATH = [
     "tui/core/credentials/oauth.py",
     "tui/core/credentials/refresh.py",
     "tui/core/credentials/slot.py",
+    "tui/core/credentials/valid.py",
     "tui/core/errors.py",
     "tui/core/files/__init__.py",
     "tui/core/files/atomic.py",

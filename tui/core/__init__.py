@@ -37,7 +37,7 @@ _EXPORTS = {
     "poll_device_token": "signin.api",
     "get_access_token": "credentials.refresh",
     "refresh_access_token": "credentials.refresh",
-    "read_valid_token": "credentials.refresh",
+    "read_valid_token": "credentials.valid",
     "MANAGED_PROVIDER": "keys",
     "provision_managed_provider": "config.provider",
     "persist_device_signin": "signin.store",
@@ -68,7 +68,6 @@ if TYPE_CHECKING:  # pragma: no cover - `name as name`: an explicit re-export, f
     from tui.core.context import OAuthRef as OAuthRef, TokenContext as TokenContext, resolve_context as resolve_context
     from tui.core.credentials.refresh import (
         get_access_token as get_access_token,
-        read_valid_token as read_valid_token,
         refresh_access_token as refresh_access_token,
     )
     from tui.core.credentials.slot import (
@@ -77,6 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover - `name as name`: an explicit re-export, f
         merge_token_response as merge_token_response,
         write_credentials as write_credentials,
     )
+    from tui.core.credentials.valid import read_valid_token as read_valid_token
     from tui.core.errors import AuthError as AuthError
     from tui.core.identity import device_id as device_id, identity_headers as identity_headers
     from tui.core.keys import (

@@ -11,8 +11,8 @@ with an event loop (the library's `get_access_token`, the TUI) and one without
 script). Both enter the critical section of `tui.core.signals` before the request is sent: its
 answer is stored before any signal or cancellation is honoured.
 
-On the `token` hot path: nothing is imported at module level beyond what reading a valid token
-needs; the refresh machinery is imported where a refresh begins.
+Off the `token` hot path: a valid token is read by `tui.core.credentials.valid`; this module
+loads where a refresh is due.
 """
 
 from __future__ import annotations
@@ -30,8 +30,14 @@ from tui.core.credentials.slot import (
     usable_token,
     write_merged,
 )
+from tui.core.credentials.valid import (  # the valid path, on its own: `token` loads no refresh machinery
+    printable,
+    read_valid_token as read_valid_token,  # the library's name, here as before
+    required_ttl as required_ttl,
+    target as _target,
+)
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import context_fields, login_command, refuse_foreign_fallback
+from tui.core.keys import login_command
 from tui.core.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
@@ -60,7 +66,6 @@ REVOKED_HINT = N_("The session was revoked (signed out): sign in again with `{co
 SERVER_TROUBLE = Phrase(
     N_("The authorization server had trouble, not your sign-in: the stored tokens are kept; retry in a moment.")
 )
-SIGN_IN_AGAIN_HINT = N_("Sign in again with `{command}`.")
 RELAYED_HINT = Phrase(
     N_(
         "This file holds an access token only, as `assistant-auth relay` writes it on a server: get tokens "
@@ -81,48 +86,10 @@ class LifetimeTooShort(AuthError):
         self.lifetime = lifetime
 
 
-def required_ttl(min_ttl: float | None) -> float:
-    """Seconds a handed-out token must still live: the spec's 30 s, or more when asked."""
-    return LEEWAY if min_ttl is None or min_ttl < LEEWAY else float(min_ttl)
-
-
 def revoked_hint(storage_name: str) -> str:
     """The next step for a revoked session: the sign-in of this slot (region and account), never
     a plain `login` that would sign in another region and move the managed provider there."""
     return Phrase(REVOKED_HINT, command=login_command(storage_name))
-
-
-def printable(token: str, storage_name: str) -> str:
-    """Safety: an access token is printable ASCII without spaces. Anything else (a newline that
-    would split `$(assistant-auth token)`, terminal escape sequences) is refused, never shown."""
-    if not usable_token(token):
-        raise AuthError(
-            "The stored access token is not printable ASCII (it holds spaces, control or escape "
-            "characters): refusing to use it",
-            hint=Phrase(SIGN_IN_AGAIN_HINT, command=login_command(storage_name)),
-        )
-    return token
-
-
-def _target(ref: OAuthRef | Mapping[str, Any] | None, base_url: str) -> tuple[str, str]:
-    """(storage name, token endpoint) of spec 4.5, refusing a foreign fallback (safety)."""
-    key, storage_name, host = context_fields(ref, base_url)
-    refuse_foreign_fallback(key, host)
-    return storage_name, host + "/api/oauth/token"
-
-
-def read_valid_token(
-    ref: OAuthRef | Mapping[str, Any] | None, base_url: str, min_ttl: float | None = None
-) -> str | None:
-    """The stored access token if it lives long enough, else None. Sync, no HTTP: the fast path.
-
-    AuthError when the file is missing or unparsable (spec 7.2).
-    """
-    storage_name, _endpoint = _target(ref, base_url)
-    creds = load_credentials(storage_name)
-    if fresh(creds, required_ttl(min_ttl)):
-        return printable(creds["access_token"], storage_name)
-    return None
 
 
 async def get_access_token(

@@ -22,8 +22,9 @@ from typing import Any
 
 from tui.core.agent.wire.causes import cause_of
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
-from tui.core.credentials.refresh import get_access_token, required_ttl
+from tui.core.credentials.refresh import get_access_token
 from tui.core.credentials.slot import EXPIRY_LEEWAY, try_load, usable_token
+from tui.core.credentials.valid import required_ttl
 from tui.core.errors import EXIT, EXIT_SIGN_IN, AuthError
 from tui.core.jwt import identity_of
 from tui.core.keys import region_of_slot
