@@ -108,13 +108,15 @@ async def test_keep_polling_is_withdrawn_when_the_code_runs_out_on_the_outcome_s
     """Walked: the outcome screen still offered `k` after the code had expired, and `k` did
     nothing. At the code's end the offer goes, the sentence says so, Enter starts a new code."""
     server.user_code_factory = lambda: "RUNS-OUTX"
-    server.device_ttl = 4
+    now = [1000.0]  # the sign-in's clock, moved by the test: the code runs out when the test says
     app = AssistantAuthApp(no_browser=True)
+    app.signin_clock = lambda: now[0]
     async with app.run_test(size=SIZE) as pilot:
         server.inject(TOKEN_PATH, Fault(status=502, body="<h1>502</h1>", content_type="text/html", times=2))
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "OutcomeScreen")
         assert app.screen.can_keep_polling and "Keep polling" in footer_text(app)
+        now[0] += 900  # the code's whole lifetime later
         await wait_for(pilot, lambda: "The code has expired meanwhile" in " ".join(screen_text(app).split()))
         assert "Keep polling" not in footer_text(app) and not app.screen.query("#keep")
         server.user_code_factory = lambda: "NEWC-ODEX"

@@ -7,6 +7,7 @@ import pathlib
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Button, Header, Static
 
 from tui.app.host import AppScreen
@@ -45,6 +46,7 @@ class OutcomeScreen(AppScreen[None]):
         self.attempt = attempt  # the SignIn, when polling with the same code can go on
         self.kind = outcome.kind
         self.error = outcome.said or outcome.error
+        self.code_watch: Timer | None = None  # while `k` is offered: whether the code has run out
 
     def compose(self) -> ComposeResult:
         title, explanation = self.outcome.title, self.outcome.text
@@ -69,15 +71,16 @@ class OutcomeScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.sub_title = _(SUBTITLES.get(self.kind, self.kind))
         self.query_one("#keep" if self.can_keep_polling else "#retry", Button).focus()
-        if self.attempt is not None and self.can_keep_polling:  # until the code runs out, not after
-            self.set_timer(max(self.attempt.seconds_left() - self.attempt.interval, 0.0) + 0.1, self._code_ran_out)
+        if self.can_keep_polling:  # until the code runs out, not after: looked at every second, on its clock
+            self.code_watch = self.set_interval(1.0, self._code_ran_out)
 
     def _code_ran_out(self) -> None:
         """The code's lifetime ended while this screen was shown: `k` is no longer offered, and the
         sentence that offered it says what is left (walked: `k` stayed and did nothing)."""
-        if self.can_keep_polling:  # not yet (a clock that jumped): look again then
-            self.set_timer(1.0, self._code_ran_out)
+        if self.can_keep_polling:
             return
+        if self.code_watch is not None:
+            self.code_watch.stop()
         self.query_one("#keep", Button).remove()
         self.query_one("#outcome-keep", Static).update(_(CODE_RAN_OUT))
         self.query_one("#retry", Button).variant = "primary"
