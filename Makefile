@@ -35,7 +35,16 @@ unexport PYTHONDONTWRITEBYTECODE
 # first (tests/scheduling.py). Beside it, a representative part of the core and command-line tests
 # on the oldest and newest supported Pythons when they are installed (tui/dev/pythons.py says which
 # ran).
-test: $(STAMP)
+# each language's catalog compiled once, as a wheel ships it: without it every process that speaks
+# Chinese (hundreds of the suite's commands) compiled the 190 kB .po again (i18n reads a .mo only
+# when it is newer than its .po)
+CATALOGS := $(patsubst %.po,%.mo,$(wildcard tui/locale/*/LC_MESSAGES/*.po))
+%.mo: %.po | $(STAMP)
+	$(BIN)/python -c 'import os, pathlib, sys; from tui.core.msgfmt import compile_po; \
+	source, target = map(pathlib.Path, sys.argv[1:]); part = target.with_suffix(".mo.part"); \
+	part.write_bytes(compile_po(source.read_text(encoding="utf-8"))); os.replace(part, target)' $< $@
+
+test: $(STAMP) $(CATALOGS)
 	@$(BIN)/python -m pytest -q --collect-only -p no:xdist > /dev/null 2>&1 & warm=$$!; \
 	$(BIN)/python -m tui.dev.pythons --prepare > $(VENV)/pythons.log 2>&1 & prepare=$$!; \
 	$(BIN)/ruff check tui tests setup.py && $(BIN)/ruff format --check tui tests setup.py && $(BIN)/mypy; lint=$$?; \

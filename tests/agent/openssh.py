@@ -147,10 +147,12 @@ def relay_and_read(sshd: SshServer, server_home: pathlib.Path, *ours: str) -> su
     return assistant_ssh(sshd, ["--relay", *ours], ["sh", "-c", shlex.quote(script)])
 
 
-def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str, **popen) -> subprocess.Popen:
-    """Plain `ssh -R REMOTE:AGENT` running `command` on the server."""
+def forward(sshd: SshServer, remote_path: str, agent_path: str, command: str | None, **popen) -> subprocess.Popen:
+    """Plain `ssh -R REMOTE:AGENT` running `command` on the server; None: the forward alone (`-N`),
+    which leaves nothing running there when it closes (a `sleep 600` outlived every test)."""
     argv = ["ssh", *sshd.options(), "-o", "ExitOnForwardFailure=yes", "-R", f"{remote_path}:{agent_path}"]
-    return subprocess.Popen([*argv, sshd.host, command], stdin=subprocess.DEVNULL, **popen)
+    remote = [sshd.host, command] if command is not None else ["-N", sshd.host]
+    return subprocess.Popen([*argv, *remote], stdin=subprocess.DEVNULL, **popen)
 
 
 ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags: the socket listens
@@ -175,7 +177,7 @@ class Forwarded:
 
     def __init__(self, sshd: SshServer, agent_path: str) -> None:
         self.path = f"/tmp/assistant-auth-{secrets.token_hex(8)}.sock"  # as assistant-auth ssh names it
-        self.connection = forward(sshd, self.path, agent_path, "sleep 600", preexec_fn=default_signals)
+        self.connection = forward(sshd, self.path, agent_path, None, preexec_fn=default_signals)
         # up when sshd listens there, not when the name exists: it binds first and listens after, and a
         # connect between the two is refused (seen under load). Read from the kernel's table, so that no
         # probe connection reaches the agent (its connections are numbered and asked about).

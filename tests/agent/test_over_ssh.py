@@ -130,7 +130,7 @@ def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, serve
     write_creds(laptop, valid(server))
     agent = RunningAgent(os.environ.copy())
     forwarded = f"/tmp/assistant-auth-test-{secrets.token_hex(6)}.sock"
-    connection = forward(sshd, forwarded, agent.path, "sleep 120", stderr=subprocess.PIPE, preexec_fn=default_signals)
+    connection = forward(sshd, forwarded, agent.path, None, stderr=subprocess.PIPE, preexec_fn=default_signals)
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": forwarded}
     try:
         deadline = time.monotonic() + PATIENCE

@@ -49,6 +49,15 @@ class AppFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self.fitted_to = 0
+        self.drawn: tuple[object, ...] | None = None  # what the keys drawn say (`_drawn`), as last composed
+
+    def bindings_changed(self, screen) -> None:
+        """Textual composes the footer again on every change of the screen's bindings (a row
+        highlighted, a worker done): only when what it would draw differs (measured: the
+        recompose was a sixth of an app test's CPU, and the running wizard's)."""
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen and self._drawn() != self.drawn:
+            self.call_after_refresh(self.recompose)
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
@@ -71,14 +80,29 @@ class AppFooter(Footer):
             keys.append((binding, enabled, tooltip, self.app.get_key_display(binding)))
         return keys
 
+    def _keys(self) -> tuple[int, list[tuple[Binding, bool, str, str]]]:
+        """(the width, the keys that fit it): what `compose` draws."""
+        width = self.size.width or self.app.size.width
+        self._fit(width)  # composed before its first resize: fitted to the width it will have
+        room = width - (PALETTE_WIDTH if self.show_command_palette else 0)
+        return width, fitted(self.shown_keys(), room, self.compact)
+
+    def _drawn(self) -> tuple[object, ...]:
+        width, keys = self._keys()
+        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        return (
+            width,
+            self.show_command_palette,
+            palette.enabled if palette is not None else None,
+            tuple((b.key, b.description, enabled, tooltip, shown) for b, enabled, tooltip, shown in keys),
+        )
+
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        width = self.size.width or self.app.size.width
-        self._fit(width)  # composed before its first resize: fitted to the width it will have
+        self.drawn = self._drawn()
+        width, keys = self._keys()
         self.fitted_to = width
-        room = width - (PALETTE_WIDTH if self.show_command_palette else 0)
-        keys = fitted(self.shown_keys(), room, self.compact)
         self.styles.grid_size_columns = len(keys)
         for binding, enabled, tooltip, shown in keys:
             yield FooterKey(
