@@ -19,7 +19,7 @@ from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_se
 from tests.cli.test_cli import SCRIPT, expired, valid
 from tests.conftest import default_signals, needs_root, read_json, write_creds
 from tests.waiting import PATIENCE, until
-from tui.core.agent.client.ask import AgentUnavailable, ask
+from tui.core.agent.client.ask import STALL, AgentUnavailable, ask
 from tui.core.agent.wire.protocol import Request
 from tui.demo.server import TOKEN_PATH
 
@@ -378,9 +378,11 @@ def test_a_slow_answer_is_waited_for_while_the_agent_says_it_works(laptop, serve
     running = RunningAgent(os.environ.copy())
     try:
         said: list[dict] = []
-        asker = threading.Thread(target=lambda: said.append(ask(Request("token"), running.path, stall=4.0)))
+        # the client's own stall (10 s without a line), not a shrunk one: a loaded machine (load 17 on
+        # two cores) delayed the 2 s heartbeat past a 4 s stall and the test failed on its own clock
+        asker = threading.Thread(target=lambda: said.append(ask(Request("token"), running.path, stall=STALL)))
         asker.start()
-        time.sleep(9)  # the phenomenon under test: an answer taking twice the client's stall (4 s; heartbeat 2 s)
+        time.sleep(STALL + 2)  # the phenomenon under test: an answer taking longer than the client's stall
         assert not said  # still waiting, not given up
         release(holder)
         asker.join(60)
