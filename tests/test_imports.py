@@ -63,6 +63,9 @@ HOT_PATH = [
     "tui/core/slots/__init__.py",
     "tui/core/slots/choice.py",
     "tui/core/slots/selector.py",
+    "tui/core/system/__init__.py",
+    "tui/core/system/facts.py",
+    "tui/core/system/locks.py",
 ]
 
 # Libraries a command must not load unless it needs them: importing them inside a function is

@@ -251,3 +251,20 @@ def test_every_client_connects_through_the_one_checked_connect():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "connect":
                 found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+def test_every_flock_is_taken_through_the_system_layer():
+    """#59 3: `flock` is called in `tui.core.system.locks` alone (`try_lock`, `lock`, `unlock`,
+    `held`): another system's lock is a change there, not in every module that locks."""
+    found = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(("tui.core.system", "tui.dev", "tui.demo")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("flock", "lockf")
+            ):
+                found.append(f"{name}:{node.lineno}")
+    assert found == []

@@ -9,7 +9,6 @@ renaming (`provider.provision_managed_provider`) and starts over when it changed
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from tui.core.credentials.locks import lock_timeout, pause, report_wait
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase, said
+from tui.core.system.locks import try_lock
 
 WAIT = 15.0  # seconds: an edit of ours takes milliseconds; longer means a stopped process holds it
 STEP = 0.02
@@ -38,21 +38,17 @@ def config_edit() -> Iterator[None]:
         wait = min(WAIT, lock_timeout())  # ASSISTANT_LOCK_TIMEOUT bounds this wait too, never lengthens it
         started = time.monotonic()
         deadline, said_it = started + wait, False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise AuthError(
-                        f"Gave up after {wait:g} s: another assistant-auth process is editing {paths.config_file()}",
-                        Phrase(N_("If no other assistant-auth command is running, try again.")),
-                        kind=Problem.LOCKED,
-                    ) from None
-                if not said_it and time.monotonic() - started >= SAY_AFTER:  # said once, where the person looks
-                    said_it = True
-                    report_wait(said(Phrase(WAITING, path=paths.config_file(), seconds=f"{wait:g}")))
-                pause(STEP)  # a screen's Esc ends the wait at once
+        while not try_lock(fd):  # held by another: wait (said once), or give up at the deadline
+            if time.monotonic() > deadline:
+                raise AuthError(
+                    f"Gave up after {wait:g} s: another assistant-auth process is editing {paths.config_file()}",
+                    Phrase(N_("If no other assistant-auth command is running, try again.")),
+                    kind=Problem.LOCKED,
+                )
+            if not said_it and time.monotonic() - started >= SAY_AFTER:  # said once, where the person looks
+                said_it = True
+                report_wait(said(Phrase(WAITING, path=paths.config_file(), seconds=f"{wait:g}")))
+            pause(STEP)  # a screen's Esc ends the wait at once
         yield
     finally:
         os.close(fd)  # closing releases the lock

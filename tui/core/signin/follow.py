@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import fcntl
 import os
 import stat
 import time
@@ -38,6 +37,7 @@ from tui.core.files import ownfiles
 from tui.core.regions import Region
 from tui.core.signin.place import DIRECTORY, DISCARD, LEASE_FILES, file_name, record_name, wrong
 from tui.core.signin.record import ENDED, PENDING, REQUESTING, STATES, Record
+from tui.core.system.locks import try_lock
 
 KEEP = 24 * 3600  # seconds an ended or stale record is kept
 JOIN_SLACK = 1.0  # seconds: an attempt ended this long before we joined may still be the one we joined
@@ -156,9 +156,7 @@ class Lease:
                 fd = _open_lease(dir_fd, name, problems)
                 if fd is None:
                     continue
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
+                if not try_lock(fd):
                     os.close(fd)
                     _close_all(taken)
                     return False

@@ -1,6 +1,8 @@
-"""Who holds a `flock`, on every system: the lock itself is probed (taken for an instant, without
-waiting, and let go), so "nobody holds it" is never a guess where the system keeps no list of
-locks. Linux also names the holder (`/proc/locks`), for the words only; nothing decides on it."""
+"""`flock`, in this one place (#59 3: it was called directly in four modules): taking one without
+waiting (`try_lock`), waiting for one (`lock`), letting go (`unlock`), and who holds one, on every
+system: the lock itself is probed (taken for an instant, without waiting, and let go), so "nobody
+holds it" is never a guess where the system keeps no list of locks. Linux also names the holder
+(`/proc/locks`), for the words only; nothing decides on it. Another system's lock is a change here."""
 
 from __future__ import annotations
 
@@ -9,6 +11,27 @@ import fcntl
 import os
 
 from tui.core.system.facts import platform
+
+
+def try_lock(fd: int) -> bool:
+    """Take an exclusive flock on `fd` without waiting: True when taken, False when another holds
+    it (any other failure raises OSError)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def lock(fd: int) -> None:
+    """Take an exclusive flock on `fd`, waiting for it (a lock held for an instant only)."""
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def unlock(fd: int) -> None:
+    """Let go of a flock on `fd` (closing it does too); a failure changes nothing."""
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def held(path: str) -> bool:
@@ -24,13 +47,11 @@ def held(path: str) -> bool:
         return True
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
+            if not try_lock(fd):
+                return True
         except OSError:
             return True
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        unlock(fd)
         return False
     finally:
         os.close(fd)

@@ -14,7 +14,6 @@ the socket it bound itself (the same inode), never one bound there since."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import pathlib
 import secrets
@@ -42,6 +41,7 @@ from tui.core.files.atomic import ensure_private_dir
 from tui.core.phrase import N_, Phrase
 from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import chosen
+from tui.core.system.locks import lock as take_lock
 
 __all__ = [
     "PID_ENV",
@@ -258,7 +258,7 @@ def _listen_at(path: str, make_parent: bool) -> socket.socket:
     except OSError as exc:
         raise NoPlace(Phrase(CANNOT_BIND, path=path, reason=exc.strerror or str(exc))) from None
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        take_lock(lock)
         _clear(path)
         _clear_leftovers(path)
         return _bound(path)

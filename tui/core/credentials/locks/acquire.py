@@ -141,23 +141,18 @@ def _open_flock_file(storage_name: str) -> int:
 
 def _try_flock(fd: int) -> bool:
     try:
-        import fcntl  # lazy: off token's path
+        from tui.core.system.locks import try_lock  # lazy: off token's path
     except ImportError:  # pragma: no cover - not POSIX
         return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
+    return try_lock(fd)
 
 
 def _unflock(fd: int) -> None:
     try:
-        import fcntl  # lazy: off token's path
+        from tui.core.system.locks import unlock  # lazy: off token's path
     except ImportError:  # pragma: no cover
         return
-    with contextlib.suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_UN)
+    unlock(fd)
 
 
 class DirLock:
