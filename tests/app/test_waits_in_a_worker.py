@@ -14,6 +14,12 @@ from tui.app import AssistantAuthApp
 from tui.core.keys import region_storage_name
 
 
+@pytest.fixture(autouse=True)
+def patient_locks(monkeypatch):
+    """Every wait here lasts until the test ends it (Esc, or the holder letting go), never by a timeout."""
+    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
+
+
 @pytest.fixture
 def held_slot(home):
     """cn's slot, its flock held by a second process (the official client's protocol)."""
@@ -32,9 +38,8 @@ async def _log_out(pilot, app) -> None:
     await answer(pilot, "l", "y")
 
 
-async def test_a_held_lock_is_waited_for_in_a_worker_said_on_screen_and_esc_stops_it(held_slot, monkeypatch):
+async def test_a_held_lock_is_waited_for_in_a_worker_said_on_screen_and_esc_stops_it(held_slot):
     path, _holder = held_slot
-    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
     app = AssistantAuthApp()
     async with app.run_test(size=(100, 30)) as pilot:
         await _log_out(pilot, app)
@@ -49,9 +54,8 @@ async def test_a_held_lock_is_waited_for_in_a_worker_said_on_screen_and_esc_stop
     assert path.exists()
 
 
-async def test_the_change_is_made_once_the_holder_lets_go(held_slot, monkeypatch):
+async def test_the_change_is_made_once_the_holder_lets_go(held_slot):
     path, holder = held_slot
-    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
     app = AssistantAuthApp()
     async with app.run_test(size=(100, 30)) as pilot:
         await _log_out(pilot, app)
@@ -61,7 +65,7 @@ async def test_the_change_is_made_once_the_holder_lets_go(held_slot, monkeypatch
     assert not path.exists()
 
 
-async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, monkeypatch):
+async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home):
     """The same for the provider editor's save: config.toml's lock held by another command."""
     from tests.app.test_providers_screen import open_providers, type_into, write_config
 
@@ -81,7 +85,7 @@ async def test_the_editors_save_waits_in_a_worker_for_config_tomls_lock(home, mo
     assert path.read_text() == before
 
 
-async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home, monkeypatch):
+async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home):
     """Home's `w`: the switch waits for config.toml's lock in a worker, says so under the rows,
     offers Esc, which stops it with the managed provider where it was; once the holder lets go a
     second `w` switches."""
@@ -90,7 +94,6 @@ async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home, monkey
     from tui.core.regions import Region
     from tui.core.slots.switch import managed_region
 
-    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
     tokens = {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000}
     write_creds(home, tokens)
     write_creds(home, tokens, name=region_storage_name("global"))
@@ -113,12 +116,11 @@ async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home, monkey
             await wait_for(pilot, lambda: any(n.title == "Switched" for n in app._notifications))
 
 
-async def test_a_doctor_repair_waits_in_a_worker_for_the_slots_lock(home, monkeypatch):
+async def test_a_doctor_repair_waits_in_a_worker_for_the_slots_lock(home):
     """Doctor's `f` on an unreadable slot (move it aside, under the slot's lock): the wait is said
     on the screen, Esc stops it (the file stays), and the repair is made once the lock is free."""
     from tests.app.test_doctor_screen import open_doctor
 
-    monkeypatch.setenv("ASSISTANT_LOCK_TIMEOUT", "600")
     path = write_creds(home, "{not json")
     with holding(home / "credentials" / f"{region_storage_name('cn')}.lock") as holder:
         app = AssistantAuthApp()

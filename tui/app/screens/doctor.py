@@ -136,7 +136,6 @@ class DoctorScreen(WaitsInAWorker, AppScreen[None]):
             return
 
         def done(_outcome: object) -> None:  # apply_repair never raises: what happened is on the check
-            self.notice("")
             if not self.is_attached:
                 return
             stopped = stopped_line(check.repair_failed)

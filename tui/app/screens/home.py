@@ -237,14 +237,11 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
         region, account = self.selected_region, self.selected_account or DEFAULT_ACCOUNT
 
         def done(outcome: object) -> None:
-            self.notice("")
-            self.refresh_bindings()
             self.host.switched(outcome)  # the toast: switched, or why not
             if self.is_attached:
                 self.refresh_slot()
 
         self.start_change(lambda: switch_account(region, account), done)
-        self.refresh_bindings()
 
     def action_start(self) -> None:
         """Sign in to the highlighted region or account. Where the region has an account already,

@@ -32,7 +32,8 @@ class WaitsInAWorker:
 
     def start_change(self, operation: Callable[[], object], finished: Callable[[object], None]) -> None:
         """Run `operation` in a thread; `finished(result or the exception it raised)` back on the
-        screen's loop. One change at a time."""
+        screen's loop, the wait's line gone. One change at a time; what the screen offers (Esc's
+        stop) follows whether one is in hand."""
         if self.change_stop is not None:
             self.notice(_("Still working on the last change: Esc stops its wait."))
             return
@@ -52,9 +53,13 @@ class WaitsInAWorker:
             app.call_from_thread(self._change_done, outcome, finished)
 
         self.run_worker(work, thread=True, group="change", exit_on_error=False)  # type: ignore[attr-defined]
+        self.refresh_bindings()  # type: ignore[attr-defined]
 
     def _change_done(self, outcome: object, finished: Callable[[object], None]) -> None:
         self.change_stop = None
+        self.notice("")  # the wait is over: what it ended with is said by `finished`
+        if self.is_attached:  # type: ignore[attr-defined]
+            self.refresh_bindings()  # type: ignore[attr-defined]
         finished(outcome)
 
     def action_stop_wait(self) -> None:
