@@ -14,8 +14,8 @@ from tui.cli.output import (
 from tui.cli.selection import selection, selector_usable
 from tui.core.agent.client.relay import written_by_the_relay
 from tui.core.agent.client.source import served, signed_in_here, socket_path
+from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.credentials.slot import try_load
-from tui.core.credentials.valid import get_access_token_sync
 from tui.core.errors import AuthError
 from tui.core.humantime import expiry
 from tui.core.i18n import _

@@ -2,7 +2,7 @@
 
 The hot path: parsed by hand (no argparse), and with valid credentials it loads only the
 standard-library modules a bare `python -I` reading the JSON file would (no `re`, no `enum`).
-A refresh runs without an event loop (`tui.core.credentials.valid.get_access_token_sync`).
+A refresh runs without an event loop (`tui.core.credentials.refresh.get_access_token_sync`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ The refresh itself is written once, as `_refresh_steps`: a generator that decide
 yields only its I/O ("send this form", "pause"). Two drivers (`tui.core.credentials.drive`) run
 it under the slot's locks: one
 with an event loop (the library's `get_access_token`, the TUI) and one without
-(`refresh_sync`, behind `valid.get_access_token_sync`: the command line, whose refresh path stays near the floor of a bare
+(`get_access_token_sync`, the command line, whose refresh path stays near the floor of a bare
 script). Both enter the critical section of `tui.core.signals` before the request is sent: its
 answer is stored before any signal or cancellation is honoured.
 
@@ -133,17 +133,21 @@ async def refresh_access_token(
     )
 
 
-def refresh_sync(
-    storage_name: str,
-    endpoint: str,
-    creds: dict[str, Any],
-    force: bool,
-    ttl: float,
-    min_ttl: float | None,
-    refuse: AuthError | None,
+def get_access_token_sync(
+    ref: OAuthRef | Mapping[str, Any] | None,
+    base_url: str,
+    *,
+    min_ttl: float | None = None,
+    force: bool = False,
+    refuse: AuthError | None = None,
 ) -> str:
-    """The refresh of `get_access_token_sync` (`tui.core.credentials.valid`), from the file as it
-    read it: the same locks, re-reads, adopt rules and critical section, one synchronous request."""
+    """`get_access_token` (or, with `force`, `refresh_access_token`) without an event loop: the
+    same locks, re-reads, adopt rules and critical section, one synchronous request."""
+    storage_name, endpoint = _target(ref, base_url)
+    ttl = required_ttl(min_ttl)
+    creds = load_credentials(storage_name)
+    if not force and fresh(creds, ttl):
+        return printable(creds["access_token"], storage_name)
     _refuse_before_waiting(creds, storage_name, ttl, min_ttl, refuse)
     from tui.core.credentials.locks import hold_slot_sync  # lazy: off token's path
 

@@ -1,7 +1,6 @@
-"""A valid access token from its slot: the path `token` takes when the stored token lives long
-enough (tests/test_imports.py). The refresh (`tui.core.credentials.refresh`) loads only when one
-is due, and goes on from the file as it was read here; both read a slot's expiry through
-`slot.fresh`.
+"""A valid access token from its slot, and nothing more: the path `token` takes when the stored
+token lives long enough (tests/test_imports.py). The refresh (`tui.core.credentials.refresh`)
+loads only when one is due; both read a slot's expiry through `slot.fresh`.
 """
 
 from __future__ import annotations
@@ -54,29 +53,7 @@ def read_valid_token(
     AuthError when the file is missing or unparsable (spec 7.2).
     """
     storage_name, _endpoint = target(ref, base_url)
-    return _valid(load_credentials(storage_name), storage_name, required_ttl(min_ttl))
-
-
-def get_access_token_sync(
-    ref: OAuthRef | Mapping[str, Any] | None,
-    base_url: str,
-    *,
-    min_ttl: float | None = None,
-    force: bool = False,
-    refuse: AuthError | None = None,
-) -> str:
-    """`get_access_token` (or, with `force`, `refresh_access_token`) without an event loop: the
-    stored token when it lives long enough, else one synchronous refresh (`refresh.refresh_sync`)."""
-    storage_name, endpoint = target(ref, base_url)
-    ttl = required_ttl(min_ttl)
     creds = load_credentials(storage_name)
-    token = None if force else _valid(creds, storage_name, ttl)
-    if token is not None:
-        return token
-    from tui.core.credentials.refresh import refresh_sync  # lazy: only when a refresh is due
-
-    return refresh_sync(storage_name, endpoint, creds, force, ttl, min_ttl, refuse)
-
-
-def _valid(creds: dict[str, Any], storage_name: str, ttl: float) -> str | None:
-    return printable(creds["access_token"], storage_name) if fresh(creds, ttl) else None
+    if fresh(creds, required_ttl(min_ttl)):
+        return printable(creds["access_token"], storage_name)
+    return None

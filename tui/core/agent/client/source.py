@@ -76,14 +76,18 @@ def obtain(selector: Selector, min_ttl: int | None, on_asking: Callable[[], obje
 
 
 def _from_files(selector: Selector, min_ttl: int | None, notes: list[str]) -> Issued | Failed:
-    from tui.core.credentials.valid import get_access_token_sync  # lazy: the files' path only
+    from tui.core.credentials.valid import read_valid_token  # lazy: the files' path only
     from tui.core.errors import AuthError  # lazy: off token's valid path
     from tui.core.slots.choice import select  # lazy: off token's valid path
 
     chosen = None
     try:
         chosen = select(**selector.given())
-        token = get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
+        token = read_valid_token(chosen.ref, chosen.base_url, min_ttl)  # valid: no refresh machinery loads
+        if token is None:
+            from tui.core.credentials.refresh import get_access_token_sync  # lazy: only when a refresh is due
+
+            token = get_access_token_sync(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
     except AuthError as exc:
         from tui.core.slots.choice import explain_for  # lazy: the failure path only
 
