@@ -268,3 +268,29 @@ def test_every_flock_is_taken_through_the_system_layer():
             ):
                 found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+SOCKET_MAKERS = ("socket", "socketpair", "fromfd", "create_server", "create_connection")
+
+
+def test_every_socket_is_made_in_the_system_layer():
+    """#59 3: a socket is made, bound, paired or adopted from a descriptor only in `tui.core.system`
+    (`unix`: the agent's listener, the background agent's channel, an inherited descriptor;
+    `endpoint`: the checked connect): another system's endpoint is a module there. The doctor's
+    TCP probe of the authorization server (not the agent's endpoint) is the one other maker."""
+    found = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(("tui.core.system", "tui.dev", "tui.demo", "tui.core.doctor.network")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            made = (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in ("socket", "_socket")
+                and node.func.attr in SOCKET_MAKERS
+            )
+            unix = isinstance(node, ast.Attribute) and node.attr == "AF_UNIX"
+            if made or unix:
+                found.append(f"{name}:{node.lineno}")
+    assert found == []

@@ -26,7 +26,8 @@ from tui.core.agent.wire.protocol import (
     Request,
     answer_line,
 )
-from tui.core.system.endpoint import Stranger, connect_checked
+from tui.core.system.endpoint import Stranger
+from tui.core.system.unix import connect_stream
 
 CONNECT_TIMEOUT = 5.0
 ASKABLE = tuple(sorted(ASKED_UNDER_CONFIRM))  # what a question may be about (anything else reads as a token)
@@ -85,10 +86,9 @@ def offer(path: str) -> Answering | None:
     if key is None:
         return None
     try:
-        checked = connect_checked(path, CONNECT_TIMEOUT)  # the owner and peer checks every client makes
+        conn = connect_stream(path, CONNECT_TIMEOUT)  # the owner and peer checks every client makes
     except (Stranger, OSError):
         return None  # nothing of this person's to answer for there
-    conn = socket.socket(fileno=checked.detach())  # the same connection, with a buffered reader
     try:
         conn.settimeout(CONNECT_TIMEOUT)
         conn.sendall(Request("answerer", key=key).to_line())

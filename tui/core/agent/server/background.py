@@ -21,13 +21,17 @@ import contextlib
 import dataclasses
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from tui.core.agent.server import place
 from tui.core.phrase import N_, Phrase
+from tui.core.system.unix import channel_on, channel_pair, inherited_listener
+
+if TYPE_CHECKING:
+    import socket
 
 ADOPT = "--adopt"
 READY = "ready"
@@ -76,7 +80,7 @@ def start(listener: socket.socket, handed: Handed, env: dict[str, str] | None = 
     """Start the background agent serving `listener` and return its pid once it said it is ready
     (NotStarted, said, when it is not: its socket is then removed by the caller). `env` is its
     environment (`absolute_paths` of this one's: it runs in `/`)."""
-    ours, theirs = socket.socketpair()
+    ours, theirs = channel_pair()
     descriptor = listener.fileno()
     try:
         child = subprocess.Popen(  # noqa: S603 - this interpreter and this program, our own words
@@ -160,13 +164,13 @@ def adopted(descriptor: int) -> tuple[socket.socket, Handed]:
     """In the background agent: the socket and what it was handed (on stdin), checked (a listening
     Unix socket bound at the path it was told), then stdin let go and "ready" said. NotStarted
     (said back to the command that started it) when anything is not as it should be."""
-    channel = socket.socket(fileno=os.dup(0))
+    channel = channel_on(0)
     with channel:
         try:
             channel.settimeout(START_WAIT)
             fields = json.loads(_line(channel))
             handed = _checked(fields)
-            listener = _listener(descriptor, handed.path)
+            listener = inherited_listener(descriptor, handed.path)
         except (OSError, ValueError, TypeError) as exc:
             with contextlib.suppress(OSError):
                 channel.sendall(str(exc).encode("utf-8", "replace")[:1000] + b"\n")
@@ -177,24 +181,6 @@ def adopted(descriptor: int) -> tuple[socket.socket, Handed]:
         os.close(devnull)
         channel.sendall(READY.encode("ascii") + b"\n")
     return listener, handed
-
-
-def _listener(descriptor: int, path: str) -> socket.socket:
-    """The inherited descriptor as the agent's socket: a Unix stream socket bound at `path`, or
-    ValueError (a descriptor that is no socket, another socket, another path)."""
-    wrong = ValueError(f"descriptor {descriptor} is not the agent's socket at {path}")
-    try:
-        listener = socket.socket(fileno=descriptor)
-    except OSError:
-        raise wrong from None
-    try:
-        right = listener.family == socket.AF_UNIX and listener.type == socket.SOCK_STREAM
-        if right and listener.getsockname() == path:
-            return listener
-    except OSError:
-        pass
-    listener.detach()  # not ours to close
-    raise wrong
 
 
 def _checked(fields: object) -> Handed:

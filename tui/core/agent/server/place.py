@@ -17,10 +17,10 @@ import contextlib
 import os
 import pathlib
 import secrets
-import socket
 import stat
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from tui.core import paths
 from tui.core.agent.wire.naming import (
@@ -42,6 +42,10 @@ from tui.core.phrase import N_, Phrase
 from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import chosen
 from tui.core.system.locks import lock as take_lock
+from tui.core.system.unix import listen_private
+
+if TYPE_CHECKING:
+    import socket
 
 __all__ = [
     "PID_ENV",
@@ -119,19 +123,11 @@ def listen(directory: str | None = None, at: str | None = None, private: bool = 
 
 
 def _bound(path: str) -> socket.socket:
-    """A socket listening at `path`, 0600 from the moment it exists."""
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """A socket listening at `path`, 0600 from the moment it exists (`unix.listen_private`); on
+    failure its new directory goes too."""
     try:
-        old = os.umask(0o177)
-        try:
-            listener.bind(path)
-        finally:
-            os.umask(old)
-        os.chmod(path, 0o600)
-        _ours[path] = os.lstat(path).st_ino
-        listener.listen(128)
+        listener, _ours[path] = listen_private(path)
     except BaseException:
-        listener.close()
         remove(path)
         raise
     return listener
