@@ -35,6 +35,7 @@ HOT_PATH = [
     "tui/core/context.py",
     "tui/core/credentials/__init__.py",
     "tui/core/credentials/drive.py",
+    "tui/core/credentials/issued.py",
     "tui/core/credentials/locks/__init__.py",
     "tui/core/credentials/locks/acquire.py",
     "tui/core/credentials/locks/stale.py",

@@ -8,13 +8,10 @@ A refresh runs without an event loop (`tui.core.credentials.refresh.get_access_t
 from __future__ import annotations
 
 import sys
-import time
 
 from tui.core.agent.client import source
 from tui.core.errors import EXIT_USAGE
 from tui.core.slots.selector import DEFAULT, Selector
-
-SCHEMA_VERSION = 1  # of `token --json`
 
 
 def usage_problem(problem: str) -> int:
@@ -90,52 +87,15 @@ def give(selector: Selector, min_ttl: int | None, as_json: bool) -> int:
 
 
 def token_record(chosen, token: str) -> dict:
-    """`token --json`: the token with its expiry as the credential file has it, the seconds left
-    now (not the file's `expires_in`), and which slot, region and account it is (from the agent's
-    answer when the agent gave the token)."""
+    """`token --json`: the one record (`Granted.record`), of the agent's answer when the agent
+    gave the token, else of the slot's file as it is after the lookup."""
+    from tui.core.credentials.issued import from_answer, from_files  # lazy: off token's path
 
     if isinstance(chosen, dict):
-        expires_at = chosen.get("expires_at")
-        expires_at = expires_at if isinstance(expires_at, int) and not isinstance(expires_at, bool) else None
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "access_token": token,
-            "expires_at": expires_at,
-            "expires_in": None if expires_at is None else int(expires_at - time.time()),
-            "region": chosen.get("region") if isinstance(chosen.get("region"), str) else None,
-            "slot": chosen.get("slot") if isinstance(chosen.get("slot"), str) else None,
-            "account": _account(chosen.get("slot")),
-            "identity": chosen.get("identity") if isinstance(chosen.get("identity"), str) else None,
-            "agent": True,
-        }
-    from tui.core.credentials.slot import try_load  # lazy: off token's path
-    from tui.core.jwt import identity_of  # lazy: off token's path
-    from tui.core.keys import region_of_slot  # lazy: off token's path
+        return from_answer(chosen, token).record()
     from tui.core.slots.choice import storage_name_of  # lazy: off token's path
 
-    slot = storage_name_of(chosen)
-    stored = try_load(slot) or {}
-    expires_at = stored.get("expires_at") if stored.get("access_token") == token else None
-    if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)):
-        expires_at = None
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "access_token": token,
-        "expires_at": None if expires_at is None else int(expires_at),
-        "expires_in": None if expires_at is None else int(expires_at - time.time()),
-        "region": region_of_slot(slot),
-        "slot": slot,
-        "account": _account(slot),
-        "identity": identity_of(token),
-    }
-
-
-def _account(slot: object) -> str | None:
-    """The account a slot is (`default` for a region's own, a named one's name), else None."""
-    from tui.core.keys import account_of_slot  # lazy: off token's path
-
-    named = account_of_slot(slot) if isinstance(slot, str) else None
-    return named[1] if named is not None else None
+    return from_files(token, storage_name_of(chosen)).record()
 
 
 def run(ns) -> int:  # `assistant-auth -v token …` parsed by argparse lands here

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from tui.app.widgets.safe import PlainStatic
+from tui.core.credentials.slot import expires_at_of
 from tui.core.humantime import expiry, stamp
 from tui.core.i18n import _
 from tui.core.jwt import decode_claims
@@ -112,8 +113,9 @@ def field_lines(fields: dict[str, object]) -> list[str]:
     lines = ["", _("Fields")]
     for name, value in fields.items():
         shown = mask(value) if is_secret_field(str(name)) else json.dumps(value, ensure_ascii=False)
-        if name == "expires_at" and isinstance(value, (int, float)) and value > 0:
-            shown += f"  ({stamp(value)})"
+        expires_at = expires_at_of(fields) if name == "expires_at" else None
+        if expires_at is not None and expires_at > 0:
+            shown += f"  ({stamp(expires_at)})"
         lines.append(f"  {one_line(name, 20):<15} {one_line(shown, 90)}")
     claims = decode_claims(fields.get("access_token"))
     if claims:

@@ -12,6 +12,7 @@ from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent,
 from tui.core.agent.client.through import selector_request
 from tui.core.agent.client.trouble import unfit
 from tui.core.agent.wire.protocol import Request
+from tui.core.credentials.slot import expires_at_of
 from tui.core.humantime import expiry
 from tui.core.i18n import _
 from tui.core.keys import named_account_label
@@ -98,7 +99,7 @@ def _slot_text(s: dict) -> str:
     )
     state = str(s.get("state"))
     label = _(LABELS[state]) if state in LABELS else one_line(state, 40)
-    expires_at = s.get("expires_at")
-    if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) and state in ("valid", "expired"):
+    expires_at = expires_at_of(s)
+    if expires_at is not None and state in ("valid", "expired"):
         return _("{name}: {state}, expires {when}").format(name=name, state=label, when=expiry(expires_at))
     return f"{name}: {label}"

@@ -33,11 +33,20 @@ LOGIN_HINT = "sign in first with `{command}`"
 LOGIN_STEP = N_("Sign in first: {command}")  # LOGIN_HINT as a line of its own, said in another language
 
 
+def expires_at_of(data: object) -> float | None:
+    """The one reader of `expires_at`, in a slot's file or an agent's answer: the number it holds
+    (not a bool, not NaN), else None (absent, or of another type: no expiry known)."""
+    expires_at = data.get("expires_at") if isinstance(data, Mapping) else None
+    if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)) or expires_at != expires_at:
+        return None
+    return float(expires_at)
+
+
 def lives_at_least(creds: Mapping[str, Any], seconds: float, now: float | None = None) -> bool:
     """The access token has more than `seconds` left: `expires_at` absent (no expiry, spec 2.1),
     or now < expires_at - seconds."""
-    expires_at = creds.get("expires_at") if isinstance(creds, Mapping) else None
-    if isinstance(expires_at, bool) or not isinstance(expires_at, (int, float)):
+    expires_at = expires_at_of(creds)
+    if expires_at is None:
         return True
     current = time.time() if now is None else now
     return current < expires_at - seconds
@@ -66,13 +75,7 @@ def is_tombstone(creds: object) -> bool:
     `refresh_token` "" (or absent) and `expires_at` 0. Never refreshed; a sign-in replaces it."""
     if not isinstance(creds, Mapping):
         return False
-    expires_at = creds.get("expires_at")
-    return (
-        creds.get("access_token") == ""
-        and creds.get("refresh_token") in ("", None)
-        and not isinstance(expires_at, bool)
-        and expires_at == 0
-    )
+    return creds.get("access_token") == "" and creds.get("refresh_token") in ("", None) and expires_at_of(creds) == 0
 
 
 def merge_token_response(current_text: str, response: Mapping[str, Any], now: float | None = None) -> object:

@@ -11,7 +11,7 @@ from typing import Any
 
 from tui.core import paths
 from tui.core.credentials import rejections
-from tui.core.credentials.slot import field_problem, is_expired, is_tombstone, usable_token
+from tui.core.credentials.slot import expires_at_of, field_problem, is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
 from tui.core.files.access import Blocked
 from tui.core.files.owner import give_back, not_mine, whose
@@ -217,12 +217,12 @@ def classify(name: str, path: pathlib.Path, now: float | None = None) -> SlotSta
     if problem is not None:
         state = BAD_FIELD if isinstance(data.get("access_token"), str) else NO_ACCESS_TOKEN
         return replace(read, state=state, detail=NO_ACCESS_TOKEN_DETAIL if state == NO_ACCESS_TOKEN else problem)
-    refresh, expires_at = data.get("refresh_token"), data.get("expires_at")
+    refresh = data.get("refresh_token")
     parsed = replace(
         read,
         detail="",
         has_refresh_token=isinstance(refresh, str) and bool(refresh),
-        expires_at=expires_at if isinstance(expires_at, (int, float)) and not isinstance(expires_at, bool) else None,
+        expires_at=expires_at_of(data),
         scope=data.get("scope") if isinstance(data.get("scope"), str) else None,
         token_type=data.get("token_type") if isinstance(data.get("token_type"), str) else None,
         fields=data,

@@ -29,7 +29,7 @@ from tui.core.agent.client.ask import AgentUnavailable, Session
 from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
-from tui.core.credentials.slot import parse_credentials, read_text, usable_token, write_credentials
+from tui.core.credentials.slot import expires_at_of, parse_credentials, read_text, usable_token, write_credentials
 from tui.core.errors import AuthError
 from tui.core.phrase import N_, Phrase
 from tui.core.signin.record import LATEST
@@ -76,14 +76,8 @@ def written_by_the_relay(data: Mapping[str, Any] | None) -> bool:
     expiry): what the official client on a server reads, renewed from the person's own machine.
     Narrower than `Verdict.RELAYED` (any access-only file the relay may renew, a tombstone too)."""
     data = data or {}
-    expires_at = data.get("expires_at")
-    return (
-        data.get("refresh_token") == ""
-        and data.get("expires_in") == 0
-        and isinstance(expires_at, (int, float))
-        and not isinstance(expires_at, bool)
-        and expires_at > 0
-    )
+    expires_at = expires_at_of(data)
+    return data.get("refresh_token") == "" and data.get("expires_in") == 0 and expires_at is not None and expires_at > 0
 
 
 def relayed(current: Mapping[str, Any] | None, access_token: str, expires_at: int | None) -> dict[str, Any]:
@@ -301,8 +295,9 @@ def _retry_after(answer: Mapping[str, object], otherwise: float) -> float:
 
 
 def _expiry(value: object) -> int | None:
-    """The agent's `expires_at` when it is a date a clock can show, else None (unknown: renewed
-    every `UNKNOWN_EXPIRY_EVERY` seconds, the file written without it)."""
+    """The agent's `expires_at` when it is a date a clock can show (a whole number, as the agent
+    sends it), else None (unknown: renewed every `UNKNOWN_EXPIRY_EVERY` seconds, the file written
+    without it)."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= LATEST:
         return value
     return None

@@ -7,7 +7,7 @@ the client on the server words it in its reader's language (`server_words`)."""
 
 from __future__ import annotations
 
-from tui.core.errors import EXIT, AuthError, Problem
+from tui.core.errors import EXIT, Problem
 from tui.core.phrase import N_, Phrase
 from tui.core.slots.selector import Selector
 
@@ -36,13 +36,13 @@ SERVER_WORDS = {  # cause -> what a server's reader is told
 }
 
 
-def cause_of(exc: AuthError, selector: Selector) -> str | None:
-    """The cause of a failed token lookup, when a server words it otherwise (None: the message
-    as it is, with the agent's paths removed: a server's trouble, a lifetime that cannot be met).
-    By the failure's kind, never its words: a missing file is an unknown slot when a slot was named."""
-    if exc.transient:
+def cause_of(kind: str | None, transient: bool) -> str | None:
+    """The cause of a failed token lookup of `kind` (as the selector makes it: a missing file is an
+    unknown slot when a slot was named), when a server words it otherwise (None: the message as it
+    is, with the agent's paths removed: a server's trouble, a lifetime that cannot be met). By the
+    failure's kind, never its words."""
+    if transient:
         return None
-    kind = selector.failure_kind(exc.kind)  # the one rule: a named slot with no file is unknown
     return kind if kind in SERVER_WORDS else None
 
 

@@ -1,0 +1,1 @@
+"""Tokens handed out: the token service (single flight, refresh spacing) above the slots and their files."""
