@@ -294,3 +294,31 @@ def test_every_socket_is_made_in_the_system_layer():
             if made or unix:
                 found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+def test_the_agent_variable_is_read_in_one_place_and_never_written():
+    """#59 2: ASSISTANT_AUTH_SOCK is read by `tui.core.agent.client.where.socket_path` alone, and no
+    product module writes the environment to fall over to another connection (the socket that
+    answered travels as `via`); the demo, which sets up its own temporary world, is the one writer."""
+    readers, writers = [], []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith("tui.dev"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+                first = node.args[0] if node.args else None
+                named = isinstance(first, (ast.Name, ast.Attribute)) and ast.unparse(first).endswith("SOCKET_ENV")
+                if named and "environ" in ast.unparse(node.func.value) and name != "tui.core.agent.client.where":
+                    readers.append(f"{name}:{node.lineno}")
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if isinstance(target, ast.Subscript) and ast.unparse(target.value).endswith("environ"):
+                    writers.append(name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in ("update", "setdefault", "pop") and ast.unparse(node.func.value).endswith(
+                    "os.environ"
+                ):
+                    writers.append(name)
+    assert readers == []
+    assert writers == ["tui.cli.demo"]

@@ -13,7 +13,7 @@ from tui.cli.output import (
     err,
     fail,
 )
-from tui.core.agent.client.source import served, socket_path
+from tui.core.agent.client.source import signs_in_here
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.errors import AuthError, Problem
 from tui.core.i18n import _
@@ -24,6 +24,7 @@ from tui.core.signin import follow, ondisk
 from tui.core.signin.place import odd
 from tui.core.slots.accounts import name_problem
 from tui.core.slots.lookup import find
+from tui.core.slots.selector import Selector
 from tui.core.slots.state import signed_in_as, slot_status
 from tui.core.untrusted import one_line
 
@@ -45,7 +46,7 @@ def run(ns) -> int:
                     return exc.exit_code
                 # no such account yet: a new one, in cn unless said (below)
         account = None if account == DEFAULT_ACCOUNT else account
-    if not ns.force and not _may_sign_in_here():
+    if not ns.force and not _may_sign_in_here(Selector(account=account, region=getattr(given, "value", given))):
         return EXIT_ERROR
     if not ns.no_tui and account is None:
         waiting = _waiting_for(given)
@@ -129,10 +130,10 @@ def say_while_away() -> None:
             ondisk.seen(record.region)
 
 
-def _may_sign_in_here() -> bool:
+def _may_sign_in_here(selector: Selector) -> bool:
     """On a machine whose tokens come from the token agent on the person's own machine, a sign-in
     here stores the refresh token the agent keeps away: said in one line, and asked (or --force)."""
-    if not socket_path() or not served().elsewhere:
+    if signs_in_here(selector):
         return True
     err(
         _(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
-from tui.cli.selection import selected_slot, served_from_elsewhere
+from tui.cli.selection import selected_slot
+from tui.core.agent.client.source import signs_in_here
 from tui.core.i18n import _
 from tui.core.paths import credentials_path
 from tui.core.phrase import said
@@ -29,7 +30,7 @@ def run(ns) -> int:
         return EXIT_ERROR
     if status.state == MISSING:
         err(_("Not signed in: no credentials at {path}").format(path=shown))
-        if served_from_elsewhere():  # a server: the sign-in to sign out of is on the person's own machine
+        if not signs_in_here():  # a server: the sign-in to sign out of is on the person's own machine
             err(
                 _(
                     "Tokens here come from the token agent on your own machine: nothing is signed in here; "

@@ -13,7 +13,7 @@ from tui.cli.output import (
 )
 from tui.cli.selection import selection, selector_usable
 from tui.core.agent.client.relay import written_by_the_relay
-from tui.core.agent.client.source import served, signed_in_here, socket_path
+from tui.core.agent.client.source import signs_in_here
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.credentials.slot import try_load
 from tui.core.errors import AuthError
@@ -65,7 +65,7 @@ def refreshed_elsewhere(ns) -> str:
     """What `refresh` says where the tokens are refreshed on the person's own machine (a server the
     agent serves, or whose file the relay fills): "" where this machine refreshes its own."""
     selector = selector_of(ns)
-    if socket_path() and served(selector).elsewhere and not signed_in_here(selector):
+    if not signs_in_here(selector):
         return _(
             "assistant-auth: tokens here come from the token agent on your own machine, which refreshes them "
             "there: `assistant-auth token` here gets a fresh one; to refresh now, run `assistant-auth refresh` there."

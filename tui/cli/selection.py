@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.cli.options import selector_of, selector_problem
 from tui.cli.output import err, fail
-from tui.core.agent.client.source import served, socket_path
+from tui.core.agent.client.source import signs_in_here
 from tui.core.errors import AuthError, Problem
 from tui.core.i18n import _
 from tui.core.slots.choice import Selection, select, storage_name_of
@@ -38,7 +38,7 @@ def selected_slot(ns) -> str | None:
 def say_failure(exc: AuthError, account: str | None) -> None:
     """A selection that failed, said with a next step that fits here: on a server the agent
     serves, an account that is not here is on the person's own machine (never "sign in here")."""
-    if exc.kind == Problem.UNKNOWN_ACCOUNT and account and served_from_elsewhere():
+    if exc.kind == Problem.UNKNOWN_ACCOUNT and account and not signs_in_here():
         err(
             _(
                 "assistant-auth: no account named {name} on this machine: its tokens come from the token agent "
@@ -47,9 +47,3 @@ def say_failure(exc: AuthError, account: str | None) -> None:
         )
     else:
         fail(exc)
-
-
-def served_from_elsewhere() -> bool:
-    """This machine gets its tokens from the token agent on the person's own machine (a server):
-    its accounts are there, and signing in here is not the next step."""
-    return bool(socket_path()) and served().elsewhere

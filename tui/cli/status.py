@@ -9,7 +9,7 @@ from tui.cli.agent.status import status_from_agent, where_served
 from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, out, out_json
 from tui.cli.selection import selected_slot
-from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, UNREACHABLE
+from tui.core.agent.client.source import AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE
 from tui.core.hints import placeholders
 from tui.core.humantime import expiry, relative
 from tui.core.i18n import _, in_english
@@ -29,8 +29,8 @@ SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or
 def run(ns) -> int:
     served: dict = {}
     found = where_served(ns)  # the one source: on a server, the agent's slots; here, this machine's truth
-    if found.where == ELSEWHERE:
-        return status_from_agent(ns)
+    if found.where in (FORWARDED, OTHER_HOME):
+        return status_from_agent(ns, found.via)
     if found.where == UNREACHABLE:
         return found.exit_code
     if found.where == AGENT_HERE:

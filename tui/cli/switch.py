@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
-from tui.cli.selection import served_from_elsewhere
+from tui.core.agent.client.source import signs_in_here
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
@@ -112,7 +112,7 @@ def _to_account(name: str, region: Region | None) -> int:
     try:
         where = find(name, region.value if region else None)
     except AuthError as exc:
-        if not on_disk and served_from_elsewhere():
+        if not on_disk and not signs_in_here():
             err(
                 _(
                     "assistant-auth: no account named {name} on this machine, whose tokens come from the token agent "

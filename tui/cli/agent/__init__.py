@@ -10,7 +10,7 @@ from tui.cli.options import add_selector
 from tui.core.i18n import _
 
 
-def agent(sub) -> None:
+def agent_flags(sub) -> None:
     p = sub.add_parser(
         "agent",
         help=_("keep your sign-in on this machine and serve access tokens (ssh-agent style)"),
@@ -57,7 +57,7 @@ def complete_ssh(prefix: str, parsed_args=None, **_) -> list[str]:
     return complete(prefix, parsed_args)
 
 
-def ssh(sub) -> None:
+def ssh_flags(sub) -> None:
     p = sub.add_parser(
         "ssh",
         help=_("ssh to a server with the token agent forwarded"),
@@ -73,7 +73,7 @@ def ssh(sub) -> None:
     ).completer = complete_ssh
 
 
-def relay(sub) -> None:
+def relay_flags(sub) -> None:
     p = sub.add_parser(
         "relay",
         help=_("on a server: keep the official client's credential file filled from the token agent"),

@@ -18,6 +18,7 @@ from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.trouble import same_files
+from tui.core.agent.client.where import socket_path
 from tui.core.agent.server import background, lifecycle, place
 from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
@@ -238,7 +239,7 @@ def said_event(event: Event) -> None:
 def stop(as_json: bool = False, shell: str = SH) -> int:
     """End the running agent: through its socket (it finishes what is in flight), else by its pid
     when that process is this program's agent (the socket gone, or never set)."""
-    path = os.environ.get(place.SOCKET_ENV, "")
+    path = socket_path() or ""
     pid_text = os.environ.get(place.PID_ENV, "")
     pid = int(pid_text) if pid_text.isdigit() and 0 < int(pid_text) < 1 << 22 else None
     unreachable = ""

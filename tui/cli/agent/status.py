@@ -22,7 +22,7 @@ from tui.core.untrusted import one_line
 
 def where_served(ns) -> Served:
     """Where `status` looks when `ASSISTANT_AUTH_SOCK` is set (the one source decides): the
-    agent's slots (ELSEWHERE: a server), this machine's files with the agent that serves them
+    agent's slots (FORWARDED, OTHER_HOME: a server), this machine's files with the agent that serves them
     (AGENT_HERE), this machine's own sign-in when no agent answers (FILES, said), or nothing
     (UNREACHABLE: said, exit 3)."""
     found = served(selector_of(ns))
@@ -33,7 +33,7 @@ def where_served(ns) -> Served:
     return found
 
 
-def status_from_agent(ns) -> int:
+def status_from_agent(ns, at: str | None = None) -> int:
     """`status` on a machine whose tokens come from the agent: each slot as the person's own
     machine sees it, and that no refresh token is stored here. Exit 0 when the slot `token`
     would use is usable, 1 when not, 3 when the agent does not answer."""
@@ -41,13 +41,15 @@ def status_from_agent(ns) -> int:
     checked = selector_request("status", selector)
     if isinstance(checked, Failed):
         return said_failure(checked)
-    where = socket_path() or ""
-    answer, notes = ask_agent(Request("status", key=read_answer_key(where)))  # the key: this is the agent's machine
+    where = at or socket_path() or ""  # the connection `served` fell over to, else the variable's
+    answer, notes, via = ask_agent(
+        Request("status", key=read_answer_key(where)), at=where
+    )  # the key: the agent's machine
     for line in notes:
         err(line)
     if isinstance(answer, Failed):
         return said_failure(answer)
-    where = socket_path() or where  # a live connection fallen over to, for the rest of this command
+    where = via or where  # a live connection fallen over to, for the rest of this command
     slots, default = listed(answer)
     selected, problem = chosen(slots, selector, default)
     if problem is not None:  # an account not there, or in both regions: usage, as everywhere

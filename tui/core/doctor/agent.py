@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import on_a_server
-from tui.core.agent.client.source import ELSEWHERE, served
+from tui.core.agent.client.source import AGENT_HERE, served
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.phrase import N_, Phrase
@@ -25,7 +25,7 @@ def check_agent_socket() -> list[Check]:
         return [_dead(where, found.problem)]
     alive = found.answer or {}
     details = {"socket": where, "asked_from": alive.get("asked_from"), "pid": found.pid}
-    if found.where == ELSEWHERE:
+    if found.where is not AGENT_HERE:
         finding = Phrase(
             N_(
                 "The token agent on your own machine answers at {socket}: access tokens come from there, and no "

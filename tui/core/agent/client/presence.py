@@ -5,7 +5,7 @@ sign-in, or an agent that does not answer. Home's first frame only reads the var
 
 from __future__ import annotations
 
-from tui.core.agent.client.source import AGENT_HERE, ELSEWHERE, served, socket_path
+from tui.core.agent.client.source import AGENT_HERE, FORWARDED, OTHER_HOME, served, socket_path
 from tui.core.i18n import _
 
 __all__ = ["agent_line", "agent_socket"]
@@ -16,12 +16,12 @@ agent_socket = socket_path
 def agent_line() -> str:
     """Blocking (a worker's): where this machine's tokens come from, in one line."""
     found = served()
-    if found.where == ELSEWHERE and (found.answer or {}).get("asked_from") == "forwarded":
+    if found.where is FORWARDED:
         return _(
             "Access tokens come from the token agent on your own machine, through this connection: "
             "no refresh token is stored here. a opens its view."
         )
-    if found.where in (AGENT_HERE, ELSEWHERE):
+    if found.where in (AGENT_HERE, OTHER_HOME, FORWARDED):
         pid = found.pid
         return _("A token agent (pid {pid}) serves this machine's sign-in: a opens its view.").format(
             pid=pid if pid is not None else "?"

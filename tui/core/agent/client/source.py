@@ -1,20 +1,22 @@
 """Where this machine's tokens come from, decided once: the one answer `token`, `exec`, `status`,
-`refresh`, `login`, `switch`, `doctor` and Home ask (as OpenSSH's clients all ask
-`ssh_get_authentication_socket`, and gh's commands `ActiveToken`).
+`refresh`, `login`, `switch`, `logout`, `doctor` and Home ask (as OpenSSH's clients all ask
+`ssh_get_authentication_socket`, and gh's commands `ActiveToken` and `AuthTokenWriteable`).
 
     ASSISTANT_AUTH_SOCK unset                      FILES        this machine's own credential files
     an agent answers and serves these files        AGENT_HERE   the agent's own machine: its files, as always
-    an agent answers and serves another machine's  ELSEWHERE    a server (a forward) or another home: no
-                                                                refresh token is needed or kept here
+    an agent answers through a forward             FORWARDED    a server: no refresh token is needed or kept here
+    an agent answers and serves another home       OTHER_HOME   a container, another config dir: as a server
     no agent answers at the variable:
-      another forwarded connection answers         ELSEWHERE    through that one, said (`FELL_OVER`)
+      another forwarded connection answers         FORWARDED    through that one, said (`FELL_OVER`)
       this machine has a sign-in of its own        FILES        said (`STALE_HERE`)
       nothing                                      UNREACHABLE  the cause, said for where it is read
 
 `obtain(selector, min_ttl)` gives a token by that same rule: `Issued` (the token, with the agent's
-answer or the selection it came from) or `Failed` (the lines to say and the exit code, from
-`tui.core.errors.EXIT`); both carry `notes`, lines said before the result (a fall-over, a stale
-agent). The commands print what they get and decide nothing.
+answer and the socket that answered, or the selection it came from) or `Failed` (the lines to say
+and the exit code, from `tui.core.errors.EXIT`); both carry `notes`, lines said before the result
+(a fall-over, a stale agent). `signs_in_here(selector)` is the one predicate of whether this
+machine signs in and refreshes its own for a slot. The commands print what they get and decide
+nothing; none of them writes the variable (a fall-over is carried as `via`).
 
 On `token`'s path (tests/test_imports.py): plain `os` at the top; the agent's machinery loads only
 where the variable is set, the files' only where they are read.
@@ -24,30 +26,34 @@ from __future__ import annotations
 
 from tui.core.agent.client.where import (
     AGENT_HERE,
-    ELSEWHERE,
     FILES,
+    FORWARDED,
+    OTHER_HOME,
     UNREACHABLE,
     Failed,
     Issued,
+    OwnSignIn,
     Served,
-    point_at,
+    Source,
     socket_path,
 )
 from tui.core.slots.selector import DEFAULT, Selector
 
 __all__ = [
     "AGENT_HERE",
-    "ELSEWHERE",
     "FILES",
+    "FORWARDED",
+    "OTHER_HOME",
     "UNREACHABLE",
     "Failed",
     "Issued",
     "Served",
+    "Source",
     "ask_agent",
     "obtain",
-    "point_at",
     "served",
     "signed_in_here",
+    "signs_in_here",
     "socket_path",
 ]
 
@@ -69,9 +75,9 @@ def obtain(selector: Selector, min_ttl: int | None, on_asking: Callable[[], obje
         from tui.core.agent.client.through import from_the_agent  # lazy: only where an agent is pointed at
 
         got = from_the_agent(selector, min_ttl, on_asking, lambda: signed_in_here(selector))
-        if not isinstance(got, str):
+        if not isinstance(got, OwnSignIn):
             return got
-        return _from_files(selector, min_ttl, [got])  # said: why this machine's own sign-in serves
+        return _from_files(selector, min_ttl, [got.note])  # said: why this machine's own sign-in serves
     return _from_files(selector, min_ttl, [])
 
 
@@ -111,6 +117,18 @@ def served(selector: Selector | None = None) -> Served:
     return look(where, lambda: signed_in_here(selector))
 
 
+def signs_in_here(selector: Selector | None = None) -> bool:
+    """This machine signs in and refreshes its own for the slot `selector` names: no agent is
+    pointed at, the agent here serves this machine's files, or this machine holds a sign-in of its
+    own for the slot. Not where its tokens come from another machine or home, or should and nobody
+    answers: a sign-in there would store the refresh token the agent keeps away. The one predicate
+    `login`, `refresh`, `switch`, `logout`, `doctor` and Home ask (blocking where an agent is
+    pointed at: one `ping`)."""
+    if socket_path() is None:
+        return True
+    return not served(selector).elsewhere or signed_in_here(selector)
+
+
 def signed_in_here(selector: Selector | None = None) -> bool:
     """This machine holds a sign-in of its own for the slot `selector` names (a refresh token in
     its file): the agent's own machine, or a server someone signed in on. A server that the agent
@@ -128,11 +146,13 @@ def signed_in_here(selector: Selector | None = None) -> bool:
 
 
 def ask_agent(
-    request: Request, on_asking: Callable[[], object] | None = None
-) -> tuple[dict[str, Any] | Failed, list[str]]:
+    request: Request, at: str | None = None, on_asking: Callable[[], object] | None = None
+) -> tuple[dict[str, Any] | Failed, list[str], str | None]:
     """(the agent's answer to `request` when it is `ok`, else `Failed` with the words for where it
-    is read; the lines to say first): falling over to the newest live connection when the
-    variable's has ended."""
+    is read; the lines to say first; the socket that answered): asking the agent `at` (a
+    connection `served` fell over to; else the variable's), falling over to the newest live
+    connection when that one has ended."""
     from tui.core.agent.client.through import asked  # lazy: only where an agent is pointed at
 
-    return asked(request, on_asking)
+    answer, notes, via = asked(request, on_asking, at=at)  # no `own_sign_in`: never OwnSignIn
+    return (Failed(3, [answer.note]) if isinstance(answer, OwnSignIn) else answer), notes, via

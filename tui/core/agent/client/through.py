@@ -7,7 +7,7 @@ measured against `token` from the file (`make bench`, figure 6)."""
 from __future__ import annotations
 
 from tui.core.agent.client.ask import AgentUnavailable, ask
-from tui.core.agent.client.where import Failed, Issued, UseFiles
+from tui.core.agent.client.where import Failed, Issued, OwnSignIn, socket_path
 from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import usable_token
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
@@ -34,19 +34,23 @@ def selector_request(op: str, selector: Selector, min_ttl: int | None = None) ->
 
 
 def asked(
-    request: Request, on_asking: Callable[[], object] | None = None, own_sign_in: Callable[[], bool] | None = None
-) -> tuple[dict[str, Any] | Failed, list[str]]:
-    """(the agent's answer when it is `ok`, else `Failed` with its words; the lines to say
-    first). No answer at the variable's socket: the newest live forwarded connection answers
-    instead (said); else, with `local` (the selector) and a sign-in of this machine's own for it,
-    `UseFiles` is raised: its files serve (said by the caller, `source.obtain`)."""
+    request: Request,
+    on_asking: Callable[[], object] | None = None,
+    own_sign_in: Callable[[], bool] | None = None,
+    at: str | None = None,
+) -> tuple[dict[str, Any] | Failed | OwnSignIn, list[str], str | None]:
+    """(the agent's answer when it is `ok`, else `Failed` with its words; the lines to say first;
+    the socket that answered), asking the agent `at` (else the variable's). No answer there: the
+    newest live forwarded connection answers instead (said); else, with `own_sign_in` and a sign-in
+    of this machine's own, `OwnSignIn`: its files serve (said by the caller, `source.obtain`)."""
+    where = at or socket_path() or ""
     try:
-        answer = ask(request, on_asking=on_asking)
+        answer = ask(request, where, on_asking=on_asking)
     except AgentUnavailable as exc:
         from tui.core.agent.client.trouble import no_answer  # lazy: the failure path only (figure 6)
 
-        return no_answer(request, exc, own_sign_in, on_asking)
-    return judged(request, answer), []
+        return no_answer(request, where, exc, own_sign_in, on_asking)
+    return judged(request, answer), [], where
 
 
 def judged(request: Request, answer: dict[str, Any]) -> dict[str, Any] | Failed:
@@ -63,21 +67,20 @@ def from_the_agent(
     min_ttl: int | None,
     on_asking: Callable[[], object] | None,
     own_sign_in: Callable[[], bool],
-) -> Issued | Failed | str:
-    """`source.obtain` through the agent: `Issued`, `Failed`, or, when no agent of the person's
-    answers and this machine's own sign-in serves instead, the line that says so (the caller
-    reads the files)."""
+) -> Issued | Failed | OwnSignIn:
+    """`source.obtain` through the agent: `Issued` (with the socket that answered), `Failed`, or
+    `OwnSignIn` when no agent of the person's answers and this machine's own sign-in serves
+    instead (the caller reads the files)."""
     request = selector_request("token", selector, min_ttl)
     if isinstance(request, Failed):
         return request
-    try:
-        answer, notes = asked(request, on_asking, own_sign_in)
-    except UseFiles as use:
-        return str(use.args[0])
+    answer, notes, via = asked(request, on_asking, own_sign_in)
+    if isinstance(answer, OwnSignIn):
+        return answer
     if isinstance(answer, Failed):
         answer.notes = notes + answer.notes
         return answer
     token = answer.get("access_token")
     if not isinstance(token, str) or not usable_token(token):
         return Failed(EXIT_TRANSIENT, [said(Phrase(NO_USABLE_TOKEN))], notes)
-    return Issued(token, answer=answer, notes=notes)
+    return Issued(token, answer=answer, notes=notes, via=via)

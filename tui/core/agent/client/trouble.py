@@ -11,15 +11,13 @@ from tui.core import paths
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import AgentUnavailable, NotOurs, ask
 from tui.core.agent.client.where import (
-    AGENT_HERE,
-    ELSEWHERE,
     FILES,
+    FORWARDED,
     UNREACHABLE,
     Failed,
+    OwnSignIn,
     Served,
-    UseFiles,
-    point_at,
-    socket_path,
+    source_of,
 )
 from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.naming import SOCKET_ENV
@@ -67,26 +65,26 @@ def stale_here(where: str) -> str:
 
 def no_answer(
     request: Request,
+    where: str,
     exc: AgentUnavailable,
     own_sign_in: Callable[[], bool] | None,
     on_asking: Callable[[], object] | None = None,
-) -> tuple[dict[str, Any] | Failed, list[str]]:
-    """No answer at the variable's socket: through the newest live forwarded connection; else this
-    machine's own sign-in (`UseFiles`); else `Failed` (3), the reason said."""
-    where = socket_path() or ""
+) -> tuple[dict[str, Any] | Failed | OwnSignIn, list[str], str | None]:
+    """No answer at `where` (the variable's socket): (the answer, the lines to say first, the
+    socket that answered) through the newest live forwarded connection; else this machine's own
+    sign-in (`OwnSignIn`, with why the agent was not used); else `Failed` (3), the reason said."""
     for new in forwarded.candidates(where):  # no look first: the request itself is the look
         try:
             answer = ask(request, new, on_asking=on_asking)
         except AgentUnavailable:
             continue
-        point_at(new)
-        return (answer if answer["ok"] else refused(request, answer)), [_fell_over(where, new)]
+        return (answer if answer["ok"] else refused(request, answer)), [_fell_over(where, new)], new
     if own_sign_in is not None and own_sign_in():  # said: why the agent was not used, and that the files are
-        raise UseFiles(line(exc.args[0]) if isinstance(exc, NotOurs) else stale_here(where))
+        return OwnSignIn(line(exc.args[0]) if isinstance(exc, NotOurs) else stale_here(where)), [], None
     lines = [line(exc.args[0])]
     if os.path.isdir(forwarded.directory()):  # a server where connections register: none is live
         lines.append(line(Phrase(NONE_LIVE, stable=forwarded.stable_path())))
-    return Failed(EXIT_TRANSIENT, lines), []
+    return Failed(EXIT_TRANSIENT, lines), [], None
 
 
 def refused(request: Request, answer: dict[str, Any]) -> Failed:
@@ -122,18 +120,16 @@ def look(where: str, own_sign_in: Callable[[], bool]) -> Served:
     except AgentUnavailable as exc:
         new = forwarded.newest_live(where)
         if new is not None:
-            point_at(new)
             try:
                 answer: dict[str, Any] | None = ask(Request("ping"), new, timeout=LOOK)
             except AgentUnavailable:
                 answer = None
             notes = [_fell_over(where, new)]
-            return Served(ELSEWHERE, where, new, answer=answer, problem=line(exc.args[0]), notes=notes)
+            return Served(FORWARDED, where, new, answer=answer, problem=line(exc.args[0]), notes=notes)
         if own_sign_in():
             return Served(FILES, where, problem=line(exc.args[0]), notes=[stale_here(where)])
         return Served(UNREACHABLE, where, problem=line(exc.args[0]))
-    kind = ELSEWHERE if serves_elsewhere(alive) else AGENT_HERE
-    return Served(kind, where, where, answer=alive)
+    return Served(source_of(alive, _serves_this_home(alive)), where, where, answer=alive)
 
 
 def same_files(home: str) -> bool:
@@ -144,8 +140,7 @@ def same_files(home: str) -> bool:
         return os.path.realpath(home) == os.path.realpath(paths.config_dir_str())
 
 
-def serves_elsewhere(alive: dict[str, object]) -> bool:
-    """An agent's `ping` answer says it serves another machine's (or another home's) sign-in:
-    asked through a forward, or its config dir is not this one (a container, another home)."""
+def _serves_this_home(alive: dict[str, object]) -> bool:
+    """An agent's `ping` answer names this process's config dir as the one it serves."""
     home = alive.get("home")
-    return alive.get("asked_from") == "forwarded" or not isinstance(home, str) or not same_files(home)
+    return isinstance(home, str) and same_files(home)

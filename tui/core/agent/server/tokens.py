@@ -8,8 +8,8 @@ from __future__ import annotations
 from tui.core.agent.wire.causes import cause_of
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request, failure, token_answer
 from tui.core.credentials.issued import Granted
-from tui.core.tokens.service import TokenService
 from tui.core.errors import EXIT_SIGN_IN
+from tui.core.tokens.service import TokenService
 
 OUTCOMES = {EXIT_SIGN_IN: "sign in again", EXIT_UNMET: "refused", EXIT_AGAIN: "failed"}  # for the view's lines
 
