@@ -24,6 +24,7 @@ from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_
 from tui.core.regions import Region
+from tui.core.settings import REGIONS
 from tui.core.textwidth import wrap
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
@@ -246,7 +247,7 @@ class AssistantAuthApp(SignInFlow, App):
         """Every command of the palette, Textual's own ones in our words (`tui.app.palette`)."""
         yield from textual_commands(self, screen)
         yield Command(N_("Help"), N_("Every key of this screen"), self.action_help)
-        for region in ("cn", "global"):
+        for region in REGIONS:
             yield Command(
                 N_("Sign in ({region})"),
                 N_("Start a device sign-in in the {region} region"),

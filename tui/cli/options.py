@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from tui.core.settings import REGIONS
 from tui.core.slots.selector import Selector
 
 TYPE_CHECKING = False
@@ -52,7 +53,7 @@ def selector_problem(selector: Selector) -> str | None:
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("choose one of --slot, --region, --provider or --base-url/--key/--oauth-host")
-    if region is not None and selector.region_word not in ("cn", "global"):
+    if region is not None and selector.region_word not in REGIONS:
         from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("unknown region {value}: use cn or global").format(value=repr(region))
@@ -131,7 +132,7 @@ def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
 
 def complete_regions(prefix: str, **_) -> list[str]:
     """Shell completion of --region (argcomplete calls it; nothing is imported for it)."""
-    return [region for region in ("cn", "global") if region.startswith(prefix)]
+    return [region for region in REGIONS if region.startswith(prefix)]
 
 
 def complete_slots(prefix: str, **_) -> list[str]:
@@ -159,8 +160,8 @@ def complete_accounts(prefix: str, **_) -> list[str]:
     names = set()
     for entry in entries:
         named = account_of_slot(entry[: -len(".json")]) if entry.endswith(".json") else None
-        if named is not None and named[1].startswith(prefix):
-            names.add(named[1])
+        if named is not None and named.name.startswith(prefix):
+            names.add(named.name)
     return sorted(names)
 
 
@@ -216,7 +217,7 @@ def region_arg(value: str) -> Region:
     )
 
     cleaned = value.strip().lower()
-    if cleaned not in ("cn", "global"):
+    if cleaned not in REGIONS:
         from tui.core.i18n import _  # lazy: catalogs, when said
 
         raise argparse.ArgumentTypeError(_("unknown region {value}: use cn or global").format(value=repr(value)))

@@ -8,12 +8,12 @@ from tui.cli.output import err, fail
 from tui.core.agent.client.source import signs_in_here
 from tui.core.errors import AuthError, Problem
 from tui.core.i18n import _
-from tui.core.slots.choice import Selection, select, storage_name_of
+from tui.core.slots.choice import Selection, select_for, storage_name_of
 
 
 def selection(ns) -> Selection:
     """The slot the flags name (AuthError when a provider is unknown or config.toml is unreadable)."""
-    return select(**selector_of(ns).given())
+    return select_for(selector_of(ns))
 
 
 def selector_usable(ns) -> bool:

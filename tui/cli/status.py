@@ -111,7 +111,7 @@ def managed_account(view: Overview) -> dict | None:
     named = account_of_slot(view.managed) if view.managed else None
     if named is None:
         return None
-    return {"name": named[1], "region": named[0], "exists": view.dangling is None}
+    return {"name": named.name, "region": named.region, "exists": view.dangling is None}
 
 
 def account_lines(view: Overview) -> list[str]:

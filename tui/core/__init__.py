@@ -12,8 +12,8 @@ _EXPORTS = {
     "AuthError": "errors",
     "Region": "regions",
     "parse_region": "regions",
-    "Endpoints": "regions",
-    "endpoints": "regions",
+    "Endpoints": "region_endpoints",
+    "endpoints": "region_endpoints",
     "client_id": "settings",
     "config_dir": "paths",
     "credentials_dir": "paths",
@@ -92,12 +92,8 @@ if TYPE_CHECKING:  # pragma: no cover - `name as name`: an explicit re-export, f
         device_id_path as device_id_path,
     )
     from tui.core.redact import mask as mask, redact as redact
-    from tui.core.regions import (
-        Endpoints as Endpoints,
-        Region as Region,
-        endpoints as endpoints,
-        parse_region as parse_region,
-    )
+    from tui.core.region_endpoints import Endpoints as Endpoints, endpoints as endpoints
+    from tui.core.regions import Region as Region, parse_region as parse_region
     from tui.core.settings import client_id as client_id
     from tui.core.signin.api import poll_device_token as poll_device_token
     from tui.core.signin.protocol import (

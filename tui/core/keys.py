@@ -46,14 +46,9 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     return SCOPED_PREFIX + sha256_hex(text.encode("utf-8"))[:16]
 
 
-def _region_word(region: object) -> str:
-    """ "cn" or "global" for `region` ("cn"/"global" or a Region): anything else means cn."""
-    return "global" if str(region) == "global" else "cn"
-
-
 def region_key(region: object) -> str:
     """Spec 4.4 step 1: the OAuth key a sign-in in `region` ("cn"/"global" or a Region) uses."""
-    value = _region_word(region)
+    value = settings.region_word(region)
     return derive_scoped_key(settings.oauth_host(value), settings.base_url(value))
 
 
@@ -71,7 +66,7 @@ def region_of_slot(storage_name: str) -> Region | None:
 
     found = next((r for r in Region if region_storage_name(r) == storage_name), None)
     if found is None and (account := account_of_slot(storage_name)) is not None:
-        return Region(account[0])
+        return Region(account.region)
     return found
 
 
@@ -83,7 +78,6 @@ ACCOUNT_PREFIX = "assistant-code-account-"
 ACCOUNT_NAME_MAX = 32
 _ACCOUNT_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _ACCOUNT_REST = _ACCOUNT_FIRST | frozenset("-_")
-_REGIONS = ("cn", "global")
 
 
 def valid_account_name(name: object) -> bool:
@@ -100,7 +94,7 @@ def valid_account_name(name: object) -> bool:
 def account_slot(region: object, name: str) -> str:
     """The storage name of account `name` in `region` ("cn"/"global" or a Region); the name is
     valid (the callers parse it at their door)."""
-    value = _region_word(region)
+    value = settings.region_word(region)
     if name == DEFAULT_ACCOUNT:
         return region_storage_name(value)
     if not valid_account_name(name):
@@ -123,9 +117,9 @@ def made_for(key: str, oauth_host: str, base_url: str) -> bool:
     if key == derive_scoped_key(oauth_host, base_url) or key == DEFAULT_KEY:
         return True
     named = account_of_slot(key[len(_OAUTH_PREFIX) :]) if key.startswith(_OAUTH_PREFIX) else None
-    if named is None or named[1] == DEFAULT_ACCOUNT:
+    if named is None or named.is_default:
         return False
-    region = named[0]
+    region = named.region
     return _normalize(oauth_host) == _normalize(settings.oauth_host(region)) and _normalize(base_url) == _normalize(
         settings.base_url(region)
     )
@@ -135,30 +129,73 @@ def login_command(storage_name: str) -> str:
     """The sign-in that writes `storage_name` again: a named account's with its name and region,
     the global region's with its region, anything else the plain one."""
     named = account_of_slot(storage_name)
-    if named is None or named == ("cn", DEFAULT_ACCOUNT):
-        return "assistant-auth login"
-    if named[1] == DEFAULT_ACCOUNT:
-        return f"assistant-auth login --region {named[0]}"
-    return f"assistant-auth login --account {named[1]} --region {named[0]}"
+    return "assistant-auth login" if named is None else named.login_command
 
 
 def named_account_label(storage_name: str) -> str | None:
     """`work (cn)` for a named account's slot (not a region's own), else None: how a slot is
     named where a region's name would not tell two accounts of it apart."""
     named = account_of_slot(storage_name)
-    return f"{named[1]} ({named[0]})" if named is not None and named[1] != DEFAULT_ACCOUNT else None
+    return None if named is None or named.is_default else named.label
 
 
-def account_of_slot(storage_name: str) -> tuple[str, str] | None:
-    """(region, account name) of a named account's slot or of a region's own slot, else None."""
+class AccountRef(tuple[str, str]):  # (region word, name): a tuple, so it unpacks and compares as one
+    """An account as a value: its region's word and its name (`default`: the region's own slot),
+    with what every face says of it. A plain tuple subclass: on `token`'s path."""
+
+    __slots__ = ()
+
+    def __new__(cls, region: str, name: str) -> AccountRef:
+        return tuple.__new__(cls, (region, name))
+
+    def __getnewargs__(self) -> tuple[str, str]:
+        return (self[0], self[1])
+
+    @property
+    def region(self) -> str:
+        return self[0]
+
+    @property
+    def name(self) -> str:
+        return self[1]
+
+    @property
+    def is_default(self) -> bool:
+        """The region's own slot, not a named account."""
+        return self.name == DEFAULT_ACCOUNT
+
+    @property
+    def slot(self) -> str:
+        """Its credential slot (`account_slot`)."""
+        return account_slot(self.region, self.name)
+
+    @property
+    def label(self) -> str:
+        """How it is named to a person: `work (cn)`, `default (global)`."""
+        return f"{self.name} ({self.region})"
+
+    @property
+    def login_command(self) -> str:
+        """The sign-in that writes its slot: the plain one for the default region's own slot."""
+        if self.is_default:
+            return (
+                "assistant-auth login"
+                if self.region == settings.REGIONS[0]
+                else f"assistant-auth login --region {self.region}"
+            )
+        return f"assistant-auth login --account {self.name} --region {self.region}"
+
+
+def account_of_slot(storage_name: str) -> AccountRef | None:
+    """The account whose slot `storage_name` is (a named account's, or a region's own), else None."""
     if storage_name.startswith(ACCOUNT_PREFIX):
         region, dash, name = storage_name[len(ACCOUNT_PREFIX) :].partition("-")
-        if dash and region in _REGIONS and valid_account_name(name) and name != DEFAULT_ACCOUNT:
-            return region, name
+        if dash and region in settings.REGIONS and valid_account_name(name) and name != DEFAULT_ACCOUNT:
+            return AccountRef(region, name)
         return None
-    for region in _REGIONS:
+    for region in settings.REGIONS:
         if region_storage_name(region) == storage_name:
-            return region, DEFAULT_ACCOUNT
+            return AccountRef(region, DEFAULT_ACCOUNT)
     return None
 
 
@@ -212,7 +249,7 @@ def host_for_key(key: object, base_url: str) -> str | None:
         return None
     found = [
         settings.oauth_host(region)
-        for region in ("cn", "global")
+        for region in settings.REGIONS
         if derive_scoped_key(settings.oauth_host(region), base_url) == key.strip()
     ]
     return found[0] if len(found) == 1 else None

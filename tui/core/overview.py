@@ -21,8 +21,9 @@ from tui.core.errors import AuthError
 from tui.core.files.access import Blocked, home_blocked
 from tui.core.humantime import clock
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
+from tui.core.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
 from tui.core.phrase import said
+from tui.core.settings import REGIONS
 from tui.core.signin import ondisk
 from tui.core.slots.accounts import Account, accounts_in
 from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
@@ -31,8 +32,6 @@ from tui.core.untrusted import one_line
 
 if TYPE_CHECKING:  # pragma: no cover - the sign-in's record loads only where one is on disk (ondisk)
     from tui.core.signin.record import Record
-
-REGIONS = ("cn", "global")
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ class Overview:
         """(region, name) of the account the managed provider names when it has no file here
         (a hand edit, or signed out): reported, never repointed."""
         named = account_of_slot(self.managed) if self.managed else None
-        if named is None or named[1] == DEFAULT_ACCOUNT:
+        if named is None or named.is_default:
             return None
         return named if self.slot(self.managed or "").state == MISSING else None
 

@@ -1,17 +1,22 @@
-"""Regions (spec 1): the typed API over `settings`."""
+"""Regions (spec 1): the typed API over `settings`. Plain `enum` (which `json` loads anyway): on
+`token`'s path where a region is named. `Endpoints` and `endpoints` live in `tui.core.region_endpoints`
+(a dataclass) and are found here too, loaded when first asked for."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from tui.core import settings
 from tui.core.settings import DEFAULTS, client_id  # noqa: F401 - re-exported
 
+TYPE_CHECKING = False  # not `from typing import`: on `token`'s path
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.core.region_endpoints import Endpoints as Endpoints, endpoints as endpoints
+
 
 class Region(str, enum.Enum):
-    CN = "cn"
-    GLOBAL = "global"
+    CN = settings.REGIONS[0]
+    GLOBAL = settings.REGIONS[1]
 
     def __str__(self) -> str:
         return self.value
@@ -21,17 +26,12 @@ def parse_region(hint: object) -> Region:
     """Spec 1: trim and lower-case; `global` selects GLOBAL, anything else (or nothing) CN."""
     if isinstance(hint, Region):
         return hint
-    if isinstance(hint, str) and hint.strip().lower() == "global":
-        return Region.GLOBAL
-    return Region.CN
+    return Region(settings.region_word(hint.strip().lower() if isinstance(hint, str) else hint))
 
 
-@dataclass(frozen=True)
-class Endpoints:
-    oauth_host: str  # no trailing "/"
-    base_url: str
+def __getattr__(name: str) -> object:
+    if name in ("Endpoints", "endpoints"):
+        from tui.core import region_endpoints as module  # lazy: `dataclasses`, off `token`'s path
 
-
-def endpoints(region: Region | str | None) -> Endpoints:
-    value = parse_region(region).value
-    return Endpoints(oauth_host=settings.oauth_host(value), base_url=settings.base_url(value))
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,6 +19,18 @@ DEFAULTS = {
 }
 
 
+REGIONS = ("cn", "global")  # the one list of region words: the first is the default (spec 1)
+_HOST_SETTING = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
+_BASE_SETTING = {"cn": "ASSISTANT_BASE_URL_CN", "global": "ASSISTANT_BASE_URL_GLOBAL"}
+
+
+def region_word(region: object) -> str:
+    """The region word of `region` (a word or a `Region`): one of `REGIONS`, anything else the
+    default's (spec 1)."""
+    word = str(region)
+    return word if word in REGIONS else REGIONS[0]
+
+
 def setting(name: str) -> str:
     value = os.environ.get(name, "").strip()
     return value or DEFAULTS[name]
@@ -26,13 +38,11 @@ def setting(name: str) -> str:
 
 def oauth_host(region_value: str) -> str:
     """The region's authorization host, without trailing `/`."""
-    name = "ASSISTANT_OAUTH_HOST_GLOBAL" if region_value == "global" else "ASSISTANT_OAUTH_HOST_CN"
-    return setting(name).rstrip("/")
+    return setting(_HOST_SETTING[region_word(region_value)]).rstrip("/")
 
 
 def base_url(region_value: str) -> str:
-    name = "ASSISTANT_BASE_URL_GLOBAL" if region_value == "global" else "ASSISTANT_BASE_URL_CN"
-    return setting(name).rstrip("/")
+    return setting(_BASE_SETTING[region_word(region_value)]).rstrip("/")
 
 
 def client_id() -> str:

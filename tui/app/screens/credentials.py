@@ -22,7 +22,7 @@ from tui.core.credentials.refresh import refresh_access_token
 from tui.core.errors import AuthError
 from tui.core.humantime import clock, relative
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
+from tui.core.keys import account_of_slot
 from tui.core.overview import Overview, overview
 from tui.core.paths import config_path, credentials_dir
 from tui.core.permissions import apply_plan, permission_plan
@@ -241,7 +241,7 @@ class CredentialsScreen(WaitsInAWorker, AppScreen[None]):
     def action_sign_in(self) -> None:
         name = self.selected.name if self.selected else "assistant-code"
         named = account_of_slot(name)
-        account = named[1] if named is not None and named[1] != DEFAULT_ACCOUNT else None
+        account = named.name if named is not None and not named.is_default else None
         self.host.action_sign_in(region_for_slot(name).value, account=account)
 
     def _confirmed_change(self, title: str, body: str, operation, failure: str, success, then=None) -> None:
@@ -324,7 +324,7 @@ class CredentialsScreen(WaitsInAWorker, AppScreen[None]):
                 self.reload()
             self.notice(message)
 
-        self.start_change(lambda: switch_account(Region(named[0]), named[1]), done)
+        self.start_change(lambda: switch_account(Region(named.region), named.name), done)
 
     def action_back(self) -> None:
         if not self.stop_waiting():  # Esc while a change waits for a lock: it stops waiting, first

@@ -19,7 +19,8 @@ from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_slot
 from tui.core.paths import config_path, credentials_path
 from tui.core.phrase import N_
-from tui.core.regions import Region, endpoints
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region
 from tui.core.same_person import same_person_warning
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
 from tui.terminal.text import short_path

@@ -8,7 +8,7 @@ from tui.app.screens.account_choice import ADD, AccountChoiceScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home_text import slot_line
 from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, login_command
+from tui.core.keys import DEFAULT_ACCOUNT, AccountRef, login_command
 from tui.core.overview import Overview
 from tui.core.regions import Region
 from tui.core.slots.state import SlotStatus
@@ -64,7 +64,7 @@ def again_question(region: Region, account: str | None, status: SlotStatus) -> C
         title = _("Replace the sign-in of account {account}?") if account else _("Replace your {region} sign-in?")
         no, default_yes = _("Keep it"), False
     return ConfirmScreen(
-        title.format(region=region.value, account=f"{account} ({region.value})"),
+        title.format(region=region.value, account=AccountRef(region.value, account or DEFAULT_ACCOUNT).label),
         body.format(state=slot_line(status), command=login_command(status.name)),
         yes=_("Sign in again"),
         no=no,

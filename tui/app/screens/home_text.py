@@ -15,7 +15,8 @@ from tui.core.humantime import clock, relative
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
 from tui.core.overview import Overview, away_text
-from tui.core.regions import Region, endpoints
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
 from tui.core.textwidth import cells, cut
 from tui.core.untrusted import one_line

@@ -32,7 +32,8 @@ from tui.app.widgets.qr import QRPane
 from tui.core.errors import EXIT_SIGN_IN
 from tui.core.i18n import _
 from tui.core.phrase import N_
-from tui.core.regions import Region, endpoints
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn
 from tui.core.untrusted import clean

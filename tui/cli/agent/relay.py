@@ -30,8 +30,9 @@ from tui.core.i18n import _
 from tui.core.keys import region_key
 from tui.core.phrase import said
 from tui.core.regions import Region
+from tui.core.settings import REGIONS
 from tui.core.signals import stop_relay_on_signals
-from tui.core.slots.choice import select, storage_name_of
+from tui.core.slots.choice import select_for, storage_name_of
 from tui.core.slots.selector import Selector
 from tui.core.untrusted import one_line
 
@@ -89,9 +90,9 @@ def _settle(session: Session, selector: Selector) -> tuple[Target, Region | None
             err(line)
         return slot.code
     word = (slot or {}).get("region") or selector.region_word
-    region = Region(word) if word in ("cn", "global") else None
+    region = Region(word) if word in REGIONS else None
     try:
-        named = storage_name_of(select(**selector.given())) if selector.slot or selector.provider else None
+        named = storage_name_of(select_for(selector)) if selector.slot or selector.provider else None
         return target(region, here(() if named is None else (named,)), named), region
     except Refused as exc:
         err(one_line(_("assistant-auth relay: {message}").format(message=str(exc.phrase)), 2000))

@@ -31,6 +31,7 @@ from tui.core.agent.wire.protocol import Request
 from tui.core.errors import AuthError
 from tui.core.i18n import _
 from tui.core.phrase import N_, said
+from tui.core.settings import REGIONS
 from tui.core.signals import forwarding_to
 from tui.core.slots.accounts import name_problem
 from tui.core.slots.lookup import find
@@ -108,7 +109,7 @@ def relay_account_problem(relay: bool, account: str | None, region: str | None =
         return _(
             "--account and --region go with --relay (on the server, `assistant-auth token --account NAME` asks for any)"
         )
-    if region is not None and region not in ("cn", "global"):
+    if region is not None and region not in REGIONS:
         return _("unknown region {value}: use cn or global").format(value=repr(region))
     return name_problem(account) if account is not None else None
 

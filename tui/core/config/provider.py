@@ -22,13 +22,13 @@ from tui.core.config.read import (
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write, ensure_private_dir
 from tui.core.keys import (  # MANAGED_PROVIDER: a name of the core API
-    DEFAULT_ACCOUNT,
     HOST_SPELLINGS,
     MANAGED_PROVIDER,
     account_of_slot,
     resolve_storage_name,
 )
-from tui.core.regions import Region, endpoints, parse_region
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region, parse_region
 
 PROVIDER_TYPE = "assistant"
 
@@ -87,7 +87,7 @@ def pins_host(oauth_key: str, region: Region) -> bool:
         named = account_of_slot(resolve_storage_name(oauth_key))
     except AuthError:
         return False
-    return named is not None and named[1] != DEFAULT_ACCOUNT
+    return named is not None and not named.is_default
 
 
 def oauth_block(oauth_key: str, region: Region) -> Any:

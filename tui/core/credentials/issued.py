@@ -51,7 +51,7 @@ class Granted:
         named = account_of_slot(self.slot) if self.slot else None
         data: dict[str, object] = {"schema_version": SCHEMA_VERSION, **self.fields()}
         data["expires_in"] = None if self.expires_at is None else int(self.expires_at - current)
-        data["account"] = named[1] if named is not None else None
+        data["account"] = named.name if named is not None else None
         if self.agent:
             data["agent"] = True
         order = ("schema_version", "access_token", "expires_at", "expires_in", "region", "slot", "account", "identity")

@@ -23,11 +23,12 @@ from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.models import check_models
 from tui.core.errors import AuthError
 from tui.core.files.access import give_back_step
-from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
+from tui.core.keys import MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
 from tui.core.overview import Overview
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
+from tui.core.settings import REGIONS
 from tui.core.slots.accounts import accounts_in
 from tui.core.slots.advice import next_step, sign_in_or_switch
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
@@ -173,11 +174,11 @@ def _rewrite_hint(key: str) -> Phrase:
     """What rewrites an entry whose key and host disagree: a switch back to a named account (its
     key names it), else a sign-in in the right region."""
     named = account_of_slot(key.strip().removeprefix("oauth/"))
-    if named is not None and named[1] != DEFAULT_ACCOUNT:
+    if named is not None and not named.is_default:
         return Phrase(
             N_("Switch to the account again: assistant-auth switch {name} --region {region} (it rewrites the entry)."),
-            name=named[1],
-            region=named[0],
+            name=named.name,
+            region=named.region,
         )
     return Phrase(N_("Sign in again in the right region: it rewrites the entry."))
 
@@ -186,9 +187,9 @@ def _base_url(entry: dict[str, Any], slot: str) -> Check:
     """The entry's base_url is the API of the region whose tokens its slot holds (another
     region's API would be sent this region's tokens by the official client)."""
     base = str(entry.get("base_url", "")).rstrip("/")
-    regions = {settings.base_url(r).rstrip("/"): r for r in ("cn", "global")}
+    regions = {settings.base_url(r).rstrip("/"): r for r in REGIONS}
     named = account_of_slot(slot)
-    if base in regions and named is not None and regions[base] != named[0]:
+    if base in regions and named is not None and regions[base] != named.region:
         finding = Phrase(
             N_(
                 "{provider}: base_url is the {api} API, but its key and tokens are {region}'s: the official client "
@@ -196,25 +197,28 @@ def _base_url(entry: dict[str, Any], slot: str) -> Check:
             ),
             provider=MANAGED_PROVIDER,
             api=regions[base],
-            region=named[0],
+            region=named.region,
         )
-        command = (
-            "assistant-auth switch " + ("" if named[1] == DEFAULT_ACCOUNT else f"{named[1]} ") + f"--region {named[0]}"
-        )
+        command = "assistant-auth switch " + ("" if named.is_default else f"{named.name} ") + f"--region {named.region}"
         hint = Phrase(
             N_("`{command}` sets its base_url and host back to {region}'s (nothing else changes)."),
             command=command,
-            region=named[0],
+            region=named.region,
         )
         change = Phrase(
             N_("point {provider} at the {region} API again ({command})"),
             provider=MANAGED_PROVIDER,
-            region=named[0],
+            region=named.region,
             command=command,
         )
-        repair = Repair(change, lambda: mend_managed(Region(named[0]), named[1], base))
+        repair = Repair(change, lambda: mend_managed(Region(named.region), named.name, base))
         return Check(
-            "config.base_url", FAIL, finding, hint, {"region": regions[base], "slot_region": named[0]}, repair=repair
+            "config.base_url",
+            FAIL,
+            finding,
+            hint,
+            {"region": regions[base], "slot_region": named.region},
+            repair=repair,
         )
     if base in regions:
         finding = Phrase(

@@ -22,6 +22,7 @@ from tui.core.overview import overview
 from tui.core.phrase import N_, Phrase
 from tui.core.redact import redact
 from tui.core.repairs import NotDone
+from tui.core.settings import REGIONS
 
 if TYPE_CHECKING:
     import httpx
@@ -82,7 +83,7 @@ async def _every_check(
         say(N_("Checking the network path to cn and global…"))
         checks += guarded("network.ca", lambda: [check_ca()])
         regions = await asyncio.gather(
-            *(asyncio.to_thread(guarded, f"network.{r}", functools.partial(probe_region, r)) for r in ("cn", "global"))
+            *(asyncio.to_thread(guarded, f"network.{r}", functools.partial(probe_region, r)) for r in REGIONS)
         )
         for found in regions:
             checks.extend(found)

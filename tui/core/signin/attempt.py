@@ -40,7 +40,8 @@ from tui.core.http import REQUEST_TIMEOUT
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT
 from tui.core.redact import redact
-from tui.core.regions import Region, endpoints
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region
 from tui.core.signin import follow, kept
 from tui.core.signin.protocol import (
     DeviceAuthorization,

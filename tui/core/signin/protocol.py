@@ -18,7 +18,8 @@ from tui.core.hints import refused, server_trouble
 from tui.core.http import Response, client_scope, post_form
 from tui.core.identity import identity_headers
 from tui.core.redact import excerpt, register_secret
-from tui.core.regions import Region, endpoints, parse_region
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region, parse_region
 from tui.core.settings import client_id
 
 if TYPE_CHECKING:

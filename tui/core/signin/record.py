@@ -13,6 +13,7 @@ from typing import Any
 from tui.core.i18n import _
 from tui.core.keys import DEFAULT_ACCOUNT, account_slot, login_command, valid_account_name
 from tui.core.regions import Region
+from tui.core.settings import REGIONS
 
 REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
 STATES = (REQUESTING, PENDING, ENDED)
@@ -84,7 +85,7 @@ class Record:
         if not isinstance(data, Mapping):
             return None
         state, named, started = data.get("state"), data.get("region"), _date(data.get("started_at"))
-        if state not in STATES or named not in ("cn", "global") or started is None:
+        if state not in STATES or named not in REGIONS or started is None:
             return None
         if region is not None and named != region.value:
             return None

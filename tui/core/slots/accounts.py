@@ -15,6 +15,7 @@ from tui.core.i18n import _
 from tui.core.keys import (
     ACCOUNT_NAME_MAX,
     DEFAULT_ACCOUNT,
+    AccountRef,
     account_of_slot,
     valid_account_name,
 )
@@ -50,7 +51,7 @@ class Account:
     @property
     def label(self) -> str:
         """`work (cn)`: how messages name it."""
-        return f"{self.name} ({self.region.value})"
+        return AccountRef(self.region.value, self.name).label
 
     @property
     def shown(self) -> str:
@@ -79,7 +80,7 @@ def accounts_in(slots: list[SlotStatus], managed: str | None) -> list[Account]:
         named = account_of_slot(status.name)
         if named is None or status.state == MISSING:
             continue
-        found.append(Account(named[1], Region(named[0]), status, active=status.name == managed))
+        found.append(Account(named.name, Region(named.region), status, active=status.name == managed))
     return sorted(found, key=lambda a: account_order(a.region.value, a.name))
 
 
@@ -91,7 +92,7 @@ def account_order(region: str, name: str) -> tuple[bool, bool, str]:
 def account_label(slot: str | None) -> str | None:
     """`work (cn)` for an account's slot, else None."""
     named = account_of_slot(slot) if slot else None
-    return f"{named[1]} ({named[0]})" if named else None
+    return named.label if named else None
 
 
 def switch_to_another(accounts: list[Account]) -> str | None:

@@ -113,6 +113,12 @@ def provider_entry_selection(oauth: object, base_url: str, label: str, untrusted
     return Selection(ref, base_url, label, inferred, refusal)
 
 
+def select_for(selector: Selector) -> Selection:
+    """The slot `selector` means (`select` by its flags): every command, the token service and the
+    source ask this, never unpacking the selector themselves."""
+    return select(**selector.given())
+
+
 def select(
     provider: str | None = None,
     base_url: str | None = None,
@@ -229,7 +235,8 @@ def selection_for_slot(storage_name: str) -> Selection:
     to, else its own key against the cn host."""
     from tui.core.context import OAuthRef  # lazy: off token's path
     from tui.core.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name  # lazy: off token's path
-    from tui.core.regions import Region, endpoints  # lazy: off token's path
+    from tui.core.region_endpoints import endpoints  # lazy: off token's path
+    from tui.core.regions import Region  # lazy: off token's path
 
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
@@ -242,7 +249,7 @@ def selection_for_slot(storage_name: str) -> Selection:
             return Selection(ref, ep.base_url, f"region {region.value}")
     named = account_of_slot(storage_name)
     if named is not None:  # a named account: its region's hosts, whatever the default slot's
-        return account_selection(named[0], named[1])
+        return account_selection(named.region, named.name)
     if storage_name == DEFAULT_STORAGE_NAME:
         return Selection(None, endpoints(Region.CN).base_url, "the default slot")
     return Selection(OAuthRef(key=f"oauth/{storage_name}"), endpoints(Region.CN).base_url, f"slot {storage_name}")

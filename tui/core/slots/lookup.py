@@ -10,8 +10,7 @@ from tui.core import paths
 from tui.core.errors import AuthError, Problem
 from tui.core.keys import account_slot
 from tui.core.phrase import N_, Phrase
-
-REGIONS = ("cn", "global")  # as words: the Region enum (dataclasses, pathlib) is not loaded here
+from tui.core.settings import REGIONS
 
 
 def regions_with(name: str) -> list[str]:
@@ -20,17 +19,25 @@ def regions_with(name: str) -> list[str]:
     return [r for r in REGIONS if os.path.lexists(paths.credentials_file(account_slot(r, name)))]
 
 
+def account_region(where: list[str], region: str | None) -> tuple[str | None, str | None]:
+    """The one rule that picks an account's region, for this machine's files (`find`) and an
+    agent's listing (`listing.selected`) alike: (the region among `where`, the regions that have the
+    account, or None; the `Problem` when there is none): `region` when it is one of them; else the
+    only one; none is an unknown account, several with none said an ambiguous one."""
+    if region is not None:
+        where = [region] if region in where else []
+    if len(where) == 1:
+        return where[0], None
+    return None, Problem.AMBIGUOUS_ACCOUNT if where else Problem.UNKNOWN_ACCOUNT
+
+
 def find(name: str, region: str | None = None) -> str:
     """The region ("cn", "global") of the existing account `name` (in `region` when given).
     AuthError when there is none, or when both regions have one and none was said."""
-    where = regions_with(name)
-    if region is not None:
-        if region in where:
-            return region
-        where = []
-    if len(where) == 1:
-        return where[0]
-    if not where:
+    found, problem = account_region(regions_with(name), region)
+    if found is not None:
+        return found
+    if problem == Problem.UNKNOWN_ACCOUNT:
         in_region = f" in {region}" if region is not None else ""
         flag = f" --region {region}" if region is not None else ""
         raise AuthError(

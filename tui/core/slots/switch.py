@@ -13,12 +13,14 @@ from tui.core.i18n import _
 from tui.core.keys import (
     DEFAULT_ACCOUNT,
     MANAGED_PROVIDER,
+    AccountRef,
     account_key,
     account_of_slot,
     account_slot,
 )
 from tui.core.phrase import N_, Phrase, said
-from tui.core.regions import Region, endpoints
+from tui.core.region_endpoints import endpoints
+from tui.core.regions import Region
 from tui.core.repairs import CHANGED, NotDone
 from tui.core.slots.advice import next_step
 from tui.core.slots.choice import managed_slot
@@ -32,7 +34,7 @@ def managed_region() -> Region | None:
     """The region whose slot the managed provider uses, if it is a region's slot."""
     name = managed_slot()
     named = account_of_slot(name) if name is not None else None
-    return Region(named[0]) if named is not None and named[1] == DEFAULT_ACCOUNT else None
+    return Region(named.region) if named is not None and named.is_default else None
 
 
 def switch_region(region: Region) -> str:
@@ -53,7 +55,7 @@ def switch_account(region: Region, name: str, *, only_from: str | None = None) -
     config.toml's lock (NotAsDecided otherwise: a switch made meanwhile stands)."""
     slot = account_slot(region, name)
     named = name != DEFAULT_ACCOUNT
-    label = f"{name} ({region.value})" if named else region.value
+    label = AccountRef(region.value, name).label if named else region.value
     if managed_slot() == slot:
         try:
             mended = _mend_if_elsewhere(region, name, label)

@@ -26,7 +26,7 @@ from tui.core.credentials.refresh import get_access_token
 from tui.core.credentials.slot import EXPIRY_LEEWAY, expires_at_of, try_load, usable_token
 from tui.core.credentials.valid import required_ttl
 from tui.core.errors import EXIT, EXIT_USAGE, AuthError
-from tui.core.slots.choice import Selection, explain_for, select, storage_name_of
+from tui.core.slots.choice import Selection, explain_for, select_for, storage_name_of
 from tui.core.slots.selector import Selector
 
 Outcome = Granted | Refused
@@ -59,7 +59,7 @@ class TokenService:
         chosen: Selection | None = None
         slot, held = "", {}
         try:
-            chosen = select(**selector.given())
+            chosen = select_for(selector)
             slot = storage_name_of(chosen)
             held = try_load(slot) or {}
             refused = self._spaced(slot, held, min_ttl)

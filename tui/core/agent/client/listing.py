@@ -10,6 +10,7 @@ from typing import Any
 from tui.core.errors import Problem
 from tui.core.keys import account_of_slot, named_account_label
 from tui.core.slots.accounts import account_order
+from tui.core.slots.lookup import account_region
 from tui.core.slots.selector import Selector
 
 ACCOUNT_FIELDS = ("state", "usable", "identity", "expires_at")  # an account entry's fields from its slot's
@@ -34,17 +35,15 @@ def selected(slots: list[dict[str, Any]], selector: Selector, default: str) -> t
         return (listed, None) if listed is not None else (None, Problem.UNKNOWN_SLOT)
     region = selector.region_word
     if selector.account is not None:  # a named account (with its region when both have it), as the slots name it
-        found = [
-            s
+        found = {
+            named.region: s
             for s in slots
             if (named := account_of_slot(s["name"])) is not None
-            and named[1] == selector.account
-            and region in (None, named[0])
+            and named.name == selector.account
             and s.get("state") != "missing"
-        ]
-        if len(found) == 1:
-            return found[0], None
-        return None, Problem.AMBIGUOUS_ACCOUNT if found else Problem.UNKNOWN_ACCOUNT
+        }
+        chosen, problem = account_region(list(found), region)  # the files' rule (`lookup.find`)
+        return (found[chosen], None) if chosen is not None else (None, problem)
     if region is not None:  # the region's own slot, not a named account of it
         own = (s for s in slots if s.get("region") == region and named_account_label(s["name"]) is None)
         return next(own, None), None
@@ -59,7 +58,7 @@ def accounts(slots: list[dict[str, Any]], default: str) -> list[dict[str, Any]]:
         named = account_of_slot(s["name"])
         if named is None or s.get("state") == "missing":
             continue
-        entry: dict[str, Any] = {"name": named[1], "region": named[0], "active": s["name"] == default}
+        entry: dict[str, Any] = {"name": named.name, "region": named.region, "active": s["name"] == default}
         entry["slot"] = s["name"]
         entry.update({field: s.get(field) for field in ACCOUNT_FIELDS})
         found.append(entry)
@@ -73,4 +72,4 @@ def managed_account(slots: list[dict[str, Any]], default: str) -> dict[str, Any]
     if named is None:
         return None
     exists = any(s["name"] == default and s.get("state") != "missing" for s in slots)
-    return {"name": named[1], "region": named[0], "exists": exists}
+    return {"name": named.name, "region": named.region, "exists": exists}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from tui.core import paths
 from tui.core.agent.client.relay import Verdict, judge
 from tui.core.credentials.slot import read_text
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot, named_account_label, region_of_slot, region_storage_name
+from tui.core.keys import account_of_slot, named_account_label, region_of_slot, region_storage_name
 from tui.core.phrase import N_, Phrase
 from tui.core.regions import Region
 from tui.core.slots.choice import select, storage_name_of
@@ -97,8 +97,8 @@ def here(slots: tuple[str, ...]) -> Here:
 def _flags(slot: str, region: Region) -> str:
     """The flags that name `slot` of `region` on this machine's command line."""
     named = account_of_slot(slot)
-    if named is not None and named[1] != DEFAULT_ACCOUNT:
-        return f"--account {named[1]} --region {region.value}"
+    if named is not None and not named.is_default:
+        return f"--account {named.name} --region {region.value}"
     return f"--region {region.value}"
 
 

@@ -84,11 +84,11 @@ def obtain(selector: Selector, min_ttl: int | None, on_asking: Callable[[], obje
 def _from_files(selector: Selector, min_ttl: int | None, notes: list[str]) -> Issued | Failed:
     from tui.core.credentials.valid import read_valid_token  # lazy: the files' path only
     from tui.core.errors import AuthError  # lazy: off token's valid path
-    from tui.core.slots.choice import select  # lazy: off token's valid path
+    from tui.core.slots.choice import select_for  # lazy: off token's valid path
 
     chosen = None
     try:
-        chosen = select(**selector.given())
+        chosen = select_for(selector)
         token = read_valid_token(chosen.ref, chosen.base_url, min_ttl)  # valid: no refresh machinery loads
         if token is None:
             from tui.core.credentials.refresh import get_access_token_sync  # lazy: only when a refresh is due
@@ -135,10 +135,10 @@ def signed_in_here(selector: Selector | None = None) -> bool:
     or the relay serves holds none, so it never falls back to a file there."""
     from tui.core.credentials.slot import try_load  # lazy: config.toml's reader, not on the fall-over (figure 6c)
     from tui.core.errors import AuthError  # lazy: as above
-    from tui.core.slots.choice import select, storage_name_of  # lazy: as above
+    from tui.core.slots.choice import select_for, storage_name_of  # lazy: as above
 
     try:
-        creds = try_load(storage_name_of(select(**(selector or DEFAULT).given())))
+        creds = try_load(storage_name_of(select_for(selector or DEFAULT)))
     except AuthError:
         return False
     refresh = (creds or {}).get("refresh_token")

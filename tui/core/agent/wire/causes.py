@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tui.core.errors import EXIT, Problem
 from tui.core.phrase import N_, Phrase
+from tui.core.settings import REGIONS
 from tui.core.slots.selector import Selector
 
 NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUNT, AMBIGUOUS_ACCOUNT = (
@@ -61,6 +62,6 @@ def login_for(selector: Selector) -> str:
         return f"assistant-auth login --account {selector.account}" + (
             f" --region {selector.region_word}" if selector.region_word else ""
         )
-    if selector.region_word in ("cn", "global") and selector.slot is None and selector.provider is None:
+    if selector.region_word in REGIONS and selector.slot is None and selector.provider is None:
         return f"assistant-auth login --region {selector.region_word}"
     return "assistant-auth login"
