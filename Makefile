@@ -40,7 +40,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # when it is newer than its .po)
 CATALOGS := $(patsubst %.po,%.mo,$(wildcard tui/locale/*/LC_MESSAGES/*.po))
 %.mo: %.po | $(STAMP)
-	$(BIN)/python -c 'import os, pathlib, sys; from tui.core.msgfmt import compile_po; \
+	$(BIN)/python -c 'import os, pathlib, sys; from tui.core.text.msgfmt import compile_po; \
 	source, target = map(pathlib.Path, sys.argv[1:]); part = target.with_suffix(".mo.part"); \
 	part.write_bytes(compile_po(source.read_text(encoding="utf-8"))); os.replace(part, target)' $< $@
 

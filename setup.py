@@ -2,8 +2,8 @@
 pages.
 
 `tui/locale/<lang>/LC_MESSAGES/*.po` (the sources, in the repository) become `.mo` files in the
-built package, so a wheel (and `pipx install .`) ships them; `tui.core.msgfmt` does the compiling.
-`docs/*.md` become `tui/help/*.md`, which `assistant-auth help TOPIC` reads (`tui.core.helpdocs`).
+built package, so a wheel (and `pipx install .`) ships them; `tui.core.text.msgfmt` does the compiling.
+`docs/*.md` become `tui/help/*.md`, which `assistant-auth help TOPIC` reads (`tui.core.text.helpdocs`).
 """
 
 import pathlib
@@ -19,7 +19,7 @@ class BuildWithCatalogs(build_py):
     def run(self) -> None:
         super().run()
         sys.path.insert(0, str(ROOT))
-        from tui.core.msgfmt import compile_po
+        from tui.core.text.msgfmt import compile_po
 
         for source in sorted((ROOT / "tui" / "locale").glob("*/LC_MESSAGES/*.po")):
             target = pathlib.Path(self.build_lib) / source.relative_to(ROOT).with_suffix(".mo")

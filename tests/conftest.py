@@ -57,7 +57,7 @@ def secrets_of_this_test_only():
     redact a later one's text: a property test drew the string "error_description" (hypothesis
     draws the literals of the code under test) as a token, and `test_poll_other_error_code`,
     run after it on the same worker, found its message's field name redacted."""
-    from tui.core import redact
+    from tui.core.text import redact
 
     before = set(redact._secrets)
     redact._secrets.clear()

@@ -32,7 +32,8 @@ HOT_PATH = [
     "tui/core/agent/wire/__init__.py",
     "tui/core/config/__init__.py",
     "tui/core/config/read.py",
-    "tui/core/context.py",
+    "tui/core/spec/__init__.py",
+    "tui/core/spec/context.py",
     "tui/core/credentials/__init__.py",
     "tui/core/credentials/drive.py",
     "tui/core/credentials/issued.py",
@@ -45,22 +46,23 @@ HOT_PATH = [
     "tui/core/credentials/refresh.py",
     "tui/core/credentials/slot.py",
     "tui/core/credentials/valid.py",
-    "tui/core/region_endpoints.py",
+    "tui/core/spec/region_endpoints.py",
     "tui/core/errors.py",
     "tui/core/files/__init__.py",
     "tui/core/files/atomic.py",
     "tui/core/files/jsonutil.py",
     "tui/core/files/regular.py",
-    "tui/core/hints.py",
+    "tui/core/spec/hints.py",
     "tui/core/http.py",
-    "tui/core/jwt.py",
-    "tui/core/keys.py",
-    "tui/core/limits.py",
-    "tui/core/paths.py",
-    "tui/core/phrase.py",
-    "tui/core/redact.py",
-    "tui/core/regions.py",
-    "tui/core/settings.py",
+    "tui/core/credentials/jwt.py",
+    "tui/core/spec/keys.py",
+    "tui/core/spec/limits.py",
+    "tui/core/spec/paths.py",
+    "tui/core/text/__init__.py",
+    "tui/core/text/phrase.py",
+    "tui/core/text/redact.py",
+    "tui/core/spec/regions.py",
+    "tui/core/spec/settings.py",
     "tui/core/signals.py",
     "tui/core/slots/__init__.py",
     "tui/core/slots/choice.py",
@@ -173,7 +175,7 @@ try:
 finally:
     sys.stdout = real
 assert out.getvalue() == 'assistant-code-account-cn-work\\n', out.getvalue()
-heavy = {"tui.core.regions", "tui.core.slots.state", "tui.core.slots.accounts"}
+heavy = {"tui.core.spec.regions", "tui.core.slots.state", "tui.core.slots.accounts"}
 print(sorted(m for m in set(sys.modules) - before if (not m.startswith('tui') or m in heavy) and m != '__future__'))
 """
     assert run(code) == "[]"
@@ -332,15 +334,14 @@ def test_declaring_flags_loads_no_handler():
     # the help texts are said in the reader's language and wrapped by cells: the catalog's reader and
     # the cell counter; the one value the selector flags become (no I/O) and the one list of region
     # words `--region` offers (`settings.REGIONS`); nothing else of the core
-    allowed = {"tui.core", "tui.core.i18n", "tui.core.phrase", "tui.core.textwidth", "tui.core.settings"}
+    allowed = {"tui.core", "tui.core.text", "tui.core.text.i18n", "tui.core.text.phrase", "tui.core.text.textwidth"}
+    allowed |= {"tui.core.spec", "tui.core.spec.settings"}
     allowed |= {"tui.core.slots", "tui.core.slots.selector"}
     assert not {m for m in loaded if m.startswith("tui.core.")} - allowed
 
 
 def test_time_formats_load_no_sign_in_machinery():
-    code = (
-        "import sys, tui.core.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
-    )
+    code = "import sys, tui.core.text.humantime; print(sorted(m for m in ('asyncio', 'tui.core.signin') if m in sys.modules))"
     assert run(code) == "[]"
 
 

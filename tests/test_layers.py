@@ -155,7 +155,8 @@ def test_no_package_cycles_inside_core():
 
 def test_the_package_view_collapses_folders():
     assert package_of("tui.core.slots.choice") == "tui.core.slots"
-    assert package_of("tui.core.keys") == "tui.core.keys"
+    assert package_of("tui.core.spec.keys") == "tui.core.spec"
+    assert package_of("tui.core.errors") == "tui.core.errors"
     assert package_of("tui.cli.token") == "tui.cli.token"
 
 

@@ -66,7 +66,7 @@ def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
     assert "tui/locale/zh_CN/LC_MESSAGES/assistant-auth.mo" in names
     assert not any(n.endswith(".po") for n in names)
     chinese = subprocess.run(
-        [str(python), "-c", "from tui.core.i18n import _; print(_('Not signed in'))"],
+        [str(python), "-c", "from tui.core.text.i18n import _; print(_('Not signed in'))"],
         capture_output=True,
         text=True,
         env={**{k: v for k, v in env.items() if k not in LOCALE_VARIABLES}, "LANG": "zh_CN.UTF-8"},

@@ -17,9 +17,9 @@ from tests.conftest import read_json, write_creds
 from tui.app.screens.ask import asked_line
 from tui.core.agent.wire.protocol import BadRequest, Request, parse_request
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot, region_key, region_storage_name
-from tui.core.regions import endpoints
 from tui.core.slots.selector import Selector
+from tui.core.spec.keys import account_key, account_slot, region_key, region_storage_name
+from tui.core.spec.regions import endpoints
 
 
 def two_accounts(laptop, server) -> dict[str, dict]:

@@ -17,7 +17,7 @@ from hypothesis import given, strategies as st
 from tests.cli.test_cli import SCRIPT
 from tests.waiting import PATIENCE, until
 from tui.cli.agent.shell_lines import CSH, FISH, SH, fish_quote, set_lines, shell_of, unset_lines
-from tui.core.timespec import format_duration, parse_duration
+from tui.core.text.timespec import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ from tui.core.agent.view import connection_lines, event_line, header, slot_lines
 from tui.core.agent.wire import naming
 from tui.core.agent.wire.protocol import Request, parse_request
 from tui.core.slots.selector import Selector
-from tui.core.untrusted import is_one_printable_line
+from tui.core.text.untrusted import is_one_printable_line
 from tui.demo.server import TOKEN_PATH
 
 HOSTILE = "x\n* FORGED-SLOT: valid, signed in as mallory\r\x1b[2J\x1b]0;owned\x07\u202eevil\u2028"

@@ -81,8 +81,8 @@ def test_logout_of_the_active_account_says_why_the_switch_was_not_written(home, 
 
     from tui.core.config import guard
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import account_key, account_slot
-    from tui.core.signout import sign_out, told
+    from tui.core.person.signout import sign_out, told
+    from tui.core.spec.keys import account_key, account_slot
 
     for name in ("work", "personal"):
         write_creds(
@@ -111,9 +111,9 @@ def _jwt(**claims) -> str:
 
 def test_the_same_person_is_the_same_subject_never_the_same_display_name(home):
     """#58 8: two people named alike are two accounts; one person with two display names is one."""
-    from tui.core.keys import account_slot
-    from tui.core.overview import overview
-    from tui.core.same_person import alike
+    from tui.core.person.overview import overview
+    from tui.core.person.same_person import alike
+    from tui.core.spec.keys import account_slot
 
     def sign_in(account: str, **claims) -> str:
         slot = account_slot("cn", account)
@@ -157,7 +157,7 @@ def test_an_unreadable_config_toml_hands_out_no_guessed_token(home, spoil):
     file, unless the account is named on the command line."""
     from tests.cli.test_cli import run
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import account_key, account_slot, region_storage_name
+    from tui.core.spec.keys import account_key, account_slot, region_storage_name
 
     write_creds(
         home, {"access_token": "at-own", "refresh_token": "rt", "expires_at": 4_000_000_000}, region_storage_name("cn")
@@ -320,8 +320,8 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
     from tests.cli.test_cli import SCRIPT
     from tests.waiting import PATIENCE
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import account_key, account_slot
     from tui.core.slots.choice import managed_slot
+    from tui.core.spec.keys import account_key, account_slot
 
     for name in ("work", "alpha", "zulu"):
         write_creds(
@@ -374,7 +374,7 @@ def test_the_relay_keeps_a_servers_api_key_and_says_how_to_take_it_back(laptop, 
     import subprocess
 
     from tests.agent.conftest import on_server, run_on_server
-    from tui.core.keys import account_slot, region_key
+    from tui.core.spec.keys import account_slot, region_key
 
     made = {**server.issue_tokens(subject="alice-g"), "expires_at": 4102444800}
     write_creds(laptop, made, name=account_slot("global", "work"))
@@ -401,9 +401,9 @@ def test_the_relay_keeps_a_servers_api_key_and_says_how_to_take_it_back(laptop, 
 
 def test_a_sign_in_and_a_switch_keep_an_api_key_they_empty(home):
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import account_key, account_slot
-    from tui.core.regions import Region
     from tui.core.slots.switch import switch_account
+    from tui.core.spec.keys import account_key, account_slot
+    from tui.core.spec.regions import Region
 
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(SERVER_CONFIG)
@@ -423,7 +423,7 @@ def test_no_copy_no_write(home, monkeypatch):
     """A copy that cannot be kept (a full disk) leaves config.toml and its key as they were."""
     from tui.core.config.provider import provision_managed_provider
     from tui.core.errors import AuthError
-    from tui.core.keys import account_key
+    from tui.core.spec.keys import account_key
 
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(SERVER_CONFIG)

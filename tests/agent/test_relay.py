@@ -27,8 +27,8 @@ from tui.core.agent.client.answering import Question, offer
 from tui.core.agent.client.relay import Outcome, Relay, Timing, Verdict, judge, relayed, renew_in
 from tui.core.agent.server.confirm import ALLOW_CONNECTION
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.selector import Selector
+from tui.core.spec.keys import region_key, region_storage_name
 from tui.demo.server import TOKEN_PATH
 
 SLOT = "assistant-code"

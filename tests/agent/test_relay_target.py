@@ -6,8 +6,8 @@ import pytest
 
 from tui.core.agent.client.relay import Verdict
 from tui.core.agent.client.relay_target import Here, Refused, Target, target
-from tui.core.keys import account_slot, region_storage_name
-from tui.core.regions import Region
+from tui.core.spec.keys import account_slot, region_storage_name
+from tui.core.spec.regions import Region
 
 CN, GLOBAL = Region.CN, Region.GLOBAL
 

@@ -15,8 +15,8 @@ from tests.waiting import until
 from tui.app import AssistantAuthApp
 from tui.app.screens.doctor import DoctorScreen
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot
 from tui.core.slots.choice import managed_slot
+from tui.core.spec.keys import account_key, account_slot
 from tui.demo.server import DEVICE_PATH
 
 SIZE = (100, 30)
@@ -111,7 +111,7 @@ async def test_a_code_screen_that_follows_another_accounts_attempt_names_that_ac
     attempt it joined was started for: its code screen says that account, not the one it asked for."""
     from tests.cli.test_login_join import Login
     from tui.app.screens.sign_in import SignInScreen
-    from tui.core.regions import Region
+    from tui.core.spec.regions import Region
 
     waiting = Login(home.parent, 1, "--no-browser", "--account", "personal")
     try:

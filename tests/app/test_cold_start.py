@@ -17,7 +17,7 @@ from tests.conftest import write_creds
 from tests.core.test_official_config import global_key, official
 from tui.cli.home import run_app
 from tui.core import MANAGED_PROVIDER, Region
-from tui.core.keys import region_storage_name
+from tui.core.spec.keys import region_storage_name
 from tui.dev.coldstart import console_script
 
 REPORT = """import gc, json, os, sys
@@ -35,7 +35,7 @@ NOT_AT_START = [
     "tomlkit",
     "httpx",
     "secrets",
-    "hashlib",  # OpenSSL: the global slot's name takes CPython's own SHA-256 (tui.core.digest)
+    "hashlib",  # OpenSSL: the global slot's name takes CPython's own SHA-256 (tui.core.spec.digest)
     "importlib.metadata",
     "tui.app.screens.confirm",
     "tui.app.screens.sign_in",
@@ -45,7 +45,7 @@ NOT_AT_START = [
     "tui.app.screens.help",
     "tui.core.slots.switch",
     "tui.core.config.provider",
-    "tui.core.context",  # the core API's records: a slot's name is the rule's (keys.context_fields)
+    "tui.core.spec.context",  # the core API's records: a slot's name is the rule's (keys.context_fields)
     "tui.core.signin.follow",  # the sign-in machinery and its record: only where a record is on disk
     "tui.core.signin.record",
 ]
@@ -111,7 +111,7 @@ def test_a_config_toml_that_does_not_parse_marks_the_slot_token_uses(home):
     """Home and `status` mark the slot the managed provider uses "and `token`": read the way
     `token` reads it, also when a table elsewhere in the file does not parse (the file's problem
     is still reported)."""
-    from tui.core.overview import overview
+    from tui.core.person.overview import overview
     from tui.core.slots.choice import select, storage_name_of
 
     signed_in(home)

@@ -13,7 +13,7 @@ from tests.app.helpers import (
 )
 from tests.conftest import read_json, write_creds
 from tui.app import AssistantAuthApp
-from tui.core.keys import region_storage_name
+from tui.core.spec.keys import region_storage_name
 from tui.demo.server import TOKEN_PATH
 
 SIZE = (100, 30)

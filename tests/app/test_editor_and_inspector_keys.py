@@ -20,8 +20,8 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
+from tui.core.spec.keys import region_key, region_storage_name
 
 
 async def test_escape_asks_before_discarding_edits(home):

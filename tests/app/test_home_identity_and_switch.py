@@ -12,8 +12,8 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
+from tui.core.spec.keys import region_key, region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 SIZE = (100, 30)
@@ -143,7 +143,7 @@ async def test_esc_while_a_poll_hangs_returns_to_a_home_without_the_discarded_si
 async def test_the_done_screen_keeps_every_value_whole_at_60_columns(server, home, monkeypatch, lang):
     """Walked at 60x18: the credentials path (a slot named for an overridden host) broke inside
     its name. A value that does not fit beside its label goes under it, whole; again on a resize."""
-    from tui.core.keys import region_storage_name
+    from tui.core.spec.keys import region_storage_name
 
     monkeypatch.setenv("ASSISTANT_LANG", lang)
     server.user_code_factory = lambda: "DONE-SIXT"

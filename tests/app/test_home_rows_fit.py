@@ -13,8 +13,8 @@ from tests.app.helpers import screen_name, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot
-from tui.core.textwidth import cells
+from tui.core.spec.keys import account_key, account_slot
+from tui.core.text.textwidth import cells
 
 
 def _long_home(home, monkeypatch) -> None:

@@ -13,8 +13,8 @@ from tests.cli.test_cli import run
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key
-from tui.core.regions import Region
+from tui.core.spec.keys import account_key
+from tui.core.spec.regions import Region
 
 VALID = {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000}
 

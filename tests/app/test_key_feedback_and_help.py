@@ -13,7 +13,7 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key
+from tui.core.spec.keys import region_key
 from tui.demo.server import DEVICE_PATH
 
 SMALL = (60, 18)

@@ -13,9 +13,9 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import Region
 from tui.core.credentials import rejections
-from tui.core.humantime import stamp
-from tui.core.keys import region_storage_name
 from tui.core.slots.state import slot_status
+from tui.core.spec.keys import region_storage_name
+from tui.core.text.humantime import stamp
 
 SIZES = [(80, 24), (60, 18)]
 

@@ -12,10 +12,10 @@ import pytest
 from tests.app.helpers import answer, screen_name, screen_text, wait_for
 from tests.core.test_cotenancy import competitor, finish, release, wait_locked
 from tui.app import AssistantAuthApp
-from tui.core.keys import region_storage_name
-from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.attempt import SignIn
+from tui.core.spec.keys import region_storage_name
+from tui.core.spec.regions import Region
 from tui.terminal.environment import ssh_note
 
 

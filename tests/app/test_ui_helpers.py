@@ -3,8 +3,8 @@
 import pytest
 
 from tui.app.widgets.qr import qr_lines
-from tui.core.humantime import clock, expiry, relative, stamp
-from tui.core.untrusted import clean, one_line
+from tui.core.text.humantime import clock, expiry, relative, stamp
+from tui.core.text.untrusted import clean, one_line
 from tui.terminal.browser import browser_commands, should_auto_open
 from tui.terminal.clipboard import copy_text
 

@@ -11,7 +11,7 @@ from tests.app.helpers import answer, footer_text, screen_name, screen_text, toa
 from tests.conftest import write_creds
 from tests.lock_holder import holding
 from tui.app import AssistantAuthApp
-from tui.core.keys import region_storage_name
+from tui.core.spec.keys import region_storage_name
 
 
 @pytest.fixture(autouse=True)
@@ -90,9 +90,9 @@ async def test_homes_switch_waits_in_a_worker_for_config_tomls_lock(home):
     offers Esc, which stops it with the managed provider where it was; once the holder lets go a
     second `w` switches."""
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import region_key
-    from tui.core.regions import Region
     from tui.core.slots.switch import managed_region
+    from tui.core.spec.keys import region_key
+    from tui.core.spec.regions import Region
 
     tokens = {"access_token": "at", "refresh_token": "rt", "expires_at": 4_000_000_000}
     write_creds(home, tokens)

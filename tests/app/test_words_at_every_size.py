@@ -18,9 +18,9 @@ from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.app.widgets.code_pane import whole_parts
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
-from tui.core.regions import Region
-from tui.core.textwidth import cells
+from tui.core.spec.keys import region_key, region_storage_name
+from tui.core.spec.regions import Region
+from tui.core.text.textwidth import cells
 
 SIZES = [(80, 24), (60, 18)]
 

@@ -13,8 +13,8 @@ from tests.cli.test_cli import SCRIPT, expired, run, valid
 from tests.conftest import write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
 from tui.core.slots.switch import managed_region
+from tui.core.spec.keys import region_key, region_storage_name
 from tui.demo.server import TOKEN_PATH, Fault
 
 

@@ -11,9 +11,9 @@ import pytest
 from tests.cli.test_cli import run
 from tests.conftest import write_creds
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot, region_storage_name
-from tui.core.regions import endpoints
 from tui.core.slots.choice import managed_slot
+from tui.core.spec.keys import account_key, account_slot, region_storage_name
+from tui.core.spec.regions import endpoints
 from tui.demo.server import TOKEN_PATH
 
 

@@ -16,10 +16,10 @@ from tests.cli.test_login_join import Login
 from tests.conftest import write_creds
 from tests.waiting import until
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot
-from tui.core.regions import Region
 from tui.core.signin.record import Record
 from tui.core.slots.choice import managed_slot
+from tui.core.spec.keys import account_key, account_slot
+from tui.core.spec.regions import Region
 from tui.demo.server import DEVICE_PATH
 
 WORK = account_slot("cn", "work")

@@ -12,11 +12,11 @@ import subprocess
 from tests.cli.test_accounts import sign_in, signed_in, stored
 from tests.cli.test_cli import SCRIPT, run
 from tui.core.agent.view import Snapshot, slot_lines
-from tui.core.keys import account_slot, region_storage_name
-from tui.core.overview import away_text
-from tui.core.regions import Region, endpoints
+from tui.core.person.overview import away_text
 from tui.core.signin.record import Record
 from tui.core.slots.choice import managed_slot
+from tui.core.spec.keys import account_slot, region_storage_name
+from tui.core.spec.regions import Region, endpoints
 from tui.demo.server import DEVICE_PATH
 
 

@@ -60,7 +60,7 @@ def test_the_linux_console_gets_english_unless_chinese_is_asked_for(home):
 
 
 def test_the_countdown_says_how_long_in_chinese():
-    from tui.core.i18n import catalog
+    from tui.core.text.i18n import catalog
 
     zh = catalog("zh-CN")
     assert "剩余 {left}" in zh.gettext("Waiting for you to approve in the browser…  code expires in {left}")
@@ -110,7 +110,7 @@ HELPS = [
 def test_every_help_fits_the_terminal_in_chinese(home):
     """At 80 and 60 columns, no line of any --help is wider than the terminal (in cells), and
     argparse's headings end with the full-width colon."""
-    from tui.core.textwidth import cells
+    from tui.core.text.textwidth import cells
 
     too_wide = []
     for columns in (80, 60):
@@ -124,7 +124,7 @@ def test_every_help_fits_the_terminal_in_chinese(home):
 
 from hypothesis import example, given, settings, strategies as st  # noqa: E402
 
-from tui.core.textwidth import cells as width_of, wrap  # noqa: E402
+from tui.core.text.textwidth import cells as width_of, wrap  # noqa: E402
 
 word = st.text(alphabet=st.sampled_from(list("用法错误刷新令牌（）：，。0123456789abc-_")), min_size=1, max_size=5)
 mixed = st.lists(word, max_size=30).map(" ".join) | st.lists(word, max_size=30).map("".join)

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.conftest import read_json, write_creds
-from tui.core.keys import region_storage_name
+from tui.core.spec.keys import region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))

@@ -9,14 +9,14 @@ import pytest
 
 from tests.cli.test_cli import expired, run
 from tests.conftest import write_creds
-from tui.core.hints import (
+from tui.core.spec.hints import (
     damaged_config,
     damaged_file,
     host_setting,
     refused,
     unreachable,
 )
-from tui.core.settings import DEFAULTS
+from tui.core.spec.settings import DEFAULTS
 
 
 def closed_port() -> int:
@@ -55,7 +55,7 @@ def test_rejected_refresh_says_sign_in_again_with_the_region(home, server):
     assert lines[0].startswith("login expired and refresh failed (HTTP ")
     assert lines[0].endswith("sign in again with `assistant-auth login`") and len(lines) == 1  # said once
     from tui.core import Region
-    from tui.core.keys import region_storage_name
+    from tui.core.spec.keys import region_storage_name
 
     write_creds(home, expired(server, refresh_token="RT-unknown"), name=region_storage_name(Region.GLOBAL))
     result = run("refresh", "--region", "global")

@@ -18,7 +18,7 @@ from tests.lock_holder import holding
 from tests.waiting import PATIENCE
 from tui.core.config.provider import provision_managed_provider
 from tui.core.errors import EXIT, EXIT_SIGN_IN, EXIT_TRANSIENT, EXIT_USAGE, Problem
-from tui.core.keys import account_key, account_slot, region_storage_name
+from tui.core.spec.keys import account_key, account_slot, region_storage_name
 
 
 def _not_signed_in(home, server, env):

@@ -7,7 +7,7 @@ import pathlib
 import subprocess
 
 from tests.cli.test_cli import SCRIPT
-from tui.core.helpdocs import page_text, topics
+from tui.core.text.helpdocs import page_text, topics
 from tui.dev.messages import marked_strings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -22,8 +22,8 @@ from tests.cli.test_signin_survives import alive
 from tests.cli.test_tui_in_tmux import ENV_NAMES, SCRIPT, TMUX
 from tests.conftest import read_json
 from tests.waiting import until
-from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.regions import Region
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
+from tui.core.spec.regions import Region
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")

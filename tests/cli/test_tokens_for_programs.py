@@ -75,7 +75,7 @@ def test_json_without_expiry_or_identity_says_null(home):
 
 def test_json_after_a_refresh_and_with_a_selector(home, server):
     from tui.core import Region
-    from tui.core.keys import region_storage_name
+    from tui.core.spec.keys import region_storage_name
 
     write_creds(home, {**server.issue_tokens(), "expires_at": 1}, name=region_storage_name(Region.GLOBAL))
     data = json.loads(run("token", "--json", "--region", "global").stdout)

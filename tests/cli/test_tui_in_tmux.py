@@ -226,7 +226,7 @@ def test_sign_in_at_60x18_keeps_code_state_and_cancel_in_view(terminal, server, 
 def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
     from tui.core import Region
     from tui.core.config.provider import provision_managed_provider
-    from tui.core.keys import region_key, region_storage_name
+    from tui.core.spec.keys import region_key, region_storage_name
 
     for region in Region:
         write_creds(

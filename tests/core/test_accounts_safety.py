@@ -30,15 +30,15 @@ from tests.lock_holder import holding
 from tests.toml import tomllib
 from tests.waiting import PATIENCE, until
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import (
+from tui.core.slots.choice import managed_slot
+from tui.core.spec.keys import (
     account_key,
     account_of_slot,
     account_slot,
     resolve_storage_name,
     valid_account_name,
 )
-from tui.core.regions import endpoints
-from tui.core.slots.choice import managed_slot
+from tui.core.spec.regions import endpoints
 from tui.demo.server import TOKEN_PATH
 
 WORK, PERSONAL = account_slot("cn", "work"), account_slot("cn", "personal")

@@ -13,11 +13,11 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import SCRIPT
-from tui.core import paths
 from tui.core.config.read import parse_config, parse_config_readonly
 from tui.core.config.restore import backup_path, restore_offer
+from tui.core.credentials.repairs import NotDone
 from tui.core.errors import AuthError
-from tui.core.repairs import NotDone
+from tui.core.spec import paths
 
 GOOD = '# mine\r\n[providers.p]\r\nbase_url = "https://p.test/v1"\r\napi_key = "sk-secret-value-1234"\r\n'
 BROKEN = GOOD + "[broken\r\n"

@@ -1,4 +1,4 @@
-"""SHA-256 without OpenSSL (`tui.core.digest`): the digests are hashlib's, for any input, on the
+"""SHA-256 without OpenSSL (`tui.core.spec.digest`): the digests are hashlib's, for any input, on the
 interpreter's own implementation and on hashlib's where a build has none; the slot names and
 fingerprints made from them are the ones the official client and earlier versions made."""
 
@@ -11,8 +11,8 @@ import sys
 from hypothesis import example, given, strategies as st
 
 from tui.core.credentials.rejections import fingerprint
-from tui.core.digest import sha256_hex
-from tui.core.keys import SCOPED_PREFIX, derive_scoped_key
+from tui.core.spec.digest import sha256_hex
+from tui.core.spec.keys import SCOPED_PREFIX, derive_scoped_key
 
 
 @given(st.binary(max_size=4096))
@@ -36,7 +36,7 @@ def test_an_interpreter_without_its_own_sha256_uses_hashlibs():
     SHA-256 is used, and the digest is the same."""
     code = (
         "import sys; sys.modules['_sha2'] = sys.modules['_sha256'] = None\n"
-        "from tui.core.digest import sha256_hex, _sha256\n"
+        "from tui.core.spec.digest import sha256_hex, _sha256\n"
         "import hashlib\n"
         "assert _sha256 is hashlib.sha256, _sha256\n"
         "print(sha256_hex(b'abc'))"
@@ -46,6 +46,6 @@ def test_an_interpreter_without_its_own_sha256_uses_hashlibs():
 
 
 def test_no_openssl_is_loaded_for_a_digest():
-    code = "import sys; from tui.core.digest import sha256_hex; sha256_hex(b'x'); print('_hashlib' in sys.modules)"
+    code = "import sys; from tui.core.spec.digest import sha256_hex; sha256_hex(b'x'); print('_hashlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

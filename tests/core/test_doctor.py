@@ -18,7 +18,7 @@ from tests.cli.test_cli import run
 from tests.conftest import terminate, write_creds
 from tests.waiting import PATIENCE
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key, region_storage_name
+from tui.core.spec.keys import region_key, region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH, AuthServer
 
 

@@ -16,10 +16,10 @@ from tui.core.credentials.refresh import read_valid_token
 from tui.core.credentials.slot import load_credentials
 from tui.core.doctor.runner import local_checks
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import account_key, account_slot, region_storage_name
-from tui.core.regions import Region
 from tui.core.slots.advice import next_step
 from tui.core.slots.state import BROKEN, DANGLING, EMPTY_FILE, MISSING, UNREADABLE, VALID, slot_status
+from tui.core.spec.keys import account_key, account_slot, region_storage_name
+from tui.core.spec.regions import Region
 
 FUTURE = 4_000_000_000
 SLOT = "assistant-code"
@@ -226,7 +226,7 @@ def test_a_managed_provider_on_the_other_regions_api_fails_doctor_and_switch_men
     global API. doctor fails it with a repair; `switch --region cn` (already cn's slot) mends only
     the region's fields; comments and other tables stay."""
     from tests.cli.test_cli import run
-    from tui.core import settings
+    from tui.core.spec import settings
 
     _write(home, SLOT, SLOT_STATES["valid"])
     provision_managed_provider(account_key(Region.CN, "default"), Region.CN)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pathlib
 import re
 
-from tui.core.msgfmt import parse_po
+from tui.core.text.msgfmt import parse_po
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "tui" / "locale" / "zh_CN" / "LC_MESSAGES" / "assistant-auth.po"

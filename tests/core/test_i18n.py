@@ -12,8 +12,8 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from tui.core import i18n
-from tui.core.msgfmt import compile_po, parse_po
+from tui.core.text import i18n
+from tui.core.text.msgfmt import compile_po, parse_po
 from tui.dev import messages
 
 LOCALE_VARIABLES = ("ASSISTANT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -124,7 +124,7 @@ def test_the_token_path_never_loads_the_catalogs(tmp_path):
     from tests.conftest import write_creds
 
     write_creds(tmp_path, {"access_token": "tok", "expires_at": 4_000_000_000})
-    code = "import sys; from tui.cli import main; main(['token']); print('tui.core.i18n' in sys.modules)"
+    code = "import sys; from tui.cli import main; main(['token']); print('tui.core.text.i18n' in sys.modules)"
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(tmp_path), "LANG": "zh_CN.UTF-8"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip().splitlines() == ["tok", "False"]
@@ -140,8 +140,8 @@ def test_a_missing_catalog_means_english(environment, monkeypatch):
 def test_a_phrase_is_english_as_text_and_said_in_the_readers_language(environment):
     import json
 
-    from tui.core.hints import unreachable
-    from tui.core.phrase import Phrase, said
+    from tui.core.spec.hints import unreachable
+    from tui.core.text.phrase import Phrase, said
 
     hint = unreachable("https://auth.example.test/api/oauth/token")
     english = (
@@ -169,7 +169,7 @@ def test_the_plain_live_line_fits_the_terminal_in_chinese(width, polls, slow_dow
     from types import SimpleNamespace
 
     from tui.cli.login_plain import live_line
-    from tui.core.textwidth import cells
+    from tui.core.text.textwidth import cells
 
     attempt = SimpleNamespace(countdown=lambda: "14:59", interval=interval, polls=polls, slow_downs=slow_downs)
     before = os.environ.get("ASSISTANT_LANG")  # restored below: hypothesis runs the body many times
@@ -186,7 +186,7 @@ def test_the_plain_live_line_fits_the_terminal_in_chinese(width, polls, slow_dow
 
 
 def test_terminal_cells_count_wide_characters_twice():
-    from tui.core.textwidth import cells, cut
+    from tui.core.text.textwidth import cells, cut
 
     assert cells("验证码：AB-12") == 2 * 4 + 5
     assert cells("e\u0301") == 1  # a combining accent takes no cell

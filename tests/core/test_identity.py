@@ -5,7 +5,7 @@ import re
 
 from tui import __version__
 from tui.core import device_id, identity_headers
-from tui.core.paths import device_id_path
+from tui.core.spec.paths import device_id_path
 
 
 def test_device_id_created_with_spec_shape(home):
@@ -28,7 +28,7 @@ def test_blank_device_id_file_is_regenerated(home):
 
 
 def test_failed_write_is_ignored(home, monkeypatch):
-    import tui.core.identity as identity
+    import tui.core.files.identity as identity
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")

@@ -145,7 +145,7 @@ def test_context_non_mapping_ref_is_no_ref():
 
 def test_region_key_and_slot_follow_the_region_endpoints():
     from tui.core import Region
-    from tui.core.keys import region_key, region_storage_name
+    from tui.core.spec.keys import region_key, region_storage_name
 
     assert region_key(Region.CN) == region_key("cn") == "oauth/assistant-code"
     assert region_storage_name(Region.CN) == "assistant-code"

@@ -96,8 +96,8 @@ def test_tls_refused_names_the_certificate_authority(tls_server, sync):  # noqa:
 def test_the_advice_names_the_variable_of_the_sign_ins_own_region(server, monkeypatch, region):
     """Walked: both regions pointed at one host, a global sign-in's poll got no answer and the
     advice said the host was "set by ASSISTANT_OAUTH_HOST_CN". The region polled names its own."""
-    from tui.core.regions import Region
     from tui.core.signin.protocol import poll_for_tokens
+    from tui.core.spec.regions import Region
     from tui.demo.server import TOKEN_PATH
 
     monkeypatch.setenv("ASSISTANT_OAUTH_HOST_CN", server.url)

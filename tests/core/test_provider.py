@@ -14,7 +14,7 @@ from tui.core import (
     persist_device_signin,
     provision_managed_provider,
 )
-from tui.core.keys import region_key
+from tui.core.spec.keys import region_key
 
 USER_CONFIG = """\
 # my settings, hand written

@@ -12,8 +12,8 @@ from tui.core import (
     endpoints,
     parse_region,
 )
-from tui.core.paths import device_id_path
-from tui.core.regions import client_id
+from tui.core.spec.paths import device_id_path
+from tui.core.spec.regions import client_id
 
 
 @pytest.mark.parametrize(

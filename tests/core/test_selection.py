@@ -8,8 +8,8 @@ from tui.core import MANAGED_PROVIDER, Region
 from tui.core.config.provider import apply_managed_provider
 from tui.core.config.read import scan_managed_provider
 from tui.core.errors import AuthError
-from tui.core.keys import region_key
 from tui.core.slots.choice import managed_selection, provider_selection, select, selection_for_slot
+from tui.core.spec.keys import region_key
 
 USER = '# mine\n[general]\ntheme = "dark" # x\n\n[providers.openai]\nbase_url = "https://o.test"\n'
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from tests.conftest import write_creds
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot, region_storage_name
-from tui.core.regions import Region
+from tui.core.spec.keys import account_key, account_slot, region_storage_name
+from tui.core.spec.regions import Region
 
 
 def _jwt(sub: str) -> str:
@@ -21,7 +21,7 @@ def _jwt(sub: str) -> str:
 
 
 def test_the_same_person_note_calls_a_regions_own_sign_in_by_its_region(home):
-    from tui.core.same_person import same_person_warning
+    from tui.core.person.same_person import same_person_warning
 
     token = {"access_token": _jwt("ada"), "refresh_token": "rt", "expires_at": 4_000_000_000}
     write_creds(home, token, region_storage_name("cn"))
@@ -72,9 +72,9 @@ async def test_a_repairs_title_is_the_row_it_repairs(home):
 def test_the_ssh_line_and_a_records_resume_name_the_login_of_the_slot_itself(home):
     """Walked: a sign-in to account work (global) over SSH said `assistant-auth login --region
     global` resumes it; the same words come from the slot, as every other next step does."""
-    from tui.core.keys import account_slot, region_storage_name
-    from tui.core.regions import Region
     from tui.core.signin.record import Record
+    from tui.core.spec.keys import account_slot, region_storage_name
+    from tui.core.spec.regions import Region
     from tui.terminal.environment import ssh_note
 
     assert "`assistant-auth login --account work --region global`" in ssh_note(account_slot("global", "work"))

@@ -2,7 +2,7 @@
 
 import httpx
 
-from tui.core.jwt import decode_claims
+from tui.core.credentials.jwt import decode_claims
 from tui.demo.server import DEVICE_PATH, PAGE_PATH, TOKEN_PATH, AuthServer
 
 

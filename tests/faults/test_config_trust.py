@@ -16,7 +16,7 @@ from tests.conftest import needs_root, write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
 from tui.core.doctor import apply_repair, local_checks
-from tui.core.keys import region_key, region_storage_name
+from tui.core.spec.keys import region_key, region_storage_name
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -153,7 +153,7 @@ async def test_device_id_fifo_does_not_hang(home, server):
 
 
 async def test_device_id_is_created_private_and_reported_when_unusable(home, server):
-    from tui.core.identity import read_device_id
+    from tui.core.files.identity import read_device_id
 
     await sign_in_request(server)
     assert device_header(server).startswith("assistant-auth-")

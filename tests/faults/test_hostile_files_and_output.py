@@ -25,7 +25,7 @@ from tui.core import (
 )
 from tui.core.config.edit import mask_secrets, masked_diff
 from tui.core.config.provider import provision_managed_provider
-from tui.core.redact import redact, register_secret
+from tui.core.text.redact import redact, register_secret
 
 
 def cli(*args: str, stdin: str | None = None, timeout: float = PATIENCE, **kwargs) -> subprocess.CompletedProcess:
@@ -401,7 +401,7 @@ def test_login_no_tui_on_a_dumb_terminal(home, server, term, escapes):
 
 @pytest.mark.parametrize("which", ["config", "credentials"])
 async def test_open_directories_are_warned_about_and_fixed(home, which):
-    from tui.core.permissions import apply_plan, permission_plan
+    from tui.core.slots.permissions import apply_plan, permission_plan
 
     write_creds(home, {"access_token": "AT-x", "refresh_token": "RT-x", "expires_at": 4102444800})
     directory = home if which == "config" else home / "credentials"

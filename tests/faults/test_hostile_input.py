@@ -20,7 +20,7 @@ from tui.core import (
     resolve_storage_name,
     start_device_authorization,
 )
-from tui.core.untrusted import clean, one_line
+from tui.core.text.untrusted import clean, one_line
 from tui.demo.server import DEVICE_PATH
 
 HOSTILE_STRINGS = [

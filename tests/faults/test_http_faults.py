@@ -130,8 +130,8 @@ async def test_absurd_intervals(server, home, interval, polls_before_timeout):
 
 @pytest.mark.parametrize("expires_in", [10**30, -3600, 0])
 async def test_absurd_token_lifetimes_are_stored_and_shown(server, home, expires_in):
-    from tui.core.humantime import expiry
     from tui.core.slots.state import slot_status
+    from tui.core.text.humantime import expiry
 
     tokens = server.issue_tokens()
     server.inject(TOKEN_PATH, status=200, body=json.dumps({**tokens, "expires_in": expires_in}))

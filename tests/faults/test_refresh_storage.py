@@ -194,7 +194,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from tui.core.credentials.oauth import parse_token_response  # noqa: E402
 from tui.core.credentials.slot import dump, merge_token_response  # noqa: E402
-from tui.core.limits import ANSWER_BODY, TOKEN_FIELDS, room_for_answer  # noqa: E402
+from tui.core.spec.limits import ANSWER_BODY, TOKEN_FIELDS, room_for_answer  # noqa: E402
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

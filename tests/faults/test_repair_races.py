@@ -1,7 +1,7 @@
 """Repairs never act through a link, nor on a verdict that is no longer true.
 
 Every repair (doctor --fix, the Doctor screen, the inspector's m and x) goes through
-`tui.core.repairs`. These tests swap the file, the link or the lock between the check and the
+`tui.core.credentials.repairs`. These tests swap the file, the link or the lock between the check and the
 answer, and assert that nothing outside the config directory changed and no sign-in was lost.
 """
 
@@ -21,9 +21,7 @@ import pytest
 from tests.app.helpers import screen_name, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.core.doctor import apply_repair, exit_code, local_checks
-from tui.core.permissions import apply_plan, permission_plan
-from tui.core.repairs import (
+from tui.core.credentials.repairs import (
     CHANGED,
     NotDone,
     fix_mode,
@@ -31,6 +29,8 @@ from tui.core.repairs import (
     remove_stale_lock,
     seen,
 )
+from tui.core.doctor import apply_repair, exit_code, local_checks
+from tui.core.slots.permissions import apply_plan, permission_plan
 
 VALID = {"access_token": "AT-official", "refresh_token": "RT-official", "expires_at": 4102444800}
 

@@ -23,12 +23,12 @@ from tests.cli.test_login_join import Login, until
 from tests.core.signin.test_follow import FIELDS, JSON
 from tui.core.doctor import apply_repair
 from tui.core.doctor.signin_records import check_signin_records
-from tui.core.regions import Region
 from tui.core.signin import follow, shown
 from tui.core.signin.attempt import SignIn
 from tui.core.signin.follow import Lease, Role
 from tui.core.signin.place import SUFFIXES, odd
 from tui.core.signin.record import LATEST, LONGEST, Record
+from tui.core.spec.regions import Region
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 KINDS = ["directory", "fifo", "socket", "link"]

@@ -11,8 +11,8 @@ import time
 from tests.cli.test_cli import run
 from tests.conftest import needs_root
 from tests.waiting import PATIENCE
-from tui.core.regions import Region
 from tui.core.signin import follow
+from tui.core.spec.regions import Region
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
 
 

@@ -4,7 +4,7 @@ Arbitrary Unicode (newlines, U+2028, C1 controls, bidi overrides, escape sequenc
 through every place an identity, a host, a server message, an address or a file name is printed:
 `status`, `doctor`, `login`, `refresh`, Home, Done, the inspector and the Doctor screen. The
 property: the output has exactly the lines it has for a harmless value, and no line holds a
-character `tui.core.untrusted` would replace. JSON stays faithful.
+character `tui.core.text.untrusted` would replace. JSON stays faithful.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.cli import main
-from tui.core.untrusted import LIMIT, MARK, clean, is_one_printable_line, one_line
+from tui.core.text.untrusted import LIMIT, MARK, clean, is_one_printable_line, one_line
 
 FORGED = "ada\n* other-slot: valid, expires in 999 days"
 NASTY = [

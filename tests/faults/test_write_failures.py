@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import write_creds
 from tui.cli.parser import COMMANDS
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import region_key
+from tui.core.spec.keys import region_key
 
 PRINTING = [
     ["--version"],

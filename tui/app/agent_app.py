@@ -18,8 +18,8 @@ from tui.core.agent.feed import LocalFeed
 from tui.core.agent.server.agent import Agent
 from tui.core.agent.server.confirm import DENY, Connection
 from tui.core.agent.wire.protocol import Request
-from tui.core.phrase import N_
 from tui.core.signals import stop_agent_on_signals
+from tui.core.text.phrase import N_
 
 
 class AgentApp(App[int]):

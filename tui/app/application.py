@@ -21,11 +21,11 @@ from tui.app.screens.waiting import stopped_line
 from tui.app.signin_flow import SignInFlow
 from tui.core.agent.client.presence import agent_socket
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.regions import Region
-from tui.core.settings import REGIONS
-from tui.core.textwidth import wrap
+from tui.core.spec.regions import Region
+from tui.core.spec.settings import REGIONS
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.textwidth import wrap
 
 # Only Home (the first screen) and the quit question load with the app: every other screen is
 # imported when it is first opened, so `assistant-auth` paints its first frame as soon as Textual

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 PLACEHOLDER = N_("Search for commands…")
 

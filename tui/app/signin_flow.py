@@ -6,10 +6,10 @@ from __future__ import annotations
 from textual.app import App
 from textual.screen import ModalScreen
 
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT
-from tui.core.regions import Region
 from tui.core.signin import ondisk
+from tui.core.spec.keys import DEFAULT_ACCOUNT
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
 
 
 class SignInFlow(App):

@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     english = None
     try:
         if fit():  # stdout or stderr cannot carry Chinese: the whole command speaks English
-            from tui.core.i18n import in_english  # lazy: catalogs, when said
+            from tui.core.text.i18n import in_english  # lazy: catalogs, when said
 
             english = in_english()
             english.__enter__()
@@ -50,7 +50,7 @@ def _guarded(argv: list[str] | None) -> int:
 def _failed(exc: BaseException) -> int:
     """The exit code and one line on stderr for what ended a command abnormally."""
     from tui.cli.output import quiet_err, silence_stdout  # lazy: off token's path
-    from tui.core.i18n import _  # lazy: catalogs, when said
+    from tui.core.text.i18n import _  # lazy: catalogs, when said
 
     if isinstance(exc, KeyboardInterrupt):
         quiet_err(_("interrupted"))
@@ -69,8 +69,8 @@ def _failed(exc: BaseException) -> int:
 
 def _unexpected(exc: BaseException) -> int:
     from tui.cli.output import quiet_err  # lazy: off token's path
-    from tui.core.i18n import _  # lazy: catalogs, when said
-    from tui.core.redact import redact  # lazy: off token's path
+    from tui.core.text.i18n import _  # lazy: catalogs, when said
+    from tui.core.text.redact import redact  # lazy: off token's path
 
     quiet_err(
         _("assistant-auth: unexpected error: {error}").format(error=f"{type(exc).__name__}: {redact(str(exc))[:300]}")
@@ -81,7 +81,7 @@ def _unexpected(exc: BaseException) -> int:
 def _main(argv: list[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         from tui.cli.output import quiet_err  # lazy: off token's path
-        from tui.core.i18n import _  # lazy: catalogs, when said
+        from tui.core.text.i18n import _  # lazy: catalogs, when said
 
         quiet_err(_("assistant-auth: cannot write output: standard output is closed"))
         return 1
@@ -108,7 +108,7 @@ def _main(argv: list[str] | None = None) -> int:
     if args[:1] in (["-h"], ["--help"]):
         from tui.cli.output import help_out  # lazy: off token's path
         from tui.cli.usage import USAGE  # lazy: off token's path
-        from tui.core.i18n import _  # lazy: catalogs, when said
+        from tui.core.text.i18n import _  # lazy: catalogs, when said
 
         help_out(_(USAGE))
         return 0
@@ -132,7 +132,7 @@ def _setup_logging(verbose: bool) -> None:
         return
     import logging  # lazy: with -v only
 
-    from tui.core.redact import redact  # lazy: off token's path
+    from tui.core.text.redact import redact  # lazy: off token's path
 
     class Redacting(logging.Filter):
         def filter(self, record: logging.LogRecord) -> bool:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from tui.core.i18n import _, ngettext, translated
-from tui.core.phrase import N_
-from tui.core.textwidth import wrap
+from tui.core.text.i18n import _, ngettext, translated
+from tui.core.text.phrase import N_
+from tui.core.text.textwidth import wrap
 
 WORDS = (
     N_("usage: "),
@@ -48,7 +48,7 @@ def speak() -> None:
 
 class CellFormatter(argparse.HelpFormatter):
     """argparse's help, wrapped by terminal cells: Chinese (two cells a character, no spaces)
-    breaks between characters, never inside a number and its unit (`tui.core.textwidth.wrap`);
+    breaks between characters, never inside a number and its unit (`tui.core.text.textwidth.wrap`);
     section headings end with the reader's colon (`选项：`), through the catalog on every Python."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:

@@ -14,10 +14,10 @@ from types import SimpleNamespace
 from tui.cli.home import run_app
 from tui.cli.login_plain import plain_login
 from tui.cli.output import err, out
-from tui.core.i18n import _
-from tui.core.regions import Region
 from tui.core.signals import until_stopped
-from tui.core.untrusted import one_line
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import one_line
 from tui.demo.env import server_env
 from tui.demo.reaper import Reaper, remove
 from tui.demo.server import AuthServer

@@ -17,9 +17,9 @@ from tui.core.doctor import (
     text_lines,
     to_json,
 )
-from tui.core.i18n import _, ngettext
-from tui.core.phrase import N_, Phrase, said
-from tui.core.untrusted import clean, one_line
+from tui.core.text.i18n import _, ngettext
+from tui.core.text.phrase import N_, Phrase, said
+from tui.core.text.untrusted import clean, one_line
 from tui.terminal.environment import in_ssh
 
 

@@ -20,10 +20,10 @@ from tui.cli.options import min_ttl_value, parse_flags, selector_of, selector_pr
 from tui.cli.output import err, help_out
 from tui.cli.token import obtain, usage_problem
 from tui.cli.usage import EXEC_HELP
-from tui.core.i18n import _
 from tui.core.signals import forwarding_to, shell_dispositions
 from tui.core.slots.selector import Selector
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import one_line
 
 DEFAULT_VARIABLE = "ASSISTANT_ACCESS_TOKEN"
 NOT_FOUND, NOT_EXECUTABLE = 127, 126

@@ -1,4 +1,4 @@
-"""`assistant-auth help [TOPIC]`: the reference pages in the terminal (`tui.core.helpdocs`), through
+"""`assistant-auth help [TOPIC]`: the reference pages in the terminal (`tui.core.text.helpdocs`), through
 the pager on a terminal ($PAGER, else `less`), plain otherwise. Without a topic: the topics."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_OK, err, out
-from tui.core.helpdocs import page_text, title, topics
-from tui.core.i18n import _
+from tui.core.text.helpdocs import page_text, title, topics
+from tui.core.text.i18n import _
 
 
 def run(ns) -> int:

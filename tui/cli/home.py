@@ -8,10 +8,10 @@ from tui.cli.output import EXIT_ERROR, EXIT_OK, err
 from tui.cli.selection import say_failure
 from tui.cli.streams import wizard_problem
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.keys import account_slot
 from tui.core.slots.accounts import name_problem
 from tui.core.slots.lookup import find
+from tui.core.spec.keys import account_slot
+from tui.core.text.i18n import _
 
 
 def run_app(**kwargs) -> int:

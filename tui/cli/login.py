@@ -16,17 +16,17 @@ from tui.cli.output import (
 from tui.core.agent.client.source import signs_in_here
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.errors import AuthError, Problem
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.overview import away_lines
-from tui.core.regions import Region
+from tui.core.person.overview import away_lines
 from tui.core.signin import follow, ondisk
 from tui.core.signin.place import odd
 from tui.core.slots.accounts import name_problem
 from tui.core.slots.lookup import find
 from tui.core.slots.selector import Selector
 from tui.core.slots.state import signed_in_as, slot_status
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import one_line
 
 
 def run(ns) -> int:

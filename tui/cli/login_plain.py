@@ -17,16 +17,16 @@ from tui.cli.output import (
     err,
     out_json,
 )
-from tui.core.i18n import _, ngettext, translated
-from tui.core.keys import DEFAULT_ACCOUNT
-from tui.core.paths import credentials_path
-from tui.core.regions import Region
-from tui.core.same_person import same_person_warning
+from tui.core.person.same_person import same_person_warning
 from tui.core.signals import SignInSignals, confirm_interrupts, end_as_hangup
 from tui.core.signin import ondisk
 from tui.core.signin.attempt import Outcome, SignIn
-from tui.core.textwidth import cells, cut
-from tui.core.untrusted import clean, one_line
+from tui.core.spec.keys import DEFAULT_ACCOUNT
+from tui.core.spec.paths import credentials_path
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _, ngettext, translated
+from tui.core.text.textwidth import cells, cut
+from tui.core.text.untrusted import clean, one_line
 from tui.terminal.browser import open_url, should_auto_open
 from tui.terminal.environment import in_ssh, lose_terminal, ssh_note
 

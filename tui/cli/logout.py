@@ -7,14 +7,14 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
 from tui.core.agent.client.source import signs_in_here
-from tui.core.i18n import _
-from tui.core.paths import credentials_path
-from tui.core.phrase import said
-from tui.core.signout import sign_out, told
+from tui.core.person.signout import sign_out, told
 from tui.core.slots.accounts import account_label
 from tui.core.slots.advice import next_step
 from tui.core.slots.state import MISSING, UNREADABLE, slot_status
-from tui.core.untrusted import one_line
+from tui.core.spec.paths import credentials_path
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 
 def run(ns) -> int:

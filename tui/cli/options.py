@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 
-from tui.core.settings import REGIONS
 from tui.core.slots.selector import Selector
+from tui.core.spec.settings import REGIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tui.core.regions import Region
+    from tui.core.spec.regions import Region
 
 SELECTOR_HELP = (
     "[--account NAME [--region cn|global] | --slot NAME | --region cn|global | --provider NAME"
@@ -39,10 +39,10 @@ def selector_problem(selector: Selector) -> str | None:
     explicit = any(getattr(selector, name) is not None for name in ("base_url", "key", "oauth_host"))
     region = selector.region
     if account is not None:
-        from tui.core.keys import valid_account_name  # lazy: off token's path
+        from tui.core.spec.keys import valid_account_name  # lazy: off token's path
 
         if explicit or [k for k in chosen if k != "region"]:
-            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+            from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             return _("--account goes with --region only (not --slot, --provider or --base-url)")
         if not valid_account_name(account):
@@ -50,15 +50,15 @@ def selector_problem(selector: Selector) -> str | None:
 
             return name_problem(account)
     if len(chosen) > 1 or (chosen and explicit):
-        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+        from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("choose one of --slot, --region, --provider or --base-url/--key/--oauth-host")
     if region is not None and selector.region_word not in REGIONS:
-        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+        from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("unknown region {value}: use cn or global").format(value=repr(region))
     if (selector.key is not None or selector.oauth_host is not None) and selector.base_url is None:
-        from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+        from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
         return _("--key and --oauth-host need --base-url")
     return None
@@ -84,7 +84,7 @@ def parse_flags(
             i += 1
             continue
         if flag not in _NAMES and flag not in options:
-            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+            from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             usage = f"assistant-auth {command} {SELECTOR_HELP}"
             return (
@@ -99,7 +99,7 @@ def parse_flags(
             i += 1
             value = args[i]
         else:
-            from tui.core.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
+            from tui.core.text.i18n import _  # lazy: only to say a problem: nothing here loads the core at import
 
             return Selector.of(values), extra, [], _("{option} needs a value").format(option=flag)
         if flag in _NAMES:
@@ -121,7 +121,7 @@ def min_ttl_value(text: str | None) -> tuple[int | None, str | None]:
         return None, None
     digits = text.lstrip("0") or "0"
     if not (text.isascii() and text.isdigit()) or len(digits) > len(str(MAX_MIN_TTL)) or int(digits) > MAX_MIN_TTL:
-        from tui.core.i18n import _  # lazy: nothing in this module loads the core at import
+        from tui.core.text.i18n import _  # lazy: nothing in this module loads the core at import
 
         shown = text if len(text) <= 20 else text[:20] + "…"
         return None, _("--min-ttl takes a whole number of seconds from 0 to {most} (not {given})").format(
@@ -138,7 +138,7 @@ def complete_regions(prefix: str, **_) -> list[str]:
 def complete_slots(prefix: str, **_) -> list[str]:
     """Shell completion of --slot: the slot names on disk, as `status` lists them."""
 
-    from tui.core import paths  # lazy: off token's path
+    from tui.core.spec import paths  # lazy: off token's path
 
     try:
         entries = os.listdir(paths.credentials_dir())
@@ -150,8 +150,8 @@ def complete_slots(prefix: str, **_) -> list[str]:
 
 def complete_accounts(prefix: str, **_) -> list[str]:
     """Shell completion of --account and `switch`: the account names on disk."""
-    from tui.core import paths  # lazy: off token's path
-    from tui.core.keys import account_of_slot  # lazy: off token's path
+    from tui.core.spec import paths  # lazy: off token's path
+    from tui.core.spec.keys import account_of_slot  # lazy: off token's path
 
     try:
         entries = os.listdir(paths.credentials_dir())
@@ -179,7 +179,7 @@ def complete_providers(prefix: str, **_) -> list[str]:
 def add_selector(parser, region: bool = True, keys: bool = True) -> None:
     """The slot selection flags; `keys` False: only those the token agent is asked by (--slot,
     --region, --provider), not explicit keys and hosts."""
-    from tui.core.i18n import _  # lazy: nothing in this module loads the core at import
+    from tui.core.text.i18n import _  # lazy: nothing in this module loads the core at import
 
     group = parser.add_argument_group(_("slot selection (default: the slot of the provider managed:assistant-code)"))
     group.add_argument(
@@ -212,13 +212,13 @@ def region_arg(value: str) -> Region:
     keep the spec's lenient parse)."""
     import argparse  # lazy: off token's path
 
-    from tui.core.regions import (  # lazy: off token's path
+    from tui.core.spec.regions import (  # lazy: off token's path
         Region,  # here: nothing in this module loads the core at import
     )
 
     cleaned = value.strip().lower()
     if cleaned not in REGIONS:
-        from tui.core.i18n import _  # lazy: catalogs, when said
+        from tui.core.text.i18n import _  # lazy: catalogs, when said
 
         raise argparse.ArgumentTypeError(_("unknown region {value}: use cn or global").format(value=repr(value)))
     return Region(cleaned)

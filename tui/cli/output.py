@@ -15,7 +15,7 @@ __all__ = ["EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_TRANSIENT"]
 
 def clean(text: str) -> str:
     """`untrusted.clean`, loaded the first time something is shown (not on `token`'s valid path)."""
-    from tui.core.untrusted import clean as cleaned  # lazy: unicodedata, when shown
+    from tui.core.text.untrusted import clean as cleaned  # lazy: unicodedata, when shown
 
     return cleaned(text)
 
@@ -90,6 +90,6 @@ def help_out(text: str) -> None:
     """A `--help` laid out by hand, fitted to the terminal's width in cells (Chinese lines too)."""
     import shutil  # lazy: off token's path
 
-    from tui.core.textwidth import fit  # lazy: off token's path
+    from tui.core.text.textwidth import fit  # lazy: off token's path
 
     sys.stdout.write(fit(text, shutil.get_terminal_size((80, 24)).columns - 1))

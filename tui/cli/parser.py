@@ -17,7 +17,7 @@ from tui.cli import agent as agent_flags
 from tui.cli.argparse_words import CellFormatter, speak
 from tui.cli.options import add_region, add_selector, complete_accounts, complete_regions, region_arg
 from tui.cli.usage import EXEC_HELP, TOKEN_HELP
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 SHELLS = ("bash", "zsh", "fish")
 

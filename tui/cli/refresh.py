@@ -17,10 +17,10 @@ from tui.core.agent.client.source import signs_in_here
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.credentials.slot import try_load
 from tui.core.errors import AuthError
-from tui.core.humantime import expiry
-from tui.core.i18n import _
 from tui.core.slots.choice import explain_for, storage_name_of
 from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.text.humantime import expiry
+from tui.core.text.i18n import _
 
 
 def run(ns) -> int:

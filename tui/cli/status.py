@@ -10,18 +10,18 @@ from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, out, out_json
 from tui.cli.selection import selected_slot
 from tui.core.agent.client.source import AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE
-from tui.core.hints import placeholders
-from tui.core.humantime import expiry, relative
-from tui.core.i18n import _, in_english
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
-from tui.core.overview import Overview, away_text, overview, waiting_text
-from tui.core.phrase import said
-from tui.core.regions import Region
+from tui.core.person.overview import Overview, away_text, overview, waiting_text
 from tui.core.signin import ondisk
 from tui.core.signin.place import odd
 from tui.core.slots.advice import next_step, switch_step
 from tui.core.slots.state import EXPIRED, MISSING, SlotStatus, signed_in_as
-from tui.core.untrusted import one_line
+from tui.core.spec.hints import placeholders
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_of_slot
+from tui.core.spec.regions import Region
+from tui.core.text.humantime import expiry, relative
+from tui.core.text.i18n import _, in_english
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `status --json`: raised when a field changes meaning or goes away
 

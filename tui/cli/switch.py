@@ -7,13 +7,13 @@ import sys
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
 from tui.core.agent.client.source import signs_in_here
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT
-from tui.core.overview import overview
-from tui.core.regions import Region
+from tui.core.person.overview import overview
 from tui.core.slots.accounts import Account, name_problem, switch_choice
 from tui.core.slots.lookup import find, regions_with
 from tui.core.slots.switch import switch_account, switch_region
+from tui.core.spec.keys import DEFAULT_ACCOUNT
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
 
 
 def run(ns) -> int:

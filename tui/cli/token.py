@@ -16,7 +16,7 @@ from tui.core.slots.selector import DEFAULT, Selector
 
 def usage_problem(problem: str) -> int:
     from tui.cli.output import err  # lazy: off token's path
-    from tui.core.i18n import _  # lazy: catalogs, when said
+    from tui.core.text.i18n import _  # lazy: catalogs, when said
 
     err(_("assistant-auth: {problem}").format(problem=problem))
     return EXIT_USAGE
@@ -41,7 +41,7 @@ def obtain(selector: Selector, min_ttl: int | None):
 def _waiting_for_approval() -> None:
     """Said at once when the agent asks its person first (--confirm): where to look, and that we wait."""
     from tui.cli.output import err  # lazy: only when an agent asks its person
-    from tui.core.phrase import N_, Phrase, said  # lazy: as above
+    from tui.core.text.phrase import N_, Phrase, said  # lazy: as above
 
     err(said(Phrase(N_("assistant-auth: waiting for approval on your own machine (the token agent asks there)…"))))
 
@@ -51,7 +51,7 @@ def run_fast(args: list[str]) -> int:
     if "-h" in args or "--help" in args:
         from tui.cli.output import help_out  # lazy: off token's path
         from tui.cli.usage import TOKEN_HELP  # lazy: off token's path
-        from tui.core.i18n import _  # lazy: catalogs, when said
+        from tui.core.text.i18n import _  # lazy: catalogs, when said
 
         help_out(_(TOKEN_HELP))
         return 0
@@ -61,7 +61,7 @@ def run_fast(args: list[str]) -> int:
 
         selector, extra, rest, problem = parse_flags(args, ("--json",), ("--min-ttl",), "token")
         if rest and not problem:
-            from tui.core.i18n import _  # lazy: catalogs, when said
+            from tui.core.text.i18n import _  # lazy: catalogs, when said
 
             problem = _("unexpected argument {argument}").format(argument=repr(rest[0]))
         min_ttl, ttl_problem = min_ttl_value(extra.get("--min-ttl"))

@@ -3,7 +3,7 @@ commands parsed by hand (`token`, `exec`), shown by their `--help` and by the gr
 (`tui.cli.parser`), which must not load their handlers to show them. Each is translated where it
 is shown."""
 
-from tui.core.phrase import N_
+from tui.core.text.phrase import N_
 
 USAGE = N_(
     """usage: assistant-auth [-v] [COMMAND] [options]

@@ -54,7 +54,7 @@ class AuthError(Exception):
     text, so callers that compare messages keep working); `describe()` gives both lines.
 
     No AuthError text ever contains an access token, a refresh token or a device code:
-    every body excerpt and transport detail goes through :func:`tui.core.redact.redact`.
+    every body excerpt and transport detail goes through :func:`tui.core.text.redact.redact`.
     """
 
     def __init__(
@@ -85,7 +85,7 @@ class AuthError(Exception):
     def describe(self) -> str:
         """What a face shows: the spec's message, then the hint on a line of its own when there is
         one, each as one printable line (a server's body inside a message cannot add lines)."""
-        from tui.core.untrusted import (  # lazy: unicodedata, when shown
+        from tui.core.text.untrusted import (  # lazy: unicodedata, when shown
             one_line,  # only when an error is shown: not on the token path
         )
 
@@ -98,9 +98,9 @@ class AuthError(Exception):
         English, a sentence of that language comes first (unless `lead` is False: the caller says
         one) and says the message below is the original English one. `describe()` stays English
         (JSON, logs)."""
-        from tui.core.i18n import _, translated  # lazy: only when an error is shown to a person
-        from tui.core.phrase import said  # lazy: off token's path
-        from tui.core.untrusted import one_line  # lazy: unicodedata, when shown
+        from tui.core.text.i18n import _, translated  # lazy: only when an error is shown to a person
+        from tui.core.text.phrase import said  # lazy: off token's path
+        from tui.core.text.untrusted import one_line  # lazy: unicodedata, when shown
 
         lines = [one_line(self.message, MESSAGE_WIDTH)]
         if self.hint:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from tui.core.errors import AuthError, Problem
-from tui.core.hints import NO_ANSWER, NO_CONNECTION, TLS_FAILED, unreachable
-from tui.core.limits import ANSWER_BODY
-from tui.core.phrase import N_, Phrase
-from tui.core.redact import REDACTED, redact
+from tui.core.spec.hints import NO_ANSWER, NO_CONNECTION, TLS_FAILED, unreachable
+from tui.core.spec.limits import ANSWER_BODY
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.redact import REDACTED, redact
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,7 +65,7 @@ def is_loopback_host(host: str) -> bool:
 
 def insecure_reason(url: str) -> str | None:
     """Why `url` must not receive a token, or None. Beyond the spec: https, or http on loopback."""
-    from tui.core.redact import excerpt  # lazy: off token's path
+    from tui.core.text.redact import excerpt  # lazy: off token's path
 
     shown = excerpt(url)
     if not url.isascii() or not url.isprintable() or any(ch.isspace() for ch in url):

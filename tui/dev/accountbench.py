@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from tui.core.config.provider import provision_managed_provider
-from tui.core.keys import account_key, account_slot
+from tui.core.spec.keys import account_key, account_slot
 
 NAMES = ("alpha", "bravo", "charlie", "delta", "echo")
 ACTIVE = "charlie"  # not the first by name: nothing may find it by listing

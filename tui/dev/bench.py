@@ -40,7 +40,7 @@ from tui.core import (
     provision_managed_provider,
     start_device_authorization,
 )
-from tui.core.keys import region_key, region_storage_name
+from tui.core.spec.keys import region_key, region_storage_name
 from tui.demo.env import server_env
 from tui.demo.server import TOKEN_PATH, AuthServer
 from tui.dev import accountbench, agentbench, coldstart

@@ -17,8 +17,8 @@ import re
 import sys
 from dataclasses import dataclass
 
-from tui.core.i18n import DOMAIN
-from tui.core.msgfmt import Entry, parse_po
+from tui.core.text.i18n import DOMAIN
+from tui.core.text.msgfmt import Entry, parse_po
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tui"

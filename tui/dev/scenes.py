@@ -22,9 +22,9 @@ from textual.widgets import Input
 
 from tui.app import AssistantAuthApp
 from tui.app.screens.doctor import DoctorScreen
-from tui.core.keys import region_storage_name
-from tui.core.regions import Region
 from tui.core.signin.store import persist_device_signin
+from tui.core.spec.keys import region_storage_name
+from tui.core.spec.regions import Region
 from tui.dev.agent_scenes import AgentSceneApp, ask_over_it
 
 NOW = 1_800_000_000  # 2027-01-15 08:00:00 UTC

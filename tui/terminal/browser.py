@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from tui.core.http import is_loopback_host
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 from tui.terminal.environment import has_display, in_ssh
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})

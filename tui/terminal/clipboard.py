@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 
 import pyperclip
 
-from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 from tui.terminal.environment import has_display, in_ssh
 
 COPIED = {  # what was copied -> the sentence, whole

@@ -6,10 +6,10 @@ import os
 import sys
 from collections.abc import Mapping
 
-from tui.core.i18n import _
-from tui.core.keys import login_command
 from tui.core.signals import ignore_hangup
+from tui.core.spec.keys import login_command
 from tui.core.system.facts import in_ssh_session
+from tui.core.text.i18n import _
 
 
 def in_ssh(env: Mapping[str, str] | None = None) -> bool:

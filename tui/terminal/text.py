@@ -1,5 +1,5 @@
 """Paths as a person reads them (the home directory as `~`). Untrusted text itself is made safe
-by `tui.core.untrusted` (one printable line), which every face uses."""
+by `tui.core.text.untrusted` (one printable line), which every face uses."""
 
 from __future__ import annotations
 

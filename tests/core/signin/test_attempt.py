@@ -9,9 +9,9 @@ import respx
 
 from tests.conftest import CN_HOST
 from tests.core.signin.test_protocol import DEVICE_URL, TOKEN_URL, TOKENS, FakeTime, err
-from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.attempt import TRANSITIONS, InvalidTransition, Phase, SignIn
+from tui.core.spec.regions import Region
 
 PAIRS = [(a, b) for a in Phase for b in Phase]
 

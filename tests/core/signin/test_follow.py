@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.conftest import needs_root
-from tui.core.regions import Region
 from tui.core.signin import follow, shown
 from tui.core.signin.follow import (
     JOIN_SLACK,
@@ -22,6 +21,7 @@ from tui.core.signin.follow import (
     Watch,
     watch_step,
 )
+from tui.core.spec.regions import Region
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),

@@ -9,9 +9,9 @@ import os
 import stat
 
 from tests.conftest import read_json
-from tui.core.regions import Region
 from tui.core.signin import kept
 from tui.core.signin.attempt import SignIn
+from tui.core.spec.regions import Region
 from tui.demo.server import DEVICE_PATH
 
 SLOT = "assistant-code"

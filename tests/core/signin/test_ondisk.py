@@ -13,8 +13,8 @@ import time
 import pytest
 
 from tests.core.signin.test_follow import pending_record
-from tui.core.regions import Region
 from tui.core.signin import follow, ondisk, shown
+from tui.core.spec.regions import Region
 
 
 def ended_unseen(at: float | None = None) -> follow.Record:
@@ -89,7 +89,7 @@ def test_without_a_record_the_sign_in_machinery_is_not_loaded(home):
     code = (
         "import sys\n"
         "from tui.core.signin import ondisk\n"
-        "from tui.core.regions import Region\n"
+        "from tui.core.spec.regions import Region\n"
         "assert ondisk.waiting() == [] and ondisk.away() == [] and ondisk.waiting_in(Region.CN) is None\n"
         "ondisk.seen(Region.CN)\n"
         "print(sorted(m for m in ('tui.core.signin.follow', 'tui.core.signin.record') if m in sys.modules))"

@@ -16,9 +16,9 @@ from tui.app.screens.confirm import keyed
 from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.app.widgets.text_field import TextField
-from tui.core.i18n import _
-from tui.core.phrase import N_
 from tui.core.slots.accounts import name_problem
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 AGAIN, ADD = "again", "add"
 

@@ -20,8 +20,8 @@ from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.ask import AgentUnavailable
 from tui.core.agent.feed import Feed
 from tui.core.agent.view import Snapshot, connection_lines, event_line, header, slot_lines
-from tui.core.i18n import _, ngettext
-from tui.core.phrase import N_, said
+from tui.core.text.i18n import _, ngettext
+from tui.core.text.phrase import N_, said
 
 EVERY = 1.0  # seconds between looks
 

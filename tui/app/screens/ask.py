@@ -18,9 +18,9 @@ from textual.widgets import Button
 from tui.app.screens.confirm import keyed
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.core.agent.server.confirm import ALLOW_CONNECTION, ALLOW_ONCE, DENY
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.untrusted import one_line
 
 ASKED = {  # what a request names (the protocol's "region global"), said whole in each language
     "": N_("Connection #{number}, {where}, asks for a token of the default slot."),

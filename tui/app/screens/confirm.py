@@ -12,9 +12,9 @@ from textual.widgets import Button, Static
 
 from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.untrusted import clean
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.untrusted import clean
 
 
 def keyed(label: str, key: str) -> str:

@@ -19,21 +19,21 @@ from tui.app.widgets.safe import PlainStatic, cell
 from tui.app.widgets.slot_details import SlotDetails
 from tui.core.credentials.locks import reporting_to
 from tui.core.credentials.refresh import refresh_access_token
+from tui.core.credentials.repairs import NotDone, move_aside, seen
 from tui.core.errors import AuthError
-from tui.core.humantime import clock, relative
-from tui.core.i18n import _
-from tui.core.keys import account_of_slot
-from tui.core.overview import Overview, overview
-from tui.core.paths import config_path, credentials_dir
-from tui.core.permissions import apply_plan, permission_plan
-from tui.core.phrase import N_, said
-from tui.core.regions import Region
-from tui.core.repairs import NotDone, move_aside, seen
-from tui.core.signout import sign_out, told
+from tui.core.person.overview import Overview, overview
+from tui.core.person.signout import sign_out, told
 from tui.core.slots.choice import explain_for, region_for_slot, selection_for_slot
+from tui.core.slots.permissions import apply_plan, permission_plan
 from tui.core.slots.state import BROKEN, MISSING, SlotStatus, slot_title
 from tui.core.slots.switch import switch_account
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import account_of_slot
+from tui.core.spec.paths import config_path, credentials_dir
+from tui.core.spec.regions import Region
+from tui.core.text.humantime import clock, relative
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, said
+from tui.core.text.untrusted import one_line
 from tui.terminal.text import short_path
 
 

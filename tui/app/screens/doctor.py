@@ -18,9 +18,9 @@ from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.doctor import apply_repair, exit_code, run_doctor
 from tui.core.doctor.report import first_to_look_at, status_label, summary
-from tui.core.i18n import _
-from tui.core.phrase import N_, said
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, said
+from tui.core.text.untrusted import one_line
 from tui.terminal.text import tilde
 
 CHECK_WIDTH = 24  # cells of a check's name in the table: the finding gets the rest (the details pane shows all)

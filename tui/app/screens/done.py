@@ -14,15 +14,15 @@ from textual.widgets import Header, Static
 from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.humantime import expiry
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_slot
-from tui.core.paths import config_path, credentials_path
-from tui.core.phrase import N_
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region
-from tui.core.same_person import same_person_warning
+from tui.core.person.same_person import same_person_warning
 from tui.core.slots.state import SlotStatus, signed_in_as, slot_status
+from tui.core.spec.keys import DEFAULT_ACCOUNT, MANAGED_PROVIDER, account_slot
+from tui.core.spec.paths import config_path, credentials_path
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region
+from tui.core.text.humantime import expiry
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 from tui.terminal.text import short_path
 
 

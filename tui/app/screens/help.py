@@ -12,8 +12,8 @@ from textual.widgets import Static
 
 from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 GLOBAL_KEYS = [
     ("↑ ↓ pgup pgdn", N_("Move in lists, tables and long text")),

@@ -24,13 +24,13 @@ from tui.app.widgets.account_rows import AccountRows
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.presence import agent_line, agent_socket
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.overview import Overview, away_text, overview
-from tui.core.phrase import N_
-from tui.core.regions import Region
+from tui.core.person.overview import Overview, away_text, overview
 from tui.core.signin import ondisk
 from tui.core.slots.state import SlotStatus
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 from tui.terminal.text import tilde
 
 if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondisk)

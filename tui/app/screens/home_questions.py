@@ -7,12 +7,12 @@ from __future__ import annotations
 from tui.app.screens.account_choice import ADD, AccountChoiceScreen
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.home_text import slot_line
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, AccountRef, login_command
-from tui.core.overview import Overview
-from tui.core.regions import Region
+from tui.core.person.overview import Overview
 from tui.core.slots.state import SlotStatus
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import DEFAULT_ACCOUNT, AccountRef, login_command
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import one_line
 
 __all__ = ["ADD", "again_question", "choice_question"]
 

@@ -10,16 +10,16 @@ from collections.abc import Iterable
 from textual.widgets.option_list import Option
 
 from tui.app.widgets.safe import plain
-from tui.core.hints import placeholders
-from tui.core.humantime import clock, relative
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_of_slot
-from tui.core.overview import Overview, away_text
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region
+from tui.core.person.overview import Overview, away_text
 from tui.core.slots.state import MISSING, REVOKED, VALID, SlotStatus
-from tui.core.textwidth import cells, cut
-from tui.core.untrusted import one_line
+from tui.core.spec.hints import placeholders
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_of_slot
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region
+from tui.core.text.humantime import clock, relative
+from tui.core.text.i18n import _
+from tui.core.text.textwidth import cells, cut
+from tui.core.text.untrusted import one_line
 
 ACCOUNT_ROW = "account:"  # the id of a named account's row: account:<region>:<name>
 HOME_IDENTITY = 20  # characters of an identity on Home, so a slot's line fits 60 columns (the inspector has it all)

@@ -14,10 +14,10 @@ from tui.app.host import AppScreen
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.errors import EXIT_SIGN_IN
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.regions import Region
 from tui.core.signin.attempt import Outcome, SignIn
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 SUBTITLES = {  # the header's second part, per outcome
     "success": N_("success"),

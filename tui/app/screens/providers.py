@@ -34,9 +34,9 @@ from tui.core.config.read import parse_config
 from tui.core.config.restore import Restore, backup_path, restore_offer
 from tui.core.config.watch import DiskWatch
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.untrusted import clean, one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.untrusted import clean, one_line
 from tui.terminal.text import short_path
 
 

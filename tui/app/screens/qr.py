@@ -12,8 +12,8 @@ from textual.screen import ModalScreen
 from tui.app.screens.quit_key import QUIT_KEY, QuitKey
 from tui.app.widgets.qr import QRCode
 from tui.app.widgets.safe import OneLine
-from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 
 class QRScreen(ModalScreen[None], QuitKey):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.core.phrase import N_
+from tui.core.text.phrase import N_
 
 QUIT_KEY = Binding("ctrl+c", "quit_key", N_("Quit"), show=False)  # listed by help, not in the footer
 

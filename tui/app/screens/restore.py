@@ -11,11 +11,11 @@ from textual.app import App
 from tui.app.screens.confirm import ConfirmScreen
 from tui.core.config.restore import restore_offer
 from tui.core.credentials.locks import STOPPED_WAITING
+from tui.core.credentials.repairs import NotDone
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import said
-from tui.core.repairs import NotDone
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 Runner = Callable[[Callable[[], object], Callable[[object], None]], None]
 

@@ -30,13 +30,13 @@ from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRPane
 from tui.core.errors import EXIT_SIGN_IN
-from tui.core.i18n import _
-from tui.core.phrase import N_
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn
-from tui.core.untrusted import clean
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.untrusted import clean
 from tui.terminal.browser import (
     address_refusal,
     browser_commands,

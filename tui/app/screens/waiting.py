@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 from tui.app.widgets.safe import PlainStatic
 from tui.core.credentials.locks import STOPPED_WAITING, cancellable, reporting_to
+from tui.core.credentials.repairs import NotDone
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import said
-from tui.core.repairs import NotDone
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 
 class WaitsInAWorker:

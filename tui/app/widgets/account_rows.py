@@ -7,7 +7,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui.app.screens.home_text import ACCOUNT_ROW
-from tui.core.regions import Region
+from tui.core.spec.regions import Region
 
 
 class AccountRows(OptionList):

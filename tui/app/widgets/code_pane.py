@@ -12,10 +12,10 @@ from textual.style import Style
 from textual.widgets import LoadingIndicator, Static
 
 from tui.app.widgets.safe import OneLine, PlainStatic
-from tui.core.i18n import _
 from tui.core.signin.attempt import SignIn
-from tui.core.textwidth import cells, char_cells
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.textwidth import cells, char_cells
+from tui.core.text.untrusted import one_line
 
 HIDDEN_UNTIL_CODE = ("#uri", "#user-code", "#uri-complete", "#demo-page", "#ssh-note")
 

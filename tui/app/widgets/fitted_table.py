@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 
 from tui.app.widgets.columns import Column, widths
 from tui.app.widgets.safe import cell
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 Row = tuple[str, Sequence[str]]  # (the row's key, its cells)
 

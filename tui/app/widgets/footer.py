@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 COMPACT_BELOW = 100  # columns: under this the keys lose their padding
 PALETTE_BELOW = 90  # columns: under this the `^p palette` key is left out (ctrl+p still opens it)

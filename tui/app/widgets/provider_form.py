@@ -13,8 +13,8 @@ from textual.widgets import Input, Static, Switch
 from tui.app.widgets.safe import OneLine, PlainStatic
 from tui.app.widgets.text_field import TextField
 from tui.core.config.edit import BOOL_FIELDS, validate
-from tui.core.i18n import _
-from tui.core.phrase import N_
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 FORM = [
     ("base_url", "base_url"),

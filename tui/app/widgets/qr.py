@@ -6,7 +6,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.app.widgets.safe import plain
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 QUIET = 2  # quiet-zone modules around the code
 

@@ -8,8 +8,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.core.config.edit import mask_secrets
-from tui.core.i18n import _
-from tui.core.untrusted import clean
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import clean
 
 
 class RawConfig(VerticalScroll, can_focus=True):

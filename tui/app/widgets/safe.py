@@ -1,6 +1,6 @@
 """Untrusted text as inert Textual content: never parsed as markup, control characters replaced.
 
-`OneLine` and `cell` show one value as one printable line (`tui.core.untrusted.one_line`): a
+`OneLine` and `cell` show one value as one printable line (`tui.core.text.untrusted.one_line`): a
 newline in a server's address or a token's claim cannot draw a line of its own. `PlainStatic`
 shows a block whose line breaks are ours, each of its lines composed from one-line values.
 """
@@ -11,8 +11,8 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.core.textwidth import cells, char_cells, wrap
-from tui.core.untrusted import clean, one_line
+from tui.core.text.textwidth import cells, char_cells, wrap
+from tui.core.text.untrusted import clean, one_line
 
 
 def plain(text: object) -> Content:
@@ -25,7 +25,7 @@ def has_wide(text: str) -> bool:
 
 
 def laid_out(text: str, width: int) -> str:
-    """Lines wider than `width` cells broken by cell (`tui.core.textwidth.wrap`), under their own
+    """Lines wider than `width` cells broken by cell (`tui.core.text.textwidth.wrap`), under their own
     indent: Chinese breaks between characters, never inside a number and its unit; Textual alone
     breaks only at spaces, which Chinese has few of."""
     if width <= 0 or not has_wide(text):

@@ -9,17 +9,17 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from tui.app.widgets.safe import PlainStatic
+from tui.core.credentials.jwt import decode_claims
 from tui.core.credentials.slot import expires_at_of
-from tui.core.humantime import expiry, stamp
-from tui.core.i18n import _
-from tui.core.jwt import decode_claims
-from tui.core.overview import Overview
-from tui.core.phrase import said
-from tui.core.redact import is_secret_name, mask
+from tui.core.person.overview import Overview
 from tui.core.slots.advice import next_step
 from tui.core.slots.state import BROKEN, DANGLING, UNREADABLE, SlotStatus
-from tui.core.textwidth import cells
-from tui.core.untrusted import one_line
+from tui.core.text.humantime import expiry, stamp
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.redact import is_secret_name, mask
+from tui.core.text.textwidth import cells
+from tui.core.text.untrusted import one_line
 from tui.terminal.text import short_path
 
 TIME_CLAIMS = ("exp", "iat", "nbf", "auth_time")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from tui.cli.options import add_selector
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 
 def agent_flags(sub) -> None:

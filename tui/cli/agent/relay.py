@@ -26,15 +26,15 @@ from tui.core.agent.wire.protocol import Request
 from tui.core.config.kept import kept_note
 from tui.core.config.provider import provision_managed_provider
 from tui.core.errors import EXIT_TRANSIENT, AuthError
-from tui.core.i18n import _
-from tui.core.keys import region_key
-from tui.core.phrase import said
-from tui.core.regions import Region
-from tui.core.settings import REGIONS
 from tui.core.signals import stop_relay_on_signals
 from tui.core.slots.choice import select_for, storage_name_of
 from tui.core.slots.selector import Selector
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import region_key
+from tui.core.spec.regions import Region
+from tui.core.spec.settings import REGIONS
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 
 def run(ns) -> int:

@@ -23,11 +23,11 @@ from tui.core.agent.server import background, lifecycle, place
 from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
 from tui.core.agent.wire.protocol import Request
-from tui.core.i18n import _
-from tui.core.phrase import said
 from tui.core.system.process import alive, process, this_program
-from tui.core.timespec import parse_duration
-from tui.core.untrusted import one_line
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.timespec import parse_duration
+from tui.core.text.untrusted import one_line
 
 
 def run(ns) -> int:

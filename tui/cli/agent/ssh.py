@@ -29,13 +29,13 @@ from tui.core.agent.ssh.sshline import Usage, split, without_flag
 from tui.core.agent.wire.naming import forwarded_socket, ident_of
 from tui.core.agent.wire.protocol import Request
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import N_, said
-from tui.core.settings import REGIONS
 from tui.core.signals import forwarding_to
 from tui.core.slots.accounts import name_problem
 from tui.core.slots.lookup import find
-from tui.core.untrusted import one_line
+from tui.core.spec.settings import REGIONS
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, said
+from tui.core.text.untrusted import one_line
 
 SSH_FAILED = 255
 

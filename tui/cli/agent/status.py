@@ -13,11 +13,11 @@ from tui.core.agent.client.through import selector_request
 from tui.core.agent.client.trouble import unfit
 from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import expires_at_of
-from tui.core.humantime import expiry
-from tui.core.i18n import _
-from tui.core.keys import named_account_label
 from tui.core.slots.state import LABELS
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import named_account_label
+from tui.core.text.humantime import expiry
+from tui.core.text.i18n import _
+from tui.core.text.untrusted import one_line
 
 
 def where_served(ns) -> Served:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from tui.core.humantime import relative
-from tui.core.i18n import _
-from tui.core.keys import named_account_label
-from tui.core.phrase import N_
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import named_account_label
+from tui.core.text.humantime import relative
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
+from tui.core.text.untrusted import one_line
 
 SHOWN_EVENTS = 50
 WORDS = {  # the agent's events and outcomes, said in the reader's language (the events keep English)

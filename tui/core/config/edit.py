@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from tui.core import paths
 from tui.core.config.guard import config_edit
 from tui.core.config.provider import providers_table, write_config_text
 from tui.core.config.read import CONFIG_LABEL, decode_config, parse_config, read_config_raw
-from tui.core.digest import sha256_hex
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import atomic_write
 from tui.core.files.regular import MAX_FILE
 from tui.core.http import insecure_reason
-from tui.core.i18n import _
-from tui.core.keys import resolve_storage_name
-from tui.core.redact import is_secret_name, mask
+from tui.core.spec import paths
+from tui.core.spec.digest import sha256_hex
+from tui.core.spec.keys import resolve_storage_name
+from tui.core.text.i18n import _
+from tui.core.text.redact import is_secret_name, mask
 
 # Fields a person edits, and how they are stored.
 TEXT_FIELDS = ("base_url", "api_key", "note")

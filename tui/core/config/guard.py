@@ -13,12 +13,12 @@ import os
 import time
 from collections.abc import Iterator
 
-from tui.core import paths
 from tui.core.credentials.locks import lock_timeout, pause, report_wait
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
-from tui.core.phrase import N_, Phrase, said
+from tui.core.spec import paths
 from tui.core.system.locks import try_lock
+from tui.core.text.phrase import N_, Phrase, said
 
 WAIT = 15.0  # seconds: an edit of ours takes milliseconds; longer means a stopped process holds it
 STEP = 0.02

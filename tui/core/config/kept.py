@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from tui.core.config.read import parse_config_readonly
 from tui.core.errors import AuthError
-from tui.core.keys import MANAGED_PROVIDER
-from tui.core.phrase import N_, Phrase
+from tui.core.spec.keys import MANAGED_PROVIDER
+from tui.core.text.phrase import N_, Phrase
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

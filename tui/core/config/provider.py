@@ -9,7 +9,6 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from tui.core import paths
 from tui.core.config.guard import config_edit
 from tui.core.config.kept import Kept, api_key_of_managed, keep
 from tui.core.config.read import (
@@ -21,14 +20,15 @@ from tui.core.config.read import (
 )
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write, ensure_private_dir
-from tui.core.keys import (  # MANAGED_PROVIDER: a name of the core API
+from tui.core.spec import paths
+from tui.core.spec.keys import (  # MANAGED_PROVIDER: a name of the core API
     HOST_SPELLINGS,
     MANAGED_PROVIDER,
     account_of_slot,
     resolve_storage_name,
 )
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region, parse_region
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region, parse_region
 
 PROVIDER_TYPE = "assistant"
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import sys
 
-from tui.core import paths
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import MANAGED_PROVIDER
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.spec.keys import MANAGED_PROVIDER
+from tui.core.text.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # no `typing`, no `pathlib`: the token path reads config.toml through here
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ BOM = "\ufeff"
 
 def config_error(detail: object, path: pathlib.Path | None = None) -> AuthError:
     """The spec's message for an unreadable config.toml, with the file to fix as the next step."""
-    from tui.core.hints import damaged_config  # lazy: off token's path
+    from tui.core.spec.hints import damaged_config  # lazy: off token's path
 
     return AuthError(f"Failed to read {CONFIG_LABEL} config: {detail}", damaged_config(path or paths.config_file()))
 
@@ -348,7 +348,7 @@ def parsed_and_problem(text: str) -> tuple[dict[str, Any], AuthError | None]:
 
 def holds_secret(node: object) -> bool:
     """A non-empty value under a secret name (api_key, …) anywhere in the parsed config."""
-    from tui.core.redact import is_secret_name  # lazy: off token's path
+    from tui.core.text.redact import is_secret_name  # lazy: off token's path
 
     if isinstance(node, dict):
         return any((is_secret_name(k) and isinstance(v, str) and v) or holds_secret(v) for k, v in node.items())

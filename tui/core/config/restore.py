@@ -17,16 +17,16 @@ import stat
 import time
 from dataclasses import dataclass
 
-from tui.core import paths
 from tui.core.config.edit import mask_secrets, masked_diff
 from tui.core.config.guard import config_edit
 from tui.core.config.read import BOM, decode_config, parse_config, parse_config_readonly
+from tui.core.credentials.repairs import CHANGED, NotDone, Repair
 from tui.core.credentials.slot import corrupt_name
 from tui.core.errors import AuthError
 from tui.core.files.atomic import atomic_write
 from tui.core.files.regular import MAX_FILE, read_regular_stat
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import CHANGED, NotDone, Repair
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 BACKUP_SUFFIX = ".bak"
 

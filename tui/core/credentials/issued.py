@@ -31,7 +31,7 @@ class Granted:
 
     def fields(self) -> dict[str, object]:
         """What an agent's token answer carries (`protocol.TOKEN_FIELDS`)."""
-        from tui.core.jwt import identity_of  # lazy: off token's valid path
+        from tui.core.credentials.jwt import identity_of  # lazy: off token's valid path
 
         region = _region(self.slot)
         return {
@@ -45,7 +45,7 @@ class Granted:
     def record(self, now: float | None = None) -> dict[str, object]:
         """`token --json`: the token with its expiry, the seconds left `now` (not the file's
         `expires_in`), and which slot, region and account it is."""
-        from tui.core.keys import account_of_slot  # lazy: off token's valid path
+        from tui.core.spec.keys import account_of_slot  # lazy: off token's valid path
 
         current = time.time() if now is None else now
         named = account_of_slot(self.slot) if self.slot else None
@@ -76,7 +76,7 @@ def from_answer(answer: Mapping[str, Any], token: str) -> Granted:
 
 
 def _region(slot: str) -> str | None:
-    from tui.core.keys import region_of_slot  # lazy: off token's valid path
+    from tui.core.spec.keys import region_of_slot  # lazy: off token's valid path
 
     region = region_of_slot(slot) if slot else None
     return None if region is None else region.value

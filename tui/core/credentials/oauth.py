@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tui.core.credentials.slot import usable_token
 from tui.core.files import jsonutil
-from tui.core.redact import register_token_fields
+from tui.core.text.redact import register_token_fields
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover

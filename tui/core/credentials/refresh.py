@@ -37,8 +37,8 @@ from tui.core.credentials.valid import (  # the valid path, on its own: `token` 
     target as _target,
 )
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import login_command
-from tui.core.phrase import N_, Phrase
+from tui.core.spec.keys import login_command
+from tui.core.text.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,10 +48,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
     import httpx
 
-    from tui.core.context import OAuthRef
     from tui.core.credentials.drive import Steps
     from tui.core.files.atomic import Reserved
     from tui.core.http import Response
+    from tui.core.spec.context import OAuthRef
 
 
 def _log() -> logging.Logger:
@@ -221,8 +221,8 @@ def _refresh_steps(
     _refuse_before_waiting(creds, storage_name, ttl, min_ttl)
     # Still short-lived (or a forced refresh with nothing new): refresh with the refresh token in
     # the file now, which is the adopted one when another tool rotated it.
-    from tui.core.redact import register_token_fields  # lazy: off token's path
-    from tui.core.settings import client_id  # lazy: off token's path
+    from tui.core.spec.settings import client_id  # lazy: off token's path
+    from tui.core.text.redact import register_token_fields  # lazy: off token's path
 
     register_token_fields(creds)
     refresh_token = creds.get("refresh_token")
@@ -242,8 +242,8 @@ def _refresh_steps(
 
 def _room_for_the_answer(storage_name: str, creds: dict[str, Any]) -> Reserved:
     from tui.core.credentials.slot import dump, reserve_room  # lazy: off token's path
-    from tui.core.limits import room_for_answer  # lazy: off token's path
-    from tui.core.paths import credentials_path  # lazy: off token's path
+    from tui.core.spec.limits import room_for_answer  # lazy: off token's path
+    from tui.core.spec.paths import credentials_path  # lazy: off token's path
 
     try:
         return reserve_room(storage_name, creds)
@@ -286,7 +286,7 @@ def _send_and_keep(
 ) -> Steps:
     """Send the refresh and keep its answer (spec 4.3, 4.6), as steps of `_refresh_steps`."""
     from tui.core.credentials.oauth import oauth_error_code, parse_token_response  # lazy: off token's path
-    from tui.core.redact import excerpt  # lazy: off token's path
+    from tui.core.text.redact import excerpt  # lazy: off token's path
 
     response = yield Send(endpoint, form)
     if response is None:  # pragma: no cover - every driver answers a Send
@@ -329,7 +329,7 @@ def _store_answer(
 ) -> Generator[Send | Pause, Response | None, None]:
     """The answer into the room proved before sending; should that still fail, a few more tries
     (the disk may be freed meanwhile), then never success: what was lost, and what to do."""
-    from tui.core.paths import credentials_path  # lazy: off token's path
+    from tui.core.spec.paths import credentials_path  # lazy: off token's path
 
     problem = OSError("not written")
     for attempt in range(WRITE_TRIES):

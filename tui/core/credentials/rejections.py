@@ -16,8 +16,8 @@ import os
 import time
 from typing import Any
 
-from tui.core.digest import sha256_hex
 from tui.core.files import ownfiles
+from tui.core.spec.digest import sha256_hex
 
 DIRECTORY = "rejected"
 

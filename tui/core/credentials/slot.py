@@ -7,11 +7,11 @@ import os
 import time
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core import paths
 from tui.core.errors import AuthError, Problem
 from tui.core.files import jsonutil
-from tui.core.keys import login_command
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.spec.keys import login_command
+from tui.core.text.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs milliseconds on the token path
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,7 +218,7 @@ def _not_yours(path: str, exc: OSError) -> AuthError:
 
 
 def _damaged(message: str, path: str | pathlib.Path, storage_name: str) -> AuthError:
-    from tui.core.hints import damaged_file  # lazy: off token's path
+    from tui.core.spec.hints import damaged_file  # lazy: off token's path
 
     return AuthError(message, damaged_file(path, login_command(storage_name)), kind=Problem.DAMAGED)
 
@@ -257,7 +257,7 @@ def reserve_room(storage_name: str, current: object = None) -> Reserved:
     (`limits.room_for_answer`; `current` is the file's parsed content, read here when not given),
     flushed. OSError (a full disk, a file-size limit) when it cannot be: then nothing is sent."""
     from tui.core.files.atomic import Reserved, ensure_private_dir  # lazy: off token's path
-    from tui.core.limits import room_for_answer  # lazy: off token's path
+    from tui.core.spec.limits import room_for_answer  # lazy: off token's path
 
     path = paths.credentials_path(storage_name)
     ensure_private_dir(path.parent)

@@ -9,14 +9,14 @@ from _collections_abc import Mapping  # not collections.abc: one module less on 
 
 from tui.core.credentials.slot import EXPIRY_LEEWAY as LEEWAY, fresh, load_credentials, usable_token
 from tui.core.errors import AuthError
-from tui.core.keys import context_fields, login_command, refuse_foreign_fallback
-from tui.core.phrase import N_, Phrase
+from tui.core.spec.keys import context_fields, login_command, refuse_foreign_fallback
+from tui.core.text.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from tui.core.context import OAuthRef
+    from tui.core.spec.context import OAuthRef
 
 SIGN_IN_AGAIN_HINT = N_("Sign in again with `{command}`.")
 

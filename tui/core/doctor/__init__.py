@@ -1,5 +1,6 @@
 """`doctor`: named checks of the network path, the files, config.toml and the credentials."""
 
+from tui.core.credentials.repairs import Repair
 from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check, exit_code
 from tui.core.doctor.report import (
     SCHEMA_VERSION,
@@ -11,7 +12,6 @@ from tui.core.doctor.report import (
     to_json,
 )
 from tui.core.doctor.runner import apply_repair, local_checks, recheck, run_doctor
-from tui.core.repairs import Repair
 
 __all__ = [
     "FAIL",

@@ -5,12 +5,12 @@ named one. The files themselves (kind, owner, mode, parse) are `files.slot.*`'s 
 from __future__ import annotations
 
 from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.keys import DEFAULT_ACCOUNT
-from tui.core.overview import Overview
-from tui.core.phrase import N_, Phrase
+from tui.core.person.overview import Overview
 from tui.core.slots.accounts import Account, account_label, switch_to_another
 from tui.core.slots.advice import next_step, sign_in_or_switch
 from tui.core.slots.state import slot_title
+from tui.core.spec.keys import DEFAULT_ACCOUNT
+from tui.core.text.phrase import N_, Phrase
 
 ACTIVE = "accounts.active"
 

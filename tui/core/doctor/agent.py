@@ -9,7 +9,7 @@ from tui.core.agent.client.ask import on_a_server
 from tui.core.agent.client.source import AGENT_HERE, served
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.doctor.model import FAIL, OK, Check
-from tui.core.phrase import N_, Phrase
+from tui.core.text.phrase import N_, Phrase
 
 NAME = "agent.socket"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import email.utils
 
 from tui.core.doctor.model import FAIL, OK, SKIP, WARN, Check
-from tui.core.phrase import N_, Phrase
+from tui.core.text.phrase import N_, Phrase
 
 CLOCK_WARN = 30  # seconds: the expiry leeway
 CLOCK_FAIL = 300  # seconds

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tui.core import paths, settings
 from tui.core.config.edit import edit_provider
 from tui.core.config.guard import config_edit
 from tui.core.config.provider import write_config_text
@@ -19,19 +18,20 @@ from tui.core.config.read import (
 )
 from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.refresh import refresh_access_token
+from tui.core.credentials.repairs import CHANGED, NotDone, Repair, fix_mode, seen
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.models import check_models
 from tui.core.errors import AuthError
 from tui.core.files.access import give_back_step
-from tui.core.keys import MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
-from tui.core.overview import Overview
-from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region
-from tui.core.repairs import CHANGED, NotDone, Repair, fix_mode, seen
-from tui.core.settings import REGIONS
+from tui.core.person.overview import Overview
 from tui.core.slots.accounts import accounts_in
 from tui.core.slots.advice import next_step, sign_in_or_switch
 from tui.core.slots.choice import inferred_hosts, provider_selection, storage_name_of
+from tui.core.spec import paths, settings
+from tui.core.spec.keys import MANAGED_PROVIDER, account_of_slot, made_for, ref_fields
+from tui.core.spec.regions import Region
+from tui.core.spec.settings import REGIONS
+from tui.core.text.phrase import N_, Phrase
 
 if TYPE_CHECKING:
     import httpx

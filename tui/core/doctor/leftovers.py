@@ -9,17 +9,13 @@ import stat
 import time
 from typing import Any
 
-from tui.core import paths
 from tui.core.credentials.locks import (
     DirLockState,
     age_text,
     dir_lock_state,
     is_stale,
 )
-from tui.core.doctor.local import NO_LINKS, entries
-from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import (
+from tui.core.credentials.repairs import (
     Repair,
     Seen,
     older_than,
@@ -27,8 +23,12 @@ from tui.core.repairs import (
     remove_stale_lock,
     unheld,
 )
+from tui.core.doctor.local import NO_LINKS, entries
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.spec import paths
 from tui.core.system.locks import held, holder, program
-from tui.core.untrusted import one_line
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.untrusted import one_line
 
 REMOVE_IT = Phrase(N_("Remove it."))
 EVERY_REFRESH_FAILS = N_("{lock}: every refresh of the slot fails until it is gone.")

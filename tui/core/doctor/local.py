@@ -4,7 +4,7 @@
 Repairs change one thing each and lose nothing: modes, a missing `oauthHost` written back,
 an unparsable file moved aside, leftover temp files and old `*.json.lock` files removed, a stale
 `oauth/<name>.lock` directory (mtime older than 5 s or in the future) removed. Each goes through
-`tui.core.repairs`, which re-checks the same object right before acting and never follows a link.
+`tui.core.credentials.repairs`, which re-checks the same object right before acting and never follows a link.
 A `credentials/<name>.lock` flock file is never deleted: that would break mutual exclusion for
 whoever holds it.
 """
@@ -16,14 +16,7 @@ import pathlib
 import stat
 from typing import Any
 
-from tui.core import paths
-from tui.core.credentials.slot import parse_credentials, read_text
-from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.errors import AuthError
-from tui.core.files.access import DANGLING_FIX, give_back_step, home_blocked
-from tui.core.identity import read_device_id
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import (
+from tui.core.credentials.repairs import (
     Repair,
     Seen,
     fix_mode,
@@ -31,6 +24,13 @@ from tui.core.repairs import (
     move_aside,
     seen,
 )
+from tui.core.credentials.slot import parse_credentials, read_text
+from tui.core.doctor.model import FAIL, OK, WARN, Check
+from tui.core.errors import AuthError
+from tui.core.files.access import DANGLING_FIX, give_back_step, home_blocked
+from tui.core.files.identity import read_device_id
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 NO_LINKS = Phrase(N_("doctor changes nothing through a symbolic link"))
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core.repairs import (
-    Repair,  # every repair of a check goes through tui.core.repairs
+from tui.core.credentials.repairs import (
+    Repair,  # every repair of a check goes through tui.core.credentials.repairs
 )
 from tui.core.slots.state import slot_title
-from tui.core.untrusted import one_line
+from tui.core.text.untrusted import one_line
 
 SLOT_CHECKS = ("credentials.", "files.slot.")  # checks named after a slot's file
 FINDING_WIDTH = 1000  # characters of a finding's one line (paths can be long)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.core import paths
 from tui.core.config.guard import config_edit
 from tui.core.config.provider import write_config_text
 from tui.core.config.read import parse_config, parse_config_readonly, read_config_text
+from tui.core.credentials.repairs import CHANGED, NotDone, Repair
 from tui.core.doctor.model import FAIL, OK, Check
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import CHANGED, NotDone, Repair
-from tui.core.untrusted import one_line
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.untrusted import one_line
 
 EDIT_IT = N_("Set default_model in {path} by hand to a model it has ({models}).")
 

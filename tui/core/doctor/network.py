@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from tui import __version__
-from tui.core import settings
 from tui.core.doctor.clock import clock_check
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.tls import ms_since, tls_check
 from tui.core.http import insecure_reason
-from tui.core.phrase import N_, Phrase
-from tui.core.redact import redact
+from tui.core.spec import settings
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
 HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}

@@ -8,15 +8,15 @@ import socket
 from importlib import metadata
 from typing import Any
 
-from tui.core import paths
+from tui.core.credentials.jwt import decode_claims
 from tui.core.doctor.model import Check
-from tui.core.i18n import _, ngettext
-from tui.core.jwt import decode_claims
-from tui.core.phrase import N_, said
-from tui.core.redact import redact
 from tui.core.slots.state import list_slots
-from tui.core.textwidth import cells
-from tui.core.untrusted import one_line
+from tui.core.spec import paths
+from tui.core.text.i18n import _, ngettext
+from tui.core.text.phrase import N_, said
+from tui.core.text.redact import redact
+from tui.core.text.textwidth import cells
+from tui.core.text.untrusted import one_line
 
 SCHEMA_VERSION = 1  # of `doctor --json` and `--report`
 

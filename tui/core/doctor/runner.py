@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tui.core.credentials.repairs import NotDone
 from tui.core.doctor.accounts import check_accounts
 from tui.core.doctor.agent import check_agent_socket
 from tui.core.doctor.config import check_config, check_credentials, probe_refresh
@@ -17,12 +18,11 @@ from tui.core.doctor.network import probe_region
 from tui.core.doctor.signin_records import check_signin_records
 from tui.core.doctor.trust import check_ca
 from tui.core.errors import AuthError
-from tui.core.i18n import in_english, in_the_readers_language
-from tui.core.overview import overview
-from tui.core.phrase import N_, Phrase
-from tui.core.redact import redact
-from tui.core.repairs import NotDone
-from tui.core.settings import REGIONS
+from tui.core.person.overview import overview
+from tui.core.spec.settings import REGIONS
+from tui.core.text.i18n import in_english, in_the_readers_language
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.redact import redact
 
 if TYPE_CHECKING:
     import httpx

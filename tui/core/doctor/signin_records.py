@@ -7,10 +7,7 @@ import os
 import pathlib
 import stat
 
-from tui.core.doctor.local import NO_LINKS, chmod_repair, entries
-from tui.core.doctor.model import FAIL, OK, WARN, Check
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import (
+from tui.core.credentials.repairs import (
     Repair,
     Seen,
     link_target,
@@ -18,8 +15,11 @@ from tui.core.repairs import (
     remove_odd_entry,
     seen,
 )
+from tui.core.doctor.local import NO_LINKS, chmod_repair, entries
+from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.signin import follow, ondisk
 from tui.core.signin.place import ODD, wrong_kind
+from tui.core.text.phrase import N_, Phrase
 
 
 def check_signin_records() -> list[Check]:

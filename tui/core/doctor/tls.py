@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.x509 import CertInfo, from_ssl_dict, parse_certificate
-from tui.core.phrase import N_, Phrase
+from tui.core.text.phrase import N_, Phrase
 
 Reconnect = Callable[[], socket.socket]  # a new connection to the host
 

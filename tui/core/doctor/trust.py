@@ -7,7 +7,7 @@ import certifi
 
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.http import TRUST_FIX, trust_setting
-from tui.core.phrase import N_, Phrase
+from tui.core.text.phrase import N_, Phrase
 
 DEFAULT_BUNDLE = Phrase(N_("the default bundle (certifi)"))
 

@@ -15,10 +15,10 @@ import pathlib
 import stat
 from dataclasses import dataclass
 
-from tui.core import paths
 from tui.core.errors import AuthError, Problem
 from tui.core.files.owner import give_back, not_mine, whose
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 NOT_YOURS = N_("{path} belongs to {owner}: you cannot write there (a first sign-in run with sudo?)")
 NO_WRITE = N_("{path} cannot be written: {reason}")

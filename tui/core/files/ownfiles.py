@@ -11,7 +11,7 @@ import stat
 from collections.abc import Iterator
 from typing import Any
 
-from tui.core import paths
+from tui.core.spec import paths
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)

@@ -9,9 +9,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui.core.regions import Region, parse_region
 from tui.core.signin.protocol import PollStatus, poll_for_tokens
 from tui.core.signin.store import save_signin
+from tui.core.spec.regions import Region, parse_region
 
 if TYPE_CHECKING:
     import httpx

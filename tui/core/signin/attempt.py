@@ -37,11 +37,6 @@ from typing import TYPE_CHECKING
 
 from tui.core.errors import AuthError
 from tui.core.http import REQUEST_TIMEOUT
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT
-from tui.core.redact import redact
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region
 from tui.core.signin import follow, kept
 from tui.core.signin.protocol import (
     DeviceAuthorization,
@@ -52,7 +47,12 @@ from tui.core.signin.protocol import (
 )
 from tui.core.signin.saves import Saving
 from tui.core.signin.state import EVENTS, TRANSITIONS, InvalidTransition, Outcome, Phase, failed, outcome_for
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import DEFAULT_ACCOUNT
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.redact import redact
+from tui.core.text.untrusted import one_line
 
 if TYPE_CHECKING:
     import httpx

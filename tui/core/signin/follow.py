@@ -34,9 +34,9 @@ import time
 from dataclasses import dataclass
 
 from tui.core.files import ownfiles
-from tui.core.regions import Region
 from tui.core.signin.place import DIRECTORY, DISCARD, LEASE_FILES, file_name, record_name, wrong
 from tui.core.signin.record import ENDED, PENDING, REQUESTING, STATES, Record
+from tui.core.spec.regions import Region
 from tui.core.system.locks import try_lock
 
 KEEP = 24 * 3600  # seconds an ended or stale record is kept

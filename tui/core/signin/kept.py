@@ -13,9 +13,9 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tui.core import paths
-from tui.core.digest import sha256_hex
 from tui.core.files import ownfiles
+from tui.core.spec import paths
+from tui.core.spec.digest import sha256_hex
 
 LIFETIME = 24 * 3600.0  # seconds a kept approval is offered (a refresh token older than that is likely spent)
 

@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable
 
 from tui.core.errors import AuthError
 from tui.core.files.access import refusal, slot_blocked
-from tui.core.keys import DEFAULT_ACCOUNT, account_slot
-from tui.core.regions import Region
 from tui.core.signin.shared import Shared
 from tui.core.signin.state import TRANSITIONS, InvalidTransition, Outcome, Phase
 from tui.core.signin.view import AttemptView
 from tui.core.slots.state import signed_in_as, slot_status
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
+from tui.core.spec.regions import Region
 
 
 class Moves(AttemptView):

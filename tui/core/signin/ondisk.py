@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 
 from tui.core.files import ownfiles
-from tui.core.regions import Region
 from tui.core.signin.place import DIRECTORY, record_name
+from tui.core.spec.regions import Region
 
 TYPE_CHECKING = False  # not `from typing import`: nothing of this module needs typing at run time
 if TYPE_CHECKING:  # pragma: no cover

@@ -23,11 +23,11 @@ import os
 import stat
 
 from tui.core.files import ownfiles
-from tui.core.phrase import N_, Phrase
+from tui.core.text.phrase import N_, Phrase
 
 TYPE_CHECKING = False  # not `from typing import`: names only
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.regions import Region
+    from tui.core.spec.regions import Region
 
 DIRECTORY = "signin"
 RECORD, LOCK, LEASE, DISCARD = ".json", ".lock", ".lease", ".discard"

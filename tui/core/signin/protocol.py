@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.core.credentials.oauth import oauth_error_code, parse_token_response
 from tui.core.errors import AuthError
 from tui.core.files import jsonutil
-from tui.core.hints import refused, server_trouble
+from tui.core.files.identity import identity_headers
 from tui.core.http import Response, client_scope, post_form
-from tui.core.identity import identity_headers
-from tui.core.redact import excerpt, register_secret
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region, parse_region
-from tui.core.settings import client_id
+from tui.core.spec.hints import refused, server_trouble
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region, parse_region
+from tui.core.spec.settings import client_id
+from tui.core.text.redact import excerpt, register_secret
 
 if TYPE_CHECKING:
     import httpx

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_ACCOUNT, account_slot, login_command, valid_account_name
-from tui.core.regions import Region
-from tui.core.settings import REGIONS
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot, login_command, valid_account_name
+from tui.core.spec.regions import Region
+from tui.core.spec.settings import REGIONS
+from tui.core.text.i18n import _
 
 REQUESTING, PENDING, ENDED = "requesting", "pending", "ended"
 STATES = (REQUESTING, PENDING, ENDED)

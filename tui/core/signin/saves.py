@@ -8,11 +8,11 @@ from typing import Any
 from tui.core.config.kept import kept_note
 from tui.core.config.read import exposure
 from tui.core.errors import AuthError
-from tui.core.phrase import said
 from tui.core.signin import kept
 from tui.core.signin.moves import Moves
 from tui.core.signin.saving import Approval
 from tui.core.signin.state import Outcome, Phase, failed, outcome_for
+from tui.core.text.phrase import said
 
 
 class Saving(Moves):

@@ -15,11 +15,11 @@ from typing import Any
 from tui.core.config.kept import Kept
 from tui.core.credentials.locks import reporting_to
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import login_command
-from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region
 from tui.core.signin import kept
 from tui.core.signin.store import save_signin_keeping, slot_of
+from tui.core.spec.keys import login_command
+from tui.core.spec.regions import Region
+from tui.core.text.phrase import N_, Phrase
 
 
 class Approval:

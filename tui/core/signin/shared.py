@@ -8,10 +8,10 @@ import os
 import time
 from dataclasses import dataclass, replace
 
-from tui.core.regions import Region
 from tui.core.signin import follow
 from tui.core.signin.state import Outcome
 from tui.core.slots.state import slot_status
+from tui.core.spec.regions import Region
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tui.core.regions import Region
 from tui.core.signin.follow import ENDED, PENDING, Lease, Record, RecordProblem, is_pending, read, remove
+from tui.core.spec.regions import Region
 
 
 def polled(region: Region) -> bool:

@@ -7,9 +7,9 @@ import enum
 from dataclasses import dataclass
 
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.phrase import N_
 from tui.core.signin.protocol import POLL_BUDGET
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_
 
 EVENTS = ("following", "resumed", "code", "poll", "slow_down", "saving", "finished")
 MINUTES = POLL_BUDGET // 60

@@ -24,10 +24,10 @@ from tui.core.credentials import rejections
 from tui.core.credentials.locks import hold_slot, hold_slot_sync
 from tui.core.credentials.slot import write_merged
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import DEFAULT_ACCOUNT, account_key, resolve_storage_name
-from tui.core.paths import credentials_path
-from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region, parse_region
+from tui.core.spec.keys import DEFAULT_ACCOUNT, account_key, resolve_storage_name
+from tui.core.spec.paths import credentials_path
+from tui.core.spec.regions import Region, parse_region
+from tui.core.text.phrase import N_, Phrase
 
 PURPOSE = Phrase(N_("saving the sign-in"))
 

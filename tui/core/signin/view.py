@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tui.core.humantime import clock
-from tui.core.i18n import _, ngettext
-from tui.core.regions import Region
 from tui.core.signin.protocol import POLL_BUDGET, DeviceAuthorization, PollStatus
 from tui.core.signin.record import Record
 from tui.core.signin.shared import Progress, Shared
 from tui.core.signin.state import Outcome, Phase
+from tui.core.spec.regions import Region
+from tui.core.text.humantime import clock
+from tui.core.text.i18n import _, ngettext
 
 
 class AttemptView:

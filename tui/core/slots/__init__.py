@@ -1,4 +1,4 @@
-"""The slot concept above the key rules (`tui.core.keys`) and config.toml (`tui.core.config`): the
+"""The slot concept above the key rules (`tui.core.spec.keys`) and config.toml (`tui.core.config`): the
 choice of slot for a command (choice), the classification of a slot's state (state), switching
 the managed provider (switch) and the repairs (repair).
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.i18n import _
-from tui.core.keys import (
+from tui.core.slots.state import MISSING, SlotStatus
+from tui.core.spec.keys import (
     ACCOUNT_NAME_MAX,
     DEFAULT_ACCOUNT,
     AccountRef,
     account_of_slot,
     valid_account_name,
 )
-from tui.core.regions import Region
-from tui.core.slots.state import MISSING, SlotStatus
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
 
 
 def name_problem(name: object) -> str | None:

@@ -4,12 +4,12 @@ of another slot than the one it is about."""
 
 from __future__ import annotations
 
-from tui.core import paths
 from tui.core.files.owner import give_back
-from tui.core.keys import login_command
-from tui.core.phrase import N_, Phrase
 from tui.core.slots.accounts import Account, switch_to_another
 from tui.core.slots.state import BROKEN, DANGLING, MISSING, UNREADABLE, SlotStatus
+from tui.core.spec import paths
+from tui.core.spec.keys import login_command
+from tui.core.text.phrase import N_, Phrase
 
 SIGN_IN = N_("To sign in: {command}")
 REJECTED = N_("To sign in again (the server rejected the refresh token): {command}")

@@ -6,7 +6,6 @@ the standard library's `tomllib`; never tomlkit.
 
 from __future__ import annotations
 
-from tui.core import paths, settings
 from tui.core.config.read import (
     config_or_empty,
     config_text_and_problem,
@@ -17,16 +16,17 @@ from tui.core.config.read import (
     scan_managed_provider,
 )
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import MANAGED_PROVIDER, context_fields
+from tui.core.spec import paths, settings
+from tui.core.spec.keys import MANAGED_PROVIDER, context_fields
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any
 
-    from tui.core.context import OAuthRef
-    from tui.core.regions import Region
     from tui.core.slots.selector import Selector
+    from tui.core.spec.context import OAuthRef
+    from tui.core.spec.regions import Region
 
 
 class Selection:
@@ -65,7 +65,7 @@ def explain_for(exc: AuthError, selection: Selection | None, selector: Selector 
     slot named by `selector` (`--slot`) that has no file is an unknown slot (`failure_kind`)."""
     if selector is not None and selector.failure_kind(exc.kind) != exc.kind:
         exc.kind = selector.failure_kind(exc.kind)
-        from tui.core.phrase import N_, Phrase  # lazy: the failure path only
+        from tui.core.text.phrase import N_, Phrase  # lazy: the failure path only
 
         exc.hint = Phrase(N_("No slot named {slot} here: `assistant-auth status` lists the slots."), slot=selector.slot)
     if selection is not None and not exc.hint and exc.kind == Problem.INVALID_KEY:
@@ -96,7 +96,7 @@ def provider_entry_selection(oauth: object, base_url: str, label: str, untrusted
     """A provider's `oauth` table (either host spelling) and base as a Selection, with the host
     inferred from a scoped key when the table names none (README: a deliberate deviation).
     A host the table names, from a file others can write, is refused (`Selection.refusal`)."""
-    from tui.core.keys import provider_ref, ref_fields  # lazy: off token's path
+    from tui.core.spec.keys import provider_ref, ref_fields  # lazy: off token's path
 
     table = oauth if isinstance(oauth, dict) else None
     ref, inferred = provider_ref(table, base_url)
@@ -137,11 +137,11 @@ def select(
     if provider:
         return provider_selection(provider)
     if slot:
-        from tui.core.keys import resolve_storage_name  # lazy: off token's path
+        from tui.core.spec.keys import resolve_storage_name  # lazy: off token's path
 
         return selection_for_slot(resolve_storage_name(slot))
     if region:
-        from tui.core.keys import region_storage_name  # lazy: off token's path
+        from tui.core.spec.keys import region_storage_name  # lazy: off token's path
 
         return selection_for_slot(region_storage_name(region.strip().lower()))
     if base_url is not None or key or oauth_host:
@@ -233,10 +233,10 @@ def inferred_hosts(config: dict[str, Any] | None = None) -> dict[str, str]:
 def selection_for_slot(storage_name: str) -> Selection:
     """How to refresh a slot found on disk: a provider that uses it, else the region it belongs
     to, else its own key against the cn host."""
-    from tui.core.context import OAuthRef  # lazy: off token's path
-    from tui.core.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name  # lazy: off token's path
-    from tui.core.region_endpoints import endpoints  # lazy: off token's path
-    from tui.core.regions import Region  # lazy: off token's path
+    from tui.core.spec.context import OAuthRef  # lazy: off token's path
+    from tui.core.spec.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name  # lazy: off token's path
+    from tui.core.spec.region_endpoints import endpoints  # lazy: off token's path
+    from tui.core.spec.regions import Region  # lazy: off token's path
 
     config = config_or_empty()  # read and parsed once for both lookups
     users = providers_by_slot(config)
@@ -258,14 +258,14 @@ def selection_for_slot(storage_name: str) -> Selection:
 def account_selection(region: str, name: str) -> Selection:
     """Account `name` of `region` ("cn", "global"): its slot's key, refreshed at that region's
     host (from the settings, as `regions.endpoints` gives them: `token --account` loads no more)."""
-    from tui.core.keys import account_key  # lazy: off token's path
+    from tui.core.spec.keys import account_key  # lazy: off token's path
 
     ref = {"key": account_key(region, name), "oauthHost": settings.oauth_host(region) if region == "global" else None}
     return Selection(ref, settings.base_url(region), f"account {name} ({region})")
 
 
 def region_for_slot(storage_name: str) -> Region:
-    from tui.core.keys import region_of_slot  # lazy: off token's path
-    from tui.core.regions import Region  # lazy: off token's path
+    from tui.core.spec.keys import region_of_slot  # lazy: off token's path
+    from tui.core.spec.regions import Region  # lazy: off token's path
 
     return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 
-from tui.core import paths
 from tui.core.errors import AuthError, Problem
-from tui.core.keys import account_slot
-from tui.core.phrase import N_, Phrase
-from tui.core.settings import REGIONS
+from tui.core.spec import paths
+from tui.core.spec.keys import account_slot
+from tui.core.spec.settings import REGIONS
+from tui.core.text.phrase import N_, Phrase
 
 
 def regions_with(name: str) -> list[str]:

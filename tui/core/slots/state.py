@@ -9,19 +9,19 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tui.core import paths
 from tui.core.credentials import rejections
+from tui.core.credentials.jwt import IDENTITY_WIDTH, identity_of
 from tui.core.credentials.slot import expires_at_of, field_problem, is_expired, is_tombstone, usable_token
 from tui.core.files import jsonutil
 from tui.core.files.access import Blocked
+from tui.core.files.identity import read_device_id
 from tui.core.files.owner import give_back, not_mine, whose
 from tui.core.files.regular import describe, read_regular_stat
-from tui.core.i18n import _
-from tui.core.identity import read_device_id
-from tui.core.jwt import IDENTITY_WIDTH, identity_of
-from tui.core.keys import login_command, named_account_label, region_of_slot
-from tui.core.phrase import N_, Phrase, said
-from tui.core.untrusted import one_line
+from tui.core.spec import paths
+from tui.core.spec.keys import login_command, named_account_label, region_of_slot
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, Phrase, said
+from tui.core.text.untrusted import one_line
 
 # state values: every state a slot can be in, one table (docs/doctor.md) that every view and use reads
 VALID = "valid"

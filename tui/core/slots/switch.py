@@ -8,9 +8,12 @@ from __future__ import annotations
 from tui.core.config.kept import kept_note
 from tui.core.config.provider import NotAsDecided, provision_managed_provider
 from tui.core.config.read import parse_config_readonly, read_config_readonly
+from tui.core.credentials.repairs import CHANGED, NotDone
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.keys import (
+from tui.core.slots.advice import next_step
+from tui.core.slots.choice import managed_slot
+from tui.core.slots.state import EXPIRED, MISSING, REVOKED, slot_status
+from tui.core.spec.keys import (
     DEFAULT_ACCOUNT,
     MANAGED_PROVIDER,
     AccountRef,
@@ -18,14 +21,11 @@ from tui.core.keys import (
     account_of_slot,
     account_slot,
 )
-from tui.core.phrase import N_, Phrase, said
-from tui.core.region_endpoints import endpoints
-from tui.core.regions import Region
-from tui.core.repairs import CHANGED, NotDone
-from tui.core.slots.advice import next_step
-from tui.core.slots.choice import managed_slot
-from tui.core.slots.state import EXPIRED, MISSING, REVOKED, slot_status
-from tui.core.untrusted import one_line
+from tui.core.spec.region_endpoints import endpoints
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, Phrase, said
+from tui.core.text.untrusted import one_line
 
 CHANGED_WHILE_SWITCHING = N_("config.toml changed while it was being switched; nothing was written: switch again")
 

@@ -19,10 +19,10 @@ from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
 from tui.core.files.owner import whose
 from tui.core.files.regular import read_regular
-from tui.core.phrase import N_, Phrase
 from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import in_ssh_session
-from tui.core.untrusted import clean
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.untrusted import clean
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on `token`'s path through the agent
 if TYPE_CHECKING:  # pragma: no cover

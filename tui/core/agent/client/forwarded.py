@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 import stat
 
-from tui.core import paths
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.wire import naming
 from tui.core.agent.wire.naming import FORWARDED_DIR
 from tui.core.agent.wire.protocol import Request
 from tui.core.files.regular import read_regular
+from tui.core.spec import paths
 from tui.core.system.process import this_program
 
 DIRECTORY, LATEST = FORWARDED_DIR, naming.LATEST

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tui.core.errors import Problem
-from tui.core.keys import account_of_slot, named_account_label
 from tui.core.slots.accounts import account_order
 from tui.core.slots.lookup import account_region
 from tui.core.slots.selector import Selector
+from tui.core.spec.keys import account_of_slot, named_account_label
 
 ACCOUNT_FIELDS = ("state", "usable", "identity", "expires_at")  # an account entry's fields from its slot's
 

@@ -6,7 +6,7 @@ sign-in, or an agent that does not answer. Home's first frame only reads the var
 from __future__ import annotations
 
 from tui.core.agent.client.source import AGENT_HERE, FORWARDED, OTHER_HOME, served, socket_path
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 __all__ = ["agent_line", "agent_socket"]
 

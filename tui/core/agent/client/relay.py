@@ -24,16 +24,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core import paths
 from tui.core.agent.client.ask import AgentUnavailable, Session
 from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.protocol import EXIT_AGAIN, EXIT_UNMET, Request
 from tui.core.credentials.locks import hold_slot_sync
 from tui.core.credentials.slot import expires_at_of, parse_credentials, read_text, usable_token, write_credentials
 from tui.core.errors import AuthError
-from tui.core.phrase import N_, Phrase
 from tui.core.signin.record import LATEST
 from tui.core.slots.selector import Selector
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 OFFICIAL_THRESHOLD = 300  # s left at which both official clients refresh, with expires_in 0 (measured)
 MARGIN = 120  # s before that threshold the file is renewed

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core import paths
 from tui.core.agent.client.relay import Verdict, judge
 from tui.core.credentials.slot import read_text
-from tui.core.keys import account_of_slot, named_account_label, region_of_slot, region_storage_name
-from tui.core.phrase import N_, Phrase
-from tui.core.regions import Region
 from tui.core.slots.choice import select, storage_name_of
+from tui.core.spec import paths
+from tui.core.spec.keys import account_of_slot, named_account_label, region_of_slot, region_storage_name
+from tui.core.spec.regions import Region
+from tui.core.text.phrase import N_, Phrase
 
 OTHER_REGION = N_(
     "The relay does not write a {region} token to slot {slot}: that slot is the {other} region's, and the "

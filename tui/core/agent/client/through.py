@@ -11,8 +11,8 @@ from tui.core.agent.client.where import Failed, Issued, OwnSignIn, socket_path
 from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import usable_token
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
-from tui.core.phrase import N_, Phrase, said
 from tui.core.slots.selector import Selector
+from tui.core.text.phrase import N_, Phrase, said
 
 TYPE_CHECKING = False  # not `from typing import`: on `token`'s path through the agent
 if TYPE_CHECKING:  # pragma: no cover

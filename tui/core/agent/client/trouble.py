@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 
-from tui.core import paths
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import AgentUnavailable, NotOurs, ask
 from tui.core.agent.client.where import (
@@ -23,8 +22,9 @@ from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE
-from tui.core.phrase import N_, Phrase, said
-from tui.core.untrusted import one_line
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase, said
+from tui.core.text.untrusted import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -29,7 +29,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from tui.core import paths
 from tui.core.agent.server import place
 from tui.core.agent.server.admission import Admission
 from tui.core.agent.server.confirm import (
@@ -70,6 +69,7 @@ from tui.core.agent.wire.protocol import (
     parse_request,
 )
 from tui.core.errors import EXIT_SIGN_IN, EXIT_USAGE
+from tui.core.spec import paths
 
 READ_TIMEOUT = 10.0  # seconds for a request line to arrive whole
 WRITE_TIMEOUT = 10.0  # seconds for an answer to be taken

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui.core.agent.server import place
-from tui.core.phrase import N_, Phrase
 from tui.core.system.unix import channel_on, channel_pair, inherited_listener
+from tui.core.text.phrase import N_, Phrase
 
 if TYPE_CHECKING:
     import socket

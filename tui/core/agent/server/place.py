@@ -22,7 +22,6 @@ import tempfile
 import time
 from typing import TYPE_CHECKING
 
-from tui.core import paths
 from tui.core.agent.wire.naming import (
     HOME_DIR,
     KEY_HEX,
@@ -36,13 +35,14 @@ from tui.core.agent.wire.naming import (
     key_of,
     lock_of,
 )
-from tui.core.digest import sha256_hex
 from tui.core.files.atomic import ensure_private_dir
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.spec.digest import sha256_hex
 from tui.core.system.endpoint import Stranger, connect_checked
 from tui.core.system.facts import chosen
 from tui.core.system.locks import lock as take_lock
 from tui.core.system.unix import listen_private
+from tui.core.text.phrase import N_, Phrase
 
 if TYPE_CHECKING:
     import socket

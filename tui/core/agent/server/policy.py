@@ -21,8 +21,8 @@ import json
 import os
 from collections.abc import Iterable
 
-from tui.core import paths
 from tui.core.agent.wire.protocol import ASKED_UNDER_CONFIRM, LOCAL, OWN_MACHINE_ONLY, encode
+from tui.core.spec import paths
 
 
 class Access(enum.Enum):

@@ -3,7 +3,7 @@ machine sees it, never a token (the fields of `status --json` that say nothing s
 
 from __future__ import annotations
 
-from tui.core.overview import overview
+from tui.core.person.overview import overview
 
 SHOWN = ("name", "state", "usable", "refresh_rejected", "has_refresh_token", "expires_at", "identity", "region")
 

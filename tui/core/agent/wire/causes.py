@@ -8,9 +8,9 @@ the client on the server words it in its reader's language (`server_words`)."""
 from __future__ import annotations
 
 from tui.core.errors import EXIT, Problem
-from tui.core.phrase import N_, Phrase
-from tui.core.settings import REGIONS
 from tui.core.slots.selector import Selector
+from tui.core.spec.settings import REGIONS
+from tui.core.text.phrase import N_, Phrase
 
 NOT_SIGNED_IN, REJECTED, UNKNOWN_SLOT, UNKNOWN_PROVIDER, DAMAGED, UNKNOWN_ACCOUNT, AMBIGUOUS_ACCOUNT = (
     Problem.NOT_SIGNED_IN,

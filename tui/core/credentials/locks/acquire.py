@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
-from tui.core import paths
 from tui.core.credentials.locks.stale import remove_legacy_lock, remove_stale
 from tui.core.credentials.locks.state import (
     DirLockState,
@@ -43,8 +42,9 @@ from tui.core.credentials.locks.waits import (  # re-exported: the locks package
 )
 from tui.core.errors import AuthError, Problem
 from tui.core.files.atomic import ensure_private_dir
-from tui.core.phrase import N_, Phrase, said
 from tui.core.signals import deaths_held, on_deadly_signal
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase, said
 
 TOUCH_EVERY = 1.0  # seconds between mtime updates of a held directory lock (official: 2.5)
 ANOTHER_TASK = Phrase(N_("another task of this process"))

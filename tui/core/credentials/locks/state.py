@@ -7,9 +7,9 @@ import os
 import stat
 import time
 
-from tui.core import paths
 from tui.core.errors import AuthError
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 STALE_AFTER = 5.0  # seconds: the official client's staleness limit for the directory lock
 FUTURE_SLACK = 5.0  # seconds a lock's mtime may lie ahead of this clock (timestamp rounding, NFS)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from tui.core.errors import AuthError, Problem
-from tui.core.phrase import N_
+from tui.core.text.phrase import N_
 
 DEFAULT_TIMEOUT = 30.0  # seconds a refresh waits for the locks before it fails closed
 TIMEOUT_ENV = "ASSISTANT_LOCK_TIMEOUT"

@@ -28,15 +28,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from tui.core import paths
 from tui.core.credentials.locks import hold_slot_sync, is_stale
 from tui.core.credentials.slot import corrupt_name, parse_credentials
 from tui.core.errors import AuthError
-from tui.core.keys import resolve_storage_name
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.spec.keys import resolve_storage_name
 from tui.core.system.fds import chmod_fd
 from tui.core.system.locks import held
-from tui.core.untrusted import one_line
+from tui.core.text.phrase import N_, Phrase
+from tui.core.text.untrusted import one_line
 
 THROUGH_A_LINK = N_("{path} is a symbolic link to {target}: nothing is changed through a link")
 CANNOT_OPEN = N_("{path} cannot be opened ({reason}); nothing done")

@@ -5,8 +5,8 @@ Pure functions of a URL, a path or a region; `AuthError.hint` carries their resu
 
 from __future__ import annotations
 
-from tui.core import settings
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import settings
+from tui.core.text.phrase import N_, Phrase
 
 HOST_VARIABLES = (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL"))
 

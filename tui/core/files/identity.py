@@ -8,10 +8,10 @@ import re
 import time
 
 from tui import __version__
-from tui.core import paths
 from tui.core.files.atomic import atomic_write, ensure_private_dir
 from tui.core.files.regular import NotRegularFile, TooLarge, read_regular
-from tui.core.phrase import N_, Phrase
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 APP_TAG = "assistant-auth"
 PLATFORM_ID = "assistant_code_cli"  # placeholder for the official CLI's platform identifier

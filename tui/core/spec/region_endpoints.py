@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core import settings
+from tui.core.spec import settings
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tui.core import paths
-from tui.core.phrase import N_, Phrase
-from tui.core.repairs import NotDone, Seen, fix_mode, link_target, seen
+from tui.core.credentials.repairs import NotDone, Seen, fix_mode, link_target, seen
+from tui.core.spec import paths
+from tui.core.text.phrase import N_, Phrase
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ sign-in, naming the other account (`gh auth login` in the same spot adds the sam
 
 from __future__ import annotations
 
-from tui.core.i18n import _
-from tui.core.jwt import person_of
-from tui.core.keys import DEFAULT_ACCOUNT, login_command
-from tui.core.overview import overview
+from tui.core.credentials.jwt import person_of
+from tui.core.person.overview import overview
 from tui.core.slots.accounts import Account
+from tui.core.spec.keys import DEFAULT_ACCOUNT, login_command
+from tui.core.text.i18n import _
 
 
 def alike(accounts: list[Account], slot: str) -> list[Account]:

@@ -11,15 +11,15 @@ from dataclasses import dataclass
 
 from tui.core.config.provider import NotAsDecided
 from tui.core.errors import AuthError
-from tui.core.i18n import _
-from tui.core.keys import account_of_slot, login_command
-from tui.core.overview import overview
-from tui.core.phrase import N_, Phrase, said
-from tui.core.regions import Region
+from tui.core.person.overview import overview
 from tui.core.signin.store import remove_signin
 from tui.core.slots.accounts import Account, account_label, switch_command
 from tui.core.slots.choice import managed_slot
 from tui.core.slots.switch import switch_account
+from tui.core.spec.keys import account_of_slot, login_command
+from tui.core.spec.regions import Region
+from tui.core.text.i18n import _
+from tui.core.text.phrase import N_, Phrase, said
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
 """Context resolution (spec 2.5, 4.5): the records of the core API (OAuthRef, TokenContext) over
-the pure rules of `tui.core.keys`."""
+the pure rules of `tui.core.spec.keys`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tui.core.keys import context_fields, ref_fields
+from tui.core.spec.keys import context_fields, ref_fields
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 from tui.core.config.read import config_text_and_problem, config_trust_problem, parsed_and_problem
 from tui.core.errors import AuthError
 from tui.core.files.access import Blocked, home_blocked
-from tui.core.humantime import clock
-from tui.core.i18n import _
-from tui.core.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
-from tui.core.phrase import said
-from tui.core.settings import REGIONS
 from tui.core.signin import ondisk
 from tui.core.slots.accounts import Account, accounts_in
 from tui.core.slots.choice import inferred_hosts, managed_slot, providers_by_slot
 from tui.core.slots.state import MISSING, SlotStatus, file_warnings, list_slots, slot_status
-from tui.core.untrusted import one_line
+from tui.core.spec.keys import DEFAULT_STORAGE_NAME, account_of_slot, region_storage_name
+from tui.core.spec.settings import REGIONS
+from tui.core.text.humantime import clock
+from tui.core.text.i18n import _
+from tui.core.text.phrase import said
+from tui.core.text.untrusted import one_line
 
 if TYPE_CHECKING:  # pragma: no cover - the sign-in's record loads only where one is on disk (ondisk)
     from tui.core.signin.record import Record

@@ -1,17 +1,17 @@
 """Regions (spec 1): the typed API over `settings`. Plain `enum` (which `json` loads anyway): on
-`token`'s path where a region is named. `Endpoints` and `endpoints` live in `tui.core.region_endpoints`
+`token`'s path where a region is named. `Endpoints` and `endpoints` live in `tui.core.spec.region_endpoints`
 (a dataclass) and are found here too, loaded when first asked for."""
 
 from __future__ import annotations
 
 import enum
 
-from tui.core import settings
-from tui.core.settings import DEFAULTS, client_id  # noqa: F401 - re-exported
+from tui.core.spec import settings
+from tui.core.spec.settings import DEFAULTS, client_id  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False  # not `from typing import`: on `token`'s path
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.core.region_endpoints import Endpoints as Endpoints, endpoints as endpoints
+    from tui.core.spec.region_endpoints import Endpoints as Endpoints, endpoints as endpoints
 
 
 class Region(str, enum.Enum):
@@ -31,7 +31,7 @@ def parse_region(hint: object) -> Region:
 
 def __getattr__(name: str) -> object:
     if name in ("Endpoints", "endpoints"):
-        from tui.core import region_endpoints as module  # lazy: `dataclasses`, off `token`'s path
+        from tui.core.spec import region_endpoints as module  # lazy: `dataclasses`, off `token`'s path
 
         return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

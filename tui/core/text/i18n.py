@@ -7,7 +7,7 @@ zh) gives Simplified Chinese; anything else English. It is read at each call, so
 program embedding the core) can change it.
 
 Strings are marked at their one home: `_("…")` where they are shown; `N_("…")`
-(`tui.core.phrase`) where they are defined ahead of time (bindings, tables, a `Phrase` made
+(`tui.core.text.phrase`) where they are defined ahead of time (bindings, tables, a `Phrase` made
 before it is known who reads it), translated by whoever shows them. Placeholders are
 filled after translation (`_("Signed in as {who}").format(who=…)`), never a sentence assembled
 from translated pieces. Machine output (JSON, exit codes, `token`'s stdout, files) is never
@@ -108,7 +108,7 @@ def _read_catalog(directory: str) -> gettext.NullTranslations:
     import gettext  # lazy: English, the source, never needs a catalog (start-up and the token path)
     import pathlib  # lazy: 11 ms that a sentence said in English never needs (the agent's fall-over, make bench)
 
-    here = pathlib.Path(__file__).resolve().parents[1] / "locale" / directory / "LC_MESSAGES"
+    here = pathlib.Path(__file__).resolve().parents[2] / "locale" / directory / "LC_MESSAGES"
     compiled, source = here / f"{DOMAIN}.mo", here / f"{DOMAIN}.po"
     try:
         if (
@@ -121,7 +121,7 @@ def _read_catalog(directory: str) -> gettext.NullTranslations:
         if directory and source.exists():  # a checkout that was never built
             import io  # lazy: only a checkout that was never built compiles
 
-            from tui.core.msgfmt import compile_po  # lazy: only a checkout that was never built compiles
+            from tui.core.text.msgfmt import compile_po  # lazy: only a checkout that was never built compiles
 
             return gettext.GNUTranslations(io.BytesIO(compile_po(source.read_text(encoding="utf-8"))))
     except (OSError, ValueError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui.core.i18n import _
+from tui.core.text.i18n import _
 
 
 def clock(seconds: float) -> str:

@@ -35,7 +35,7 @@ class Phrase(str):
         return Phrase(self.template, **{name: change(value) for name, value in self.values.items()})
 
     def said(self) -> str:
-        from tui.core.i18n import _  # lazy: the catalogs: only when a person reads the phrase
+        from tui.core.text.i18n import _  # lazy: the catalogs: only when a person reads the phrase
 
         return _(self.template).format(**{name: _said(value) for name, value in self.values.items()})
 

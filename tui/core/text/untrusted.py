@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from tui.core.phrase import Phrase
+from tui.core.text.phrase import Phrase
 
 MARK = "\ufffd"
 LIMIT = 300  # characters: a longer value is cut with an ellipsis (narrower places pass a width)

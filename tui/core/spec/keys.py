@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # not collections.abc: one module less on the token hot path
 
-from tui.core import settings
 from tui.core.errors import AuthError, Problem
+from tui.core.spec import settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from tui.core.regions import Region
+    from tui.core.spec.regions import Region
 
 MANAGED_PROVIDER = "managed:assistant-code"
 DEFAULT_KEY = "oauth/assistant-code"
@@ -40,7 +40,7 @@ def derive_scoped_key(oauth_host: str, base_url: str) -> str:
     host, base = _normalize(oauth_host), _normalize(base_url)
     if host == _normalize(settings.oauth_host("cn")) and base == _normalize(settings.base_url("cn")):
         return DEFAULT_KEY
-    from tui.core.digest import sha256_hex  # lazy: the default slot's path (most `token` calls) needs no digest
+    from tui.core.spec.digest import sha256_hex  # lazy: the default slot's path (most `token` calls) needs no digest
 
     text = '{"oauthHost":"' + host + '","baseUrl":"' + base + '"}'
     return SCOPED_PREFIX + sha256_hex(text.encode("utf-8"))[:16]
@@ -60,7 +60,7 @@ def region_storage_name(region: object) -> str:
 def region_of_slot(storage_name: str) -> Region | None:
     """The region whose sign-in writes `storage_name` (with the current settings; a named
     account's slot: the region in its name), else None."""
-    from tui.core.regions import (  # lazy: off token's path
+    from tui.core.spec.regions import (  # lazy: off token's path
         Region,  # here: `keys` is on the token hot path, which needs no Region
     )
 

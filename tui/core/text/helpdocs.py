@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pathlib
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1]  # tui/
+PACKAGE = pathlib.Path(__file__).resolve().parents[2]  # tui/
 SHIPPED = PACKAGE / "help"  # in a built package
 CHECKOUT = PACKAGE.parent / "docs"  # in the repository
 

@@ -31,7 +31,7 @@ IDENTITY_WIDTH = 80
 def identity_of(access_token: object) -> str | None:
     """A human identity from a JWT access token's claims (`name`, `preferred_username`, `email`,
     else `sub`), or None (opaque token, no such claim). As the claim says it: faithful, so faces
-    show it through `tui.core.untrusted.one_line`."""
+    show it through `tui.core.text.untrusted.one_line`."""
     claims = decode_claims(access_token) or {}
     for claim in IDENTITY_CLAIMS:
         value = claims.get(claim)
