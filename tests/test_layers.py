@@ -323,3 +323,18 @@ def test_the_agent_variable_is_read_in_one_place_and_never_written():
                     writers.append(name)
     assert readers == []
     assert writers == ["tui.cli.demo"]
+
+
+def test_the_region_words_are_listed_once():
+    """#59 4: the list of regions is `settings.REGIONS` alone: no other product module spells the
+    pair out (a third region is one word there, not a hunt through the tree)."""
+    found = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(("tui.dev", "tui.core.spec.settings")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) == 2:
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if words == {"cn", "global"}:
+                    found.append(f"{name}:{node.lineno}")
+    assert found == []

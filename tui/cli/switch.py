@@ -13,6 +13,7 @@ from tui.core.slots.lookup import find, regions_with
 from tui.core.slots.switch import switch_account, switch_region
 from tui.core.spec.keys import DEFAULT_ACCOUNT
 from tui.core.spec.regions import Region
+from tui.core.spec.settings import REGIONS
 from tui.core.text.i18n import _
 
 
@@ -84,7 +85,7 @@ def _nothing_to_switch_to(accounts: list[Account], region: Region | None) -> int
     active = next((a for a in accounts if a.active), None)
     in_region = _(" in {region}").format(region=region.value) if region is not None else ""
     if active is not None and active.status.usable and (region is None or active.region is region):
-        other = "global" if active.region is Region.CN else "cn"
+        other = next(r for r in REGIONS if r != active.region.value)  # the other region (of two)
         text = _(
             "assistant-auth switch: {account} is the only account signed in{in_region}: "
             "`assistant-auth login --account NAME` adds another, `assistant-auth login --region {other}` signs in "

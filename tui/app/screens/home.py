@@ -114,7 +114,7 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
         regions = self.query_one("#regions", OptionList)
         # the highlighted region: an explicit --region, else the managed provider's
         region = self.initial_region or self.managed_region or Region.CN
-        regions.highlighted = 0 if region is Region.CN else 1
+        regions.highlighted = list(Region).index(region)  # the region rows come first, in Region's order
         active = self._active_row()
         if self.initial_region is None and active is not None:  # the active account's row, scrolled into view
             regions.highlighted = active

@@ -7,7 +7,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui.app.screens.home_text import ACCOUNT_ROW
-from tui.core.spec.regions import Region
+from tui.core.spec.regions import Region, parse_region
 
 
 class AccountRows(OptionList):
@@ -20,7 +20,7 @@ class AccountRows(OptionList):
     @property
     def selected_region(self) -> Region:
         row = self.selected_row.removeprefix(ACCOUNT_ROW)
-        return Region.GLOBAL if row.split(":")[0] == "global" else Region.CN
+        return parse_region(row.split(":")[0])
 
     @property
     def selected_account(self) -> str | None:

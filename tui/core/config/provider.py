@@ -81,7 +81,7 @@ def pins_host(oauth_key: str, region: Region) -> bool:
     named account names it in both regions (README, "Accounts"): the current official client
     takes a slot outside the two official ones to a region by its install marker when no host is
     named, and a cn account must never be refreshed at the global host."""
-    if region is Region.GLOBAL:
+    if region is not Region.CN:  # any region but the default one names its host
         return True
     try:
         named = account_of_slot(resolve_storage_name(oauth_key))

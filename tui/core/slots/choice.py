@@ -260,7 +260,10 @@ def account_selection(region: str, name: str) -> Selection:
     host (from the settings, as `regions.endpoints` gives them: `token --account` loads no more)."""
     from tui.core.spec.keys import account_key  # lazy: off token's path
 
-    ref = {"key": account_key(region, name), "oauthHost": settings.oauth_host(region) if region == "global" else None}
+    ref = {
+        "key": account_key(region, name),
+        "oauthHost": settings.oauth_host(region) if region != settings.REGIONS[0] else None,
+    }
     return Selection(ref, settings.base_url(region), f"account {name} ({region})")
 
 
@@ -268,4 +271,4 @@ def region_for_slot(storage_name: str) -> Region:
     from tui.core.spec.keys import region_of_slot  # lazy: off token's path
     from tui.core.spec.regions import Region  # lazy: off token's path
 
-    return Region.GLOBAL if region_of_slot(storage_name) == "global" else Region.CN
+    return region_of_slot(storage_name) or Region.CN
