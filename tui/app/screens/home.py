@@ -12,6 +12,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.host import AppScreen
+from tui.app.screens.home_start import StartsSignIns
 from tui.app.screens.home_text import (
     abandon_question,
     account_options,
@@ -23,10 +24,10 @@ from tui.app.screens.waiting import WaitsInAWorker
 from tui.app.widgets.account_rows import AccountRows
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
-from tui.core.agent.client.presence import agent_line, agent_socket
+from tui.core.agent.client.presence import agent_line, agent_socket, look
+from tui.core.agent.client.where import Served
 from tui.core.person.overview import Overview, away_text, overview
 from tui.core.signin import ondisk
-from tui.core.slots.state import SlotStatus
 from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
 from tui.core.spec.regions import Region
 from tui.core.text.i18n import _
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the sign-in's record loads only where one is on disk (ondis
     pass
 
 
-class HomeScreen(WaitsInAWorker, AppScreen[None]):
+class HomeScreen(StartsSignIns, WaitsInAWorker, AppScreen[None]):
     NOTICE_LINE = "#home-notice"
     BINDINGS = [
         Binding("enter", "start", N_("Sign in"), priority=True),
@@ -59,6 +60,7 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
         self.first_resume = True
         self.fitted_to = 0  # the screen width the rows were last fitted to
         self.away_kept: dict[str, None] = {}  # "while you were away…": shown until the person moves on
+        self.agent_found: Served | None = None  # where tokens come from, once the worker looked
 
     def compose(self) -> ComposeResult:
         # the first frame is drawn complete: the slots are read here, once, so no widget is drawn
@@ -133,8 +135,12 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="home-agent")
     def look_at_the_agent(self) -> None:
-        line = agent_line()
-        self.app.call_from_thread(self.query_one("#agent-line", PlainStatic).set_text, line)
+        found = look()
+        self.app.call_from_thread(self._agent_looked, found, agent_line(found))
+
+    def _agent_looked(self, found: Served, line: str) -> None:
+        self.agent_found = found
+        self.query_one("#agent-line", PlainStatic).set_text(line)
 
     def action_agent(self) -> None:
         path = agent_socket()
@@ -242,42 +248,3 @@ class HomeScreen(WaitsInAWorker, AppScreen[None]):
                 self.refresh_slot()
 
         self.start_change(lambda: switch_account(region, account), done)
-
-    def action_start(self) -> None:
-        """Sign in to the highlighted region or account. Where the region has an account already,
-        ask first: another account (a name) or this one again; a named account's row: again?"""
-        region, account = self.selected_region, self.selected_account
-        if ondisk.waiting_in(region) is not None:  # the sign-in joins it: the same code, no new request
-            self.host.action_sign_in(region.value)
-            return
-        view = overview()  # now: the person may have waited on this screen
-        if account is not None:
-            self._again(region, account, view.slot(account_slot(region, account)))
-            return
-        status = view.region_slot(region)
-        named = {a.name for a in view.accounts if a.region is region and a.name != DEFAULT_ACCOUNT}
-        if status.refresh_rejected or not (status.usable or named):
-            self._again(region, None, status)
-            return
-        from tui.app.screens.home_questions import ADD, choice_question  # lazy: the wizard's cold start
-
-        def chosen(answer: tuple[str, str | None] | None) -> None:
-            if answer is not None:
-                self.host.action_sign_in(region.value, account=answer[1] if answer[0] == ADD else None)
-
-        question = choice_question(region, status, view)
-        self.app.push_screen(question, chosen)
-
-    def _again(self, region: Region, account: str | None, status: SlotStatus) -> None:
-        """Sign in to one account (a region's own when `account` is None): at once when its session
-        does not work, else after asking (its refresh rejected: signing in is the default)."""
-        from tui.app.screens.home_questions import again_question  # lazy: the wizard's cold start
-
-        def go(yes: bool | None = True) -> None:
-            if yes:
-                self.host.action_sign_in(region.value, account=account)
-
-        if not status.usable:
-            go()
-            return
-        self.app.push_screen(again_question(region, account, status), go)

@@ -70,3 +70,17 @@ def again_question(region: Region, account: str | None, status: SlotStatus) -> C
         no=no,
         default_yes=default_yes,
     )
+
+
+def elsewhere_question(socket: str) -> ConfirmScreen:
+    """Sign in on a machine whose tokens come from the token agent on the person's own machine?
+    (`login` asks the same on the command line.)"""
+    return ConfirmScreen(
+        _("Sign in on this machine anyway?"),
+        _(
+            "This machine gets its tokens from the token agent on your own machine ({socket}): signing in "
+            "here stores a refresh token on this machine, which the agent exists to keep away."
+        ).format(socket=one_line(socket, 200)),
+        yes=_("Sign in here"),
+        no=_("Keep using the agent"),
+    )

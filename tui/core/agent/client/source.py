@@ -117,16 +117,16 @@ def served(selector: Selector | None = None) -> Served:
     return look(where, lambda: signed_in_here(selector))
 
 
-def signs_in_here(selector: Selector | None = None) -> bool:
+def signs_in_here(selector: Selector | None = None, found: Served | None = None) -> bool:
     """This machine signs in and refreshes its own for the slot `selector` names: no agent is
     pointed at, the agent here serves this machine's files, or this machine holds a sign-in of its
     own for the slot. Not where its tokens come from another machine or home, or should and nobody
     answers: a sign-in there would store the refresh token the agent keeps away. The one predicate
-    `login`, `refresh`, `switch`, `logout`, `doctor` and Home ask (blocking where an agent is
-    pointed at: one `ping`)."""
+    `login`, `refresh`, `switch`, `logout` and Home ask (blocking where an agent is pointed at:
+    one `ping`, unless `found`, what `served` found already, is given: Home's worker looked)."""
     if socket_path() is None:
         return True
-    return not served(selector).elsewhere or signed_in_here(selector)
+    return not (found or served(selector)).elsewhere or signed_in_here(selector)
 
 
 def signed_in_here(selector: Selector | None = None) -> bool:
