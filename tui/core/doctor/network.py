@@ -26,7 +26,7 @@ from tui.core.text.phrase import N_, Phrase
 from tui.core.text.redact import redact
 
 TIMEOUT = 10.0  # seconds per stage, as every request of this tool
-HOST_VARS = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
+HOST_VARS = settings.HOST_SETTING
 
 
 def shown_proxy(url: str) -> str:

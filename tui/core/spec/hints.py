@@ -8,7 +8,7 @@ from __future__ import annotations
 from tui.core.spec import settings
 from tui.core.text.phrase import N_, Phrase
 
-HOST_VARIABLES = (("cn", "ASSISTANT_OAUTH_HOST_CN"), ("global", "ASSISTANT_OAUTH_HOST_GLOBAL"))
+HOST_VARIABLES = tuple(settings.HOST_SETTING.items())  # (region, its host's variable), in REGIONS' order
 
 
 def host_setting(url: str, region: str | None = None) -> tuple[str, str, bool] | None:

@@ -20,7 +20,7 @@ DEFAULTS = {
 
 
 REGIONS = ("cn", "global")  # the one list of region words: the first is the default (spec 1)
-_HOST_SETTING = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}
+HOST_SETTING = {"cn": "ASSISTANT_OAUTH_HOST_CN", "global": "ASSISTANT_OAUTH_HOST_GLOBAL"}  # region -> its variable
 _BASE_SETTING = {"cn": "ASSISTANT_BASE_URL_CN", "global": "ASSISTANT_BASE_URL_GLOBAL"}
 
 
@@ -38,7 +38,7 @@ def setting(name: str) -> str:
 
 def oauth_host(region_value: str) -> str:
     """The region's authorization host, without trailing `/`."""
-    return setting(_HOST_SETTING[region_word(region_value)]).rstrip("/")
+    return setting(HOST_SETTING[region_word(region_value)]).rstrip("/")
 
 
 def base_url(region_value: str) -> str:
