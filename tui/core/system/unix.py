@@ -74,6 +74,11 @@ def inherited_listener(descriptor: int, path: str) -> socket.socket:
 
 def connect_stream(where: str, timeout: float) -> socket.socket:
     """`connect_checked` (the owner and peer checks every client makes) as a full socket object, one
-    that gives a buffered reader (`makefile`): a connection that stays open and reads lines."""
+    that gives a buffered reader (`makefile`): a connection that stays open and reads lines, each
+    read bounded by `timeout` until the caller sets another."""
     checked = connect_checked(where, timeout)
-    return socket.socket(fileno=checked.detach())
+    stream = socket.socket(fileno=checked.detach())
+    # the descriptor is non-blocking (a timeout is kept that way), but the new object believes it
+    # blocks: its reads would end at once with nothing read. The same timeout, said again.
+    stream.settimeout(timeout)
+    return stream
