@@ -214,13 +214,22 @@ def connect(path: str) -> socket.socket:
 
 
 def read_answer(conn: socket.socket) -> dict:
+    """The answer line, past any `{"v":1,"working":true}` the agent sends while a refresh takes
+    longer than its heartbeat (a documented part of the protocol, and what a loaded machine sees);
+    {} when the connection ends first."""
     data = b""
-    while not data.endswith(b"\n"):
+    while True:
+        line, newline, rest = data.partition(b"\n")
+        if newline:
+            message = json.loads(line)
+            if not (message.get("working") is True and "ok" not in message):
+                return message
+            data = rest
+            continue
         chunk = conn.recv(65536)
         if not chunk:
-            break
+            return json.loads(data) if data.strip() else {}
         data += chunk
-    return json.loads(data) if data else {}
 
 
 def rss_kib(pid: int) -> int:
