@@ -148,14 +148,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write each test file's seconds in this run to PATH (see tests/scheduling.py)",
     )
+    parser.addoption(
+        "--record-cpu",
+        metavar="PATH",
+        default=None,
+        help="write each test file's CPU-seconds (its process and the children it waited for) to PATH",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from tests.scheduling import WeightRecorder
+    from tests.scheduling import CpuMeter, WeightRecorder
 
-    path = config.getoption("--record-weights")
-    if path and not hasattr(config, "workerinput"):  # xdist's controller, or a run without workers
-        config.pluginmanager.register(WeightRecorder(pathlib.Path(path)), "weight-recorder")
+    path, cpu = config.getoption("--record-weights"), config.getoption("--record-cpu")
+    if cpu and (hasattr(config, "workerinput") or not config.getoption("numprocesses", None)):
+        config.pluginmanager.register(CpuMeter(), "cpu-meter")  # where the tests run
+    if (path or cpu) and not hasattr(config, "workerinput"):  # xdist's controller, or a run without workers
+        recorder = WeightRecorder(pathlib.Path(path) if path else None, pathlib.Path(cpu) if cpu else None)
+        config.pluginmanager.register(recorder, "weight-recorder")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import pathlib
+import resource
 from collections import defaultdict
+from collections.abc import Generator
 
 import pytest
 
@@ -41,17 +43,53 @@ def longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> None:
     items.sort(key=lambda item: -seconds.get(file_of(item.nodeid), 0.0))
 
 
+def _cpu_now() -> float:
+    """CPU-seconds of this process and of the children it has waited for (user and system)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class CpuMeter:
+    """`--record-cpu PATH`, in each process that runs tests (an xdist worker, or a run without
+    workers): the CPU-seconds each phase of a test spent (this process, in-process
+    Textual apps, and every subprocess it waited for: a command, an agent it stopped, ssh) ride
+    on each phase's report to the recorder. Orphans no test waits for are not counted (the
+    subreaper wrapper of design-review-2 counts those for the whole run)."""
+
+    def __init__(self) -> None:
+        self.last = _cpu_now()
+
+    def pytest_runtest_logstart(self) -> None:
+        self.last = _cpu_now()  # from the test's own start: not collection, not the time between tests
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        now = _cpu_now()
+        report.user_properties.append(("cpu", now - self.last))
+        self.last = now
+        return report
+
+
 class WeightRecorder:
     """`--record-weights PATH`: each file's seconds (setup, call and teardown of its tests) in this
     run, written at its end. On xdist's controller the workers' reports arrive here too."""
 
-    def __init__(self, path: pathlib.Path) -> None:
+    def __init__(self, path: pathlib.Path | None, cpu_path: pathlib.Path | None = None) -> None:
         self.path = path
+        self.cpu_path = cpu_path
         self.seconds: defaultdict[str, float] = defaultdict(float)
+        self.cpu: defaultdict[str, float] = defaultdict(float)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.seconds[file_of(report.nodeid)] += report.duration
+        if self.cpu_path is not None:
+            self.cpu[file_of(report.nodeid)] += sum(v for k, v in report.user_properties if k == "cpu")
 
     def pytest_sessionfinish(self) -> None:
-        ordered = dict(sorted(((k, round(v, 1)) for k, v in self.seconds.items()), key=lambda kv: -kv[1]))
-        self.path.write_text(json.dumps(ordered, indent=1) + "\n")
+        for path, figures in ((self.path, self.seconds), (self.cpu_path, self.cpu)):
+            if path is not None:
+                ordered = dict(sorted(((k, round(v, 1)) for k, v in figures.items()), key=lambda kv: -kv[1]))
+                path.write_text(json.dumps(ordered, indent=1) + "\n")

@@ -3,7 +3,7 @@
 import json
 from types import SimpleNamespace
 
-from tests.scheduling import WeightRecorder, longest_first, weights
+from tests.scheduling import CpuMeter, WeightRecorder, longest_first, weights
 
 
 def items(*nodeids: str) -> list:
@@ -40,3 +40,24 @@ def test_the_committed_weights_name_files_that_exist():
     root = pathlib.Path(__file__).resolve().parents[1]
     missing = [name for name in weights() if not (root / name).is_file()]
     assert weights() and not missing, missing
+
+
+def test_the_cpu_of_each_phase_rides_on_its_report_and_is_added_by_file(tmp_path):
+    meter = CpuMeter()
+    meter.pytest_runtest_logstart()
+    sum(i * i for i in range(300_000))  # some CPU, in this process
+    wrapper = meter.pytest_runtest_makereport(None, None)
+    next(wrapper)
+    report = SimpleNamespace(nodeid="a.py::1", duration=0.0, user_properties=[])
+    try:
+        wrapper.send(report)
+    except StopIteration as done:
+        assert done.value is report
+    [(name, spent)] = report.user_properties
+    assert name == "cpu" and spent > 0
+    out, cpu = tmp_path / "weights.json", tmp_path / "cpu.json"
+    recorder = WeightRecorder(out, cpu)
+    recorder.pytest_runtest_logreport(report)
+    recorder.pytest_runtest_logreport(SimpleNamespace(nodeid="a.py::2", duration=1.0, user_properties=[("cpu", 2.0)]))
+    recorder.pytest_sessionfinish()
+    assert json.loads(cpu.read_text()) == {"a.py": round(spent + 2.0, 1)}
