@@ -75,6 +75,15 @@ def test_on_a_server_the_agent_of_your_own_machine_is_reported(forwarded_agent, 
     check = checks["agent.socket"]
     assert check["status"] == "ok" and "on your own machine answers" in check["finding"]
     assert str(laptop) not in json.dumps(check)
+    # #59 2: no sign-in on the server is the way it should be, never "sign in here" (the one predicate)
+    credentials = checks["credentials"]
+    assert credentials["status"] == "ok" and "come from the token agent on your own machine" in credentials["finding"]
+    assert "assistant-auth login" not in json.dumps(credentials)
+
+
+def test_without_an_agent_an_empty_home_is_told_to_sign_in(home):
+    _code, checks = doctor(None, home)
+    assert checks["credentials"]["status"] == "warn" and "assistant-auth login" in checks["credentials"]["fix"]
 
 
 def test_status_on_the_server_shows_a_running_relay(laptop, server, server_home):
