@@ -7,6 +7,7 @@ built package, so a wheel (and `pipx install .`) ships them; `tui.core.text.msgf
 """
 
 import pathlib
+import shutil
 import sys
 
 from setuptools import setup
@@ -17,6 +18,11 @@ ROOT = pathlib.Path(__file__).resolve().parent
 
 class BuildWithCatalogs(build_py):
     def run(self) -> None:
+        # setuptools copies into build/lib and never deletes from it: a module moved or removed
+        # since the last build would still ship. The package is copied anew each time.
+        built = pathlib.Path(self.build_lib).resolve() / "tui"
+        if built.is_dir() and built != ROOT / "tui":
+            shutil.rmtree(built)
         super().run()
         sys.path.insert(0, str(ROOT))
         from tui.core.text.msgfmt import compile_po

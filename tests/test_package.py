@@ -16,12 +16,19 @@ LOCALE_VARIABLES = ("ASSISTANT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG
 
 
 def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    # a module an earlier build left in setuptools' build directory (moved or removed since) never ships
+    stale = ROOT / "build" / "lib" / "tui" / "core" / "left_by_an_earlier_build.py"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("raise ImportError('stale')\n")
+    try:
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(ROOT)],
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    finally:
+        stale.unlink(missing_ok=True)
     assert built.returncode == 0, built.stderr
     assert "warning" not in (built.stdout + built.stderr).lower().replace("warning: ignoring invalid", "")
     [wheel] = list((tmp_path / "dist").glob("assistant_auth-*.whl"))
@@ -29,6 +36,8 @@ def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
     assert {"tui/py.typed", "tui/app/app.tcss", "tui/app/screens/sign_in.tcss", "tui/demo/server.py"} <= names
     assert any(n.endswith("licenses/LICENSE") for n in names)
     assert not any(n.startswith("tests/") for n in names)
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tui").rglob("*.py")}
+    assert {n for n in names if n.endswith(".py")} <= sources  # what the tree holds, nothing an old build left
 
     fresh = tmp_path / "venv"
     venv.create(fresh, with_pip=True)
