@@ -40,10 +40,10 @@ def test_the_wheel_builds_cleanly_and_runs_from_a_fresh_environment(tmp_path):
     assert {n for n in names if n.endswith(".py")} <= sources  # what the tree holds, nothing an old build left
 
     fresh = tmp_path / "venv"
-    venv.create(fresh, with_pip=True)
+    venv.create(fresh, with_pip=False)  # installed into by this pip (`--python`): no pip bootstrapped per run
     python = fresh / "bin" / "python"
     installed = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
         capture_output=True,
         text=True,
         timeout=240,
