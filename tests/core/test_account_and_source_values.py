@@ -11,9 +11,10 @@ import string
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import write_creds
 from tui.core.agent.client import trouble
 from tui.core.agent.client.where import Source, source_of
-from tui.core.credentials.issued import Granted, from_answer
+from tui.core.credentials.issued import from_answer, from_files
 from tui.core.errors import Problem
 from tui.core.slots.lookup import account_region
 from tui.core.spec import paths
@@ -98,6 +99,19 @@ def test_a_record_has_its_schema_and_never_a_refresh_token(home, answer, now):
 
 
 def test_a_grant_from_the_files_names_its_account(home):
-    record = Granted("AT", account_slot("global", "work"), 2_000_000_000.0).record(now=1_999_999_000.0)
-    assert tuple(record) == SCHEMA
+    slot = account_slot("global", "work")
+    write_creds(home, {"access_token": "AT", "refresh_token": "RT", "expires_at": 2_000_000_000}, name=slot)
+    record = from_files("AT", slot).record(now=1_999_999_000.0)
+    assert tuple(record) == SCHEMA and "RT" not in repr(record)
     assert (record["region"], record["account"], record["expires_in"]) == ("global", "work", 1000)
+    assert from_files("another token", slot).record()["expires_at"] is None  # the file holds another one
+
+
+def test_a_grant_from_an_agent_keeps_what_the_agent_said():
+    """The region and identity as the agent's side said them (its settings may differ from this
+    machine's); anything of another type is unknown, never a crash."""
+    answer = {"slot": "assistant-code-env-0123456789abcdef", "region": "global", "identity": "alice", "expires_at": 7}
+    record = from_answer(answer, "AT").record(now=0)
+    assert (record["region"], record["identity"], record["expires_at"], record["agent"]) == ("global", "alice", 7, True)
+    odd = from_answer({"slot": 5, "region": ["cn"], "identity": {}, "expires_at": "soon"}, "AT").record()
+    assert (odd["slot"], odd["region"], odd["identity"], odd["expires_at"]) == (None, None, None, None)

@@ -19,27 +19,35 @@ SCHEMA_VERSION = 1  # of `token --json`
 
 class Granted:
     """An access token for `slot`, with its expiry as the slot's file has it (None: unknown or
-    none); `agent`: an agent gave it (the record says so)."""
+    none), its region and who it is (as the side that read the slot says them: this machine, or
+    the agent with its own settings); `agent`: an agent gave it (the record says so)."""
 
-    __slots__ = ("agent", "expires_at", "slot", "token")
+    __slots__ = ("agent", "expires_at", "identity", "region", "slot", "token")
 
-    def __init__(self, token: str, slot: str, expires_at: float | None, agent: bool = False) -> None:
+    def __init__(
+        self,
+        token: str,
+        slot: str,
+        expires_at: float | None,
+        region: str | None,
+        identity: str | None,
+        agent: bool = False,
+    ) -> None:
         self.token = token
         self.slot = slot
         self.expires_at = expires_at
+        self.region = region
+        self.identity = identity
         self.agent = agent
 
     def fields(self) -> dict[str, object]:
         """What an agent's token answer carries (`protocol.TOKEN_FIELDS`)."""
-        from tui.core.credentials.jwt import identity_of  # lazy: off token's valid path
-
-        region = _region(self.slot)
         return {
             "access_token": self.token,
             "expires_at": None if self.expires_at is None else int(self.expires_at),
             "slot": self.slot or None,
-            "region": region,
-            "identity": identity_of(self.token),
+            "region": self.region,
+            "identity": self.identity,
         }
 
     def record(self, now: float | None = None) -> dict[str, object]:
@@ -49,37 +57,49 @@ class Granted:
 
         current = time.time() if now is None else now
         named = account_of_slot(self.slot) if self.slot else None
-        data: dict[str, object] = {"schema_version": SCHEMA_VERSION, **self.fields()}
-        data["expires_in"] = None if self.expires_at is None else int(self.expires_at - current)
-        data["account"] = named.name if named is not None else None
+        record: dict[str, object] = {
+            "schema_version": SCHEMA_VERSION,
+            "access_token": self.token,
+            "expires_at": None if self.expires_at is None else int(self.expires_at),
+            "expires_in": None if self.expires_at is None else int(self.expires_at - current),
+            "region": self.region,
+            "slot": self.slot or None,
+            "account": named.name if named is not None else None,
+            "identity": self.identity,
+        }
         if self.agent:
-            data["agent"] = True
-        order = ("schema_version", "access_token", "expires_at", "expires_in", "region", "slot", "account", "identity")
-        return {name: data[name] for name in (*order, *(("agent",) if self.agent else ()))}
+            record["agent"] = True
+        return record
 
 
 def from_files(token: str, slot: str) -> Granted:
     """`token` of `slot` as this machine's files hold it now: its expiry when the file still holds
-    that token (read after the lookup, so a refresh's new expiry), else unknown."""
+    that token (read after the lookup, so a refresh's new expiry), else unknown; its region by this
+    machine's settings, and who it is from its claims."""
+    from tui.core.credentials.jwt import identity_of  # lazy: off token's valid path
     from tui.core.credentials.slot import expires_at_of, try_load  # lazy: off token's valid path
+    from tui.core.spec.keys import region_of_slot  # lazy: off token's valid path
 
     stored = try_load(slot) or {}
-    return Granted(token, slot, expires_at_of(stored) if stored.get("access_token") == token else None)
+    expires_at = expires_at_of(stored) if stored.get("access_token") == token else None
+    region = region_of_slot(slot) if slot else None
+    return Granted(token, slot, expires_at, None if region is None else region.value, identity_of(token))
 
 
 def from_answer(answer: Mapping[str, Any], token: str) -> Granted:
-    """An agent's token answer as a grant: its slot and expiry when they are of their types."""
+    """An agent's token answer as a grant: its slot, expiry, region and identity when they are of
+    their types (the region as the agent's settings say it: this machine's may name no such slot)."""
     from tui.core.credentials.slot import expires_at_of  # lazy: off token's valid path
 
-    slot = answer.get("slot")
-    return Granted(token, slot if isinstance(slot, str) else "", expires_at_of(answer), agent=True)
-
-
-def _region(slot: str) -> str | None:
-    from tui.core.spec.keys import region_of_slot  # lazy: off token's valid path
-
-    region = region_of_slot(slot) if slot else None
-    return None if region is None else region.value
+    slot, region, identity = (answer.get(name) for name in ("slot", "region", "identity"))
+    return Granted(
+        token,
+        slot if isinstance(slot, str) else "",
+        expires_at_of(answer),
+        region if isinstance(region, str) else None,
+        identity if isinstance(identity, str) else None,
+        agent=True,
+    )
 
 
 class Refused:
