@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import on_a_server
-from tui.core.agent.client.source import AGENT_HERE, served
+from tui.core.agent.client.source import AGENT_HERE, Served, served
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.text.phrase import N_, Phrase
@@ -14,10 +14,11 @@ from tui.core.text.phrase import N_, Phrase
 NAME = "agent.socket"
 
 
-def check_agent_socket() -> list[Check]:
-    """What the one source says (`source.served`): an agent serving this machine's sign-in, one
-    serving another machine's through this connection, or a socket that does not answer."""
-    found = served()
+def check_agent_socket(found: Served | None = None) -> list[Check]:
+    """What the one source says (`source.served`, or `found`, what it said already): an agent
+    serving this machine's sign-in, one serving another machine's through this connection, or a
+    socket that does not answer."""
+    found = found or served()
     where = found.asked
     if where is None:
         return []  # no agent in use: nothing to say about it

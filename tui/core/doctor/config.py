@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.client.source import Served, signs_in_here
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.config.edit import edit_provider
 from tui.core.config.guard import config_edit
@@ -288,14 +288,15 @@ def check_config_mode(config: dict[str, Any]) -> Check:
     return Check("config.mode", OK, finding, "", details)
 
 
-def check_credentials(view: Overview) -> list[Check]:
+def check_credentials(view: Overview, found: Served | None = None) -> list[Check]:
     """Each slot: valid, expired but refreshable, no refresh token, revoked or unreadable; who. No
     slot at all: sign in, except where this machine's tokens come from the token agent on the
-    person's own machine (`signs_in_here`): nothing to sign in to here."""
+    person's own machine (`signs_in_here`, with `found`, what `source.served` said already): nothing
+    to sign in to here."""
     checks = [check for status in view.slots if (check := _slot_check(status, view.managed)) is not None]
     if checks:
         return checks
-    if not signs_in_here():  # the one predicate: a server the agent serves keeps no sign-in of its own
+    if not signs_in_here(found=found):  # the one predicate: a server the agent serves keeps no sign-in of its own
         finding = Phrase(
             N_(
                 "No credentials on this machine: its tokens come from the token agent on your own machine ({variable})."

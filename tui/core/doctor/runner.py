@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tui.core.agent.client.source import served
 from tui.core.credentials.repairs import NotDone
 from tui.core.doctor.accounts import check_accounts
 from tui.core.doctor.agent import check_agent_socket
@@ -45,11 +46,12 @@ def local_checks() -> list[Check]:
     checks = guarded("files.dirs", check_dirs) + guarded("files.slots", check_slot_files)
     checks += guarded("files.leftovers", check_leftovers) + guarded("files.signin", check_signin_records)
     checks += guarded("files.device_id", lambda: [check_device_id()])
-    checks += guarded("config", check_config) + guarded("agent.socket", check_agent_socket)
+    found = functools.cache(served)  # where tokens come from: one look (one ping) for both checks that ask
+    checks += guarded("config", check_config) + guarded("agent.socket", lambda: check_agent_socket(found()))
     view = functools.cache(overview)  # read once, inside each guard (a failure there is a finding)
     return (
         checks
-        + guarded("credentials", lambda: check_credentials(view()))
+        + guarded("credentials", lambda: check_credentials(view(), found()))
         + guarded("accounts", lambda: check_accounts(view()))
     )
 

@@ -105,7 +105,7 @@ def refusal(exc: AuthError, selector: Selector, slot: str) -> Refused:
     """`exc`, explained, as a refusal: its kind as `selector` makes it (a named slot with no file
     is an unknown slot), its exit code from that kind."""
     kind = selector.failure_kind(exc.kind)
-    code = EXIT[kind] if kind is not None and not exc.transient and kind in EXIT else exc.exit_code
+    code = exc.exit_code if exc.transient else EXIT.get(kind, exc.exit_code)
     return Refused(exc.message, code, str(exc.hint or ""), slot, kind, exc.transient)
 
 

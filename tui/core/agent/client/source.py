@@ -153,6 +153,7 @@ def ask_agent(
     connection `served` fell over to; else the variable's), falling over to the newest live
     connection when that one has ended."""
     from tui.core.agent.client.through import asked  # lazy: only where an agent is pointed at
+    from tui.core.errors import EXIT_TRANSIENT  # lazy: only where an agent is pointed at
 
-    answer, notes, via = asked(request, on_asking, at=at)  # no `own_sign_in`: never OwnSignIn
-    return (Failed(3, [answer.note]) if isinstance(answer, OwnSignIn) else answer), notes, via
+    answer, notes, via = asked(request, on_asking, at=at)  # no `own_sign_in`: never OwnSignIn (typed as one)
+    return (Failed(EXIT_TRANSIENT, [answer.note]) if isinstance(answer, OwnSignIn) else answer), notes, via
