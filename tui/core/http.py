@@ -10,6 +10,7 @@ import ipaddress
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from tui.core.text.redact import REDACTED, redact
 
 TYPE_CHECKING = False  # not `from typing import`: this module is on the token hot path
 if TYPE_CHECKING:  # pragma: no cover
+    import ssl
+
     import httpx
 
 REQUEST_TIMEOUT = 10.0  # seconds (spec 8)
@@ -121,6 +124,47 @@ def refuse_broken_trust() -> None:
         )
 
 
+_TRUST: dict[tuple[object, ...], ssl.SSLContext] = {}  # one entry: the trust of the settings as they are now
+_TRUST_LOCK = threading.Lock()
+
+
+def _trust_key() -> tuple[object, ...]:
+    """What the trust httpx builds depends on: the variables it and `ssl` read, and the bundle
+    file as it is on disk now (a bundle replaced or rewritten is read again; a directory's
+    certificates are looked up at each handshake anyway)."""
+    names = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
+    settings = tuple(os.environ.get(name) or "" for name in names)
+    bundle = settings[0] or (None if settings[1] else _certifi_bundle())
+    try:
+        seen = os.stat(bundle) if bundle else None
+    except OSError:
+        seen = None
+    return (*settings, bundle, seen and (seen.st_ino, seen.st_size, seen.st_mtime_ns))
+
+
+def _certifi_bundle() -> str:
+    import certifi  # lazy: httpx's own default bundle, loaded with httpx
+
+    return certifi.where()
+
+
+def tls_trust() -> ssl.SSLContext:
+    """The TLS context every client verifies with: httpx's own (SSL_CERT_FILE, else SSL_CERT_DIR,
+    else certifi's bundle), built once while its settings and bundle stay as they are. Loading a
+    bundle of ~150 authorities costs ~50 ms of CPU: without this, each client paid it again (a
+    wizard's every request, each refresh the token agent sends)."""
+    import httpx  # lazy: heavy: httpx
+
+    key = _trust_key()
+    with _TRUST_LOCK:
+        context = _TRUST.get(key)
+        if context is None:
+            context = httpx.create_ssl_context(trust_env=True)
+            _TRUST.clear()
+            _TRUST[key] = context
+        return context
+
+
 def transport_detail(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
@@ -137,7 +181,7 @@ async def client_scope(client: httpx.AsyncClient | None) -> AsyncIterator[httpx.
     try:
         import httpx  # lazy: heavy: httpx
 
-        own = httpx.AsyncClient(timeout=REQUEST_TIMEOUT, follow_redirects=False)
+        own = httpx.AsyncClient(timeout=REQUEST_TIMEOUT, follow_redirects=False, verify=tls_trust())
     except Exception as exc:  # pragma: no cover - depends on the environment (e.g. bad SSL setup)
         raise AuthError(f"Failed to build HTTP client: {transport_detail(exc)}") from None
     async with own:
@@ -291,7 +335,7 @@ def post_form_sync(
     deadline = time.monotonic() + REQUEST_TIMEOUT
     refuse_broken_trust()
     try:
-        own = httpx.Client(timeout=REQUEST_TIMEOUT, follow_redirects=False)
+        own = httpx.Client(timeout=REQUEST_TIMEOUT, follow_redirects=False, verify=tls_trust())
     except Exception as exc:  # noqa: BLE001 - depends on the environment (e.g. bad SSL setup)
         raise AuthError(f"Failed to build HTTP client: {transport_detail(exc)}") from None
     chunks: list[bytes] = []

@@ -20,7 +20,7 @@ from tui import __version__
 from tui.core.doctor.clock import clock_check
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.tls import ms_since, tls_check
-from tui.core.http import insecure_reason
+from tui.core.http import insecure_reason, tls_trust
 from tui.core.spec import settings
 from tui.core.text.phrase import N_, Phrase
 from tui.core.text.redact import redact
@@ -335,7 +335,7 @@ def _http_checks(prefix: str, region: str, origin: str) -> list[Check]:
 
     start = time.monotonic()
     try:
-        with httpx.Client(trust_env=True, timeout=TIMEOUT, follow_redirects=False) as client:
+        with httpx.Client(trust_env=True, timeout=TIMEOUT, follow_redirects=False, verify=tls_trust()) as client:
             sent_at = time.time()
             response = client.get(origin + "/", headers={"User-Agent": f"assistant-auth/{__version__} doctor"})
             received_at = time.time()

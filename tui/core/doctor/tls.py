@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from tui.core.doctor.model import FAIL, OK, WARN, Check
 from tui.core.doctor.x509 import CertInfo, from_ssl_dict, parse_certificate
+from tui.core.http import tls_trust
 from tui.core.text.phrase import N_, Phrase
 
 Reconnect = Callable[[], socket.socket]  # a new connection to the host
@@ -22,10 +23,9 @@ def ms_since(start: float) -> int:
 
 
 def ssl_context() -> ssl.SSLContext:
-    """The trust store every request of this tool uses (httpx's, with SSL_CERT_FILE/SSL_CERT_DIR)."""
-    import httpx  # lazy: heavy: httpx
-
-    return httpx.create_ssl_context(trust_env=True)
+    """The trust store every request of this tool uses (`http.tls_trust`: httpx's, with
+    SSL_CERT_FILE/SSL_CERT_DIR)."""
+    return tls_trust()
 
 
 def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect: Reconnect, host_var: str) -> Check:
