@@ -50,20 +50,34 @@ class AppFooter(Footer):
         super().__init__()
         self.fitted_to = 0
         self.drawn: tuple[object, ...] | None = None  # what the keys drawn say (`_drawn`), as last composed
+        self.looking = False  # a look at whether to compose again is waiting for the next refresh
 
     def bindings_changed(self, screen) -> None:
         """Textual composes the footer again on every change of the screen's bindings (a row
         highlighted, a worker done): only when what it would draw differs (measured: the
         recompose was a sixth of an app test's CPU, and the running wizard's)."""
         self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen and self._drawn() != self.drawn:
-            self.call_after_refresh(self.recompose)
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self._look_again()
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
         self._fit(width)
         if width != self.fitted_to and self._bindings_ready:  # else the bindings' own recompose fits them
-            self.call_after_refresh(self.recompose)
+            self._look_again()
+
+    def _look_again(self) -> None:
+        """One look after the next refresh, however many changes come before it: a screen's start
+        changes its bindings three times in a row, and each compared with what was drawn before
+        any of them composed the footer again (four composes where one draws it)."""
+        if not self.looking:
+            self.looking = True
+            self.call_after_refresh(self._compose_if_changed)
+
+    async def _compose_if_changed(self) -> None:
+        self.looking = False
+        if self.is_attached and self._drawn() != self.drawn:
+            await self.recompose()
 
     def _fit(self, width: int) -> None:
         self.compact = width < COMPACT_BELOW
@@ -104,9 +118,16 @@ class AppFooter(Footer):
         width, keys = self._keys()
         self.fitted_to = width
         self.styles.grid_size_columns = len(keys)
+        compact = "-compact" if self.compact else ""  # born with it: set after mounting, each key restyled
         for binding, enabled, tooltip, shown in keys:
             yield FooterKey(
-                binding.key, shown, _(binding.description), binding.action, disabled=not enabled, tooltip=tooltip
+                binding.key,
+                shown,
+                _(binding.description),
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+                classes=compact,
             ).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             active = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
