@@ -127,7 +127,7 @@ def test_the_checker_finds_cycles_and_lazy_imports():
     """Not vacuous: a two- and a three-module cycle are found, and lazy imports are edges."""
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
     assert cycles_in(graph) == [["a", "b"], ["c", "d", "e"]]
-    assert "tui.core.credentials.refresh" in GRAPH["tui.core.agent.client.source"]  # imported inside a function
+    assert "tui.core.credentials.refresh" in GRAPH["tui.core.agent.source"]  # imported inside a function
 
 
 def package_of(name: str) -> str:
@@ -298,7 +298,7 @@ def test_every_socket_is_made_in_the_system_layer():
 
 
 def test_the_agent_variable_is_read_in_one_place_and_never_written():
-    """#59 2: ASSISTANT_AUTH_SOCK is read by `tui.core.agent.client.where.socket_path` alone, and no
+    """#59 2: ASSISTANT_AUTH_SOCK is read by `tui.core.agent.where.socket_path` alone, and no
     product module writes the environment to fall over to another connection (the socket that
     answered travels as `via`); the demo, which sets up its own temporary world, is the one writer."""
     readers, writers = [], []
@@ -310,7 +310,7 @@ def test_the_agent_variable_is_read_in_one_place_and_never_written():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
                 first = node.args[0] if node.args else None
                 named = isinstance(first, (ast.Name, ast.Attribute)) and ast.unparse(first).endswith("SOCKET_ENV")
-                if named and "environ" in ast.unparse(node.func.value) and name != "tui.core.agent.client.where":
+                if named and "environ" in ast.unparse(node.func.value) and name != "tui.core.agent.where":
                     readers.append(f"{name}:{node.lineno}")
             targets = node.targets if isinstance(node, ast.Assign) else []
             for target in targets:

@@ -12,7 +12,7 @@ import time
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
-from tui.core.agent.client.where import Source
+from tui.core.agent.served import Source
 from tui.demo.server import DEVICE_PATH
 
 SIZE = (100, 30)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.conftest import write_creds
 from tui.core.agent.client import trouble
-from tui.core.agent.client.where import Source, source_of
+from tui.core.agent.served import Source, source_of
 from tui.core.credentials.issued import from_answer, from_files
 from tui.core.errors import Problem
 from tui.core.slots.lookup import account_region

@@ -13,7 +13,7 @@ from tui.cli.output import (
     err,
     fail,
 )
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.source import signs_in_here
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.errors import AuthError, Problem
 from tui.core.person.overview import away_lines

@@ -6,7 +6,7 @@ import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, ask, err
 from tui.cli.selection import selected_slot
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.source import signs_in_here
 from tui.core.person.signout import sign_out, told
 from tui.core.slots.accounts import account_label
 from tui.core.slots.advice import next_step

@@ -13,7 +13,7 @@ from tui.cli.output import (
 )
 from tui.cli.selection import selection, selector_usable
 from tui.core.agent.client.relay import written_by_the_relay
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.source import signs_in_here
 from tui.core.credentials.refresh import get_access_token_sync
 from tui.core.credentials.slot import try_load
 from tui.core.errors import AuthError

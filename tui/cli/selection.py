@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.cli.options import selector_of, selector_problem
 from tui.cli.output import err, fail
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.source import signs_in_here
 from tui.core.errors import AuthError, Problem
 from tui.core.slots.choice import Selection, select_for, storage_name_of
 from tui.core.text.i18n import _

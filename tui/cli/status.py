@@ -9,7 +9,7 @@ from tui.cli.agent.status import status_from_agent, where_served
 from tui.cli.options import selector_of
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, out, out_json
 from tui.cli.selection import selected_slot
-from tui.core.agent.client.source import AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE
+from tui.core.agent.served import AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE
 from tui.core.person.overview import Overview, away_text, overview, waiting_text
 from tui.core.signin import ondisk
 from tui.core.signin.place import odd

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from tui.cli.output import EXIT_ERROR, EXIT_FAIL, EXIT_OK, err, fail, out
-from tui.core.agent.client.source import signs_in_here
+from tui.core.agent.source import signs_in_here
 from tui.core.errors import AuthError
 from tui.core.person.overview import overview
 from tui.core.slots.accounts import Account, name_problem, switch_choice

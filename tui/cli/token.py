@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from tui.core.agent.client import source
+from tui.core.agent import source
 from tui.core.errors import EXIT_USAGE
 from tui.core.slots.selector import DEFAULT, Selector
 
@@ -24,7 +24,7 @@ def usage_problem(problem: str) -> int:
 
 def obtain(selector: Selector, min_ttl: int | None):
     """(where the token came from, the access token) for the slot `selector` names, from the one
-    source (`tui.core.agent.client.source`: the agent, a live forwarded connection, or this
+    source (`tui.core.agent.source`: the agent, a live forwarded connection, or this
     machine's files); on failure its lines are said on stderr and the exit code returned instead
     of the token (1 sign in again, 2 usage, 3 transient). Shared by `token` and `exec`."""
     got = source.obtain(selector, min_ttl, on_asking=_waiting_for_approval)

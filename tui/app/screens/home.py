@@ -25,7 +25,7 @@ from tui.app.widgets.account_rows import AccountRows
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.safe import PlainStatic
 from tui.core.agent.client.presence import agent_line, agent_socket, look
-from tui.core.agent.client.where import Served
+from tui.core.agent.served import Served
 from tui.core.person.overview import Overview, away_text, overview
 from tui.core.signin import ondisk
 from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui.app.host import Host
 from tui.core.agent.client.presence import agent_socket, may_sign_in_here
-from tui.core.agent.client.where import Served
+from tui.core.agent.served import Served
 from tui.core.person.overview import overview
 from tui.core.signin import ondisk
 from tui.core.slots.state import SlotStatus

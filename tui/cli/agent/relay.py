@@ -18,9 +18,9 @@ from tui.core.agent.client.forwarded import relay_started
 from tui.core.agent.client.listing import listed, selected
 from tui.core.agent.client.relay import Outcome, Relay
 from tui.core.agent.client.relay_target import Refused, Target, here, target
-from tui.core.agent.client.source import Failed, socket_path
 from tui.core.agent.client.through import judged, selector_request
 from tui.core.agent.client.trouble import unfit
+from tui.core.agent.source import Failed, socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request
 from tui.core.config.kept import kept_note

@@ -18,10 +18,10 @@ from tui.cli.agent.shell_lines import SH, set_lines, shell_of, unset_lines
 from tui.cli.output import EXIT_ERROR, EXIT_OK, EXIT_TRANSIENT, err, out, out_json
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.trouble import same_files
-from tui.core.agent.client.where import socket_path
 from tui.core.agent.server import background, lifecycle, place
 from tui.core.agent.server.agent import Event
 from tui.core.agent.view import event_line
+from tui.core.agent.where import socket_path
 from tui.core.agent.wire.protocol import Request
 from tui.core.system.process import alive, process, this_program
 from tui.core.text.i18n import _

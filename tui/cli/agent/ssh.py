@@ -22,9 +22,9 @@ from tui.cli.output import EXIT_ERROR, err, fail, help_out
 from tui.cli.usage import SSH_HELP
 from tui.core.agent.client.ask import AgentUnavailable, ask
 from tui.core.agent.client.forwarded import registration
-from tui.core.agent.client.source import socket_path
 from tui.core.agent.client.trouble import same_files
 from tui.core.agent.server import lifecycle, place
+from tui.core.agent.source import socket_path
 from tui.core.agent.ssh.sshline import Usage, split, without_flag
 from tui.core.agent.wire.naming import forwarded_socket, ident_of
 from tui.core.agent.wire.protocol import Request

@@ -8,9 +8,10 @@ from tui.cli.output import err, out, out_json
 from tui.core.agent.client.forwarded import relays_running
 from tui.core.agent.client.listing import accounts, listed, managed_account, selected as chosen
 from tui.core.agent.client.proof import read_answer_key
-from tui.core.agent.client.source import UNREACHABLE, Failed, Served, ask_agent, served, socket_path
 from tui.core.agent.client.through import selector_request
 from tui.core.agent.client.trouble import unfit
+from tui.core.agent.served import UNREACHABLE, Served
+from tui.core.agent.source import Failed, ask_agent, served, socket_path
 from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import expires_at_of
 from tui.core.slots.state import LABELS

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import on_a_server
-from tui.core.agent.client.source import AGENT_HERE, Served, served
+from tui.core.agent.served import AGENT_HERE, Served
+from tui.core.agent.source import served
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.doctor.model import FAIL, OK, Check
 from tui.core.text.phrase import N_, Phrase

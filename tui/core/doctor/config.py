@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tui.core.agent.client.source import Served, signs_in_here
+from tui.core.agent.served import Served
+from tui.core.agent.source import signs_in_here
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.config.edit import edit_provider
 from tui.core.config.guard import config_edit

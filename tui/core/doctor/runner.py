@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tui.core.agent.client.source import served
+from tui.core.agent.source import served
 from tui.core.credentials.repairs import NotDone
 from tui.core.doctor.accounts import check_accounts
 from tui.core.doctor.agent import check_agent_socket

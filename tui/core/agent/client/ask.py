@@ -14,7 +14,7 @@ import json
 import time
 
 from tui.core.agent.client.proof import read_answer_key
-from tui.core.agent.client.where import socket_path
+from tui.core.agent.where import socket_path
 from tui.core.agent.wire.naming import SOCKET_ENV, ended_of, is_forwarded
 from tui.core.agent.wire.protocol import ANSWER_LINE, ASKING, VERSION, WORKING, Request
 from tui.core.files.owner import whose

@@ -5,16 +5,8 @@ sign-in, or an agent that does not answer. Home's first frame only reads the var
 
 from __future__ import annotations
 
-from tui.core.agent.client.source import (
-    AGENT_HERE,
-    FORWARDED,
-    OTHER_HOME,
-    UNREACHABLE,
-    Served,
-    served,
-    signs_in_here,
-    socket_path,
-)
+from tui.core.agent.served import AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE, Served
+from tui.core.agent.source import served, signs_in_here, socket_path
 from tui.core.slots.selector import Selector
 from tui.core.text.i18n import _
 

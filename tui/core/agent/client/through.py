@@ -7,7 +7,7 @@ measured against `token` from the file (`make bench`, figure 6)."""
 from __future__ import annotations
 
 from tui.core.agent.client.ask import AgentUnavailable, ask
-from tui.core.agent.client.where import Failed, Issued, OwnSignIn, socket_path
+from tui.core.agent.where import Failed, Issued, OwnSignIn, socket_path
 from tui.core.agent.wire.protocol import Request
 from tui.core.credentials.slot import usable_token
 from tui.core.errors import EXIT_TRANSIENT, EXIT_USAGE

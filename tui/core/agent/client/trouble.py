@@ -9,15 +9,8 @@ import os
 
 from tui.core.agent.client import forwarded
 from tui.core.agent.client.ask import AgentUnavailable, NotOurs, ask
-from tui.core.agent.client.where import (
-    FILES,
-    FORWARDED,
-    UNREACHABLE,
-    Failed,
-    OwnSignIn,
-    Served,
-    source_of,
-)
+from tui.core.agent.served import FILES, FORWARDED, UNREACHABLE, Served, source_of
+from tui.core.agent.where import Failed, OwnSignIn
 from tui.core.agent.wire.causes import server_words
 from tui.core.agent.wire.naming import SOCKET_ENV
 from tui.core.agent.wire.protocol import Request

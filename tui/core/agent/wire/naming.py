@@ -77,5 +77,5 @@ def ident_of(path: str) -> str | None:
 
 def is_forwarded(path: str) -> bool:
     """`path` names a forwarded socket: one `assistant-auth ssh` made, or one registered on the
-    server (`…/forwarded/…`). By its name only: `tui.core.agent.client.source` knows more."""
+    server (`…/forwarded/…`). By its name only: `tui.core.agent.source` knows more."""
     return ident_of(path) is not None or os.path.basename(os.path.dirname(path)) == FORWARDED_DIR

@@ -24,31 +24,12 @@ where the variable is set, the files' only where they are read.
 
 from __future__ import annotations
 
-from tui.core.agent.client.where import (
-    AGENT_HERE,
-    FILES,
-    FORWARDED,
-    OTHER_HOME,
-    UNREACHABLE,
-    Failed,
-    Issued,
-    OwnSignIn,
-    Served,
-    Source,
-    socket_path,
-)
+from tui.core.agent.where import Failed, Issued, OwnSignIn, socket_path
 from tui.core.slots.selector import DEFAULT, Selector
 
 __all__ = [
-    "AGENT_HERE",
-    "FILES",
-    "FORWARDED",
-    "OTHER_HOME",
-    "UNREACHABLE",
     "Failed",
     "Issued",
-    "Served",
-    "Source",
     "ask_agent",
     "obtain",
     "served",
@@ -62,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any
 
+    from tui.core.agent.served import Served
     from tui.core.agent.wire.protocol import Request
 
 
@@ -109,6 +91,8 @@ def served(selector: Selector | None = None) -> Served:
     """Where this machine's tokens come from (blocking: one `ping`, and on no answer the newest
     live forwarded connection). `selector`: the slot whose own sign-in here counts when no agent
     answers (the default slot without one)."""
+    from tui.core.agent.served import FILES, Served  # lazy: off token's path (an enum)
+
     where = socket_path()
     if where is None:
         return Served(FILES)

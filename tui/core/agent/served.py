@@ -1,18 +1,15 @@
-"""Where this machine's tokens come from, as values: the variable read (`socket_path`, in this
-one place, never written), the five answers (`Source`) and what the one source (`source`) gives
-back: `Issued`, `Failed`, `Served`, each with the socket that answered (`via`), and `OwnSignIn`
-where no agent answers and this machine's own sign-in serves. Below every client module: none of
-them imports `source`, which decides. On `token`'s path: `os` and `enum` (which `json` loads
-anyway)."""
+"""Where this machine's tokens come from, as a judgement: the five answers (`Source`), what an
+agent's `ping` says it serves (`source_of`), and what `source.served` found (`Served`, with the
+socket that answered). Not on `token`'s valid path: `source` loads it where an agent is pointed at
+or a command looks before it acts."""
 
 from __future__ import annotations
 
 import enum
-import os
 
-from tui.core.agent.wire import SOCKET_ENV
+from tui.core.errors import EXIT_OK, EXIT_TRANSIENT
 
-TYPE_CHECKING = False  # not `from typing import`: on `token`'s path
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
@@ -42,9 +39,13 @@ FILES, AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE = (
 )
 
 
-def socket_path() -> str | None:
-    """The agent's socket this process is pointed at, or None (no agent: this machine's files)."""
-    return os.environ.get(SOCKET_ENV) or None
+FILES, AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE = (
+    Source.FILES,
+    Source.AGENT_HERE,
+    Source.FORWARDED,
+    Source.OTHER_HOME,
+    Source.UNREACHABLE,
+)
 
 
 def source_of(alive: dict[str, object], same_home: bool) -> Source:
@@ -53,38 +54,6 @@ def source_of(alive: dict[str, object], same_home: bool) -> Source:
     if alive.get("asked_from") == "forwarded":
         return FORWARDED
     return AGENT_HERE if same_home else OTHER_HOME
-
-
-class Issued:
-    """A token: from the agent at `via` (`answer`, its fields) or from this machine's files
-    (`chosen`; `via` None)."""
-
-    __slots__ = ("answer", "chosen", "notes", "token", "via")
-
-    def __init__(
-        self,
-        token: str,
-        answer: dict[str, Any] | None = None,
-        chosen: object = None,
-        notes: list[str] | None = None,
-        via: str | None = None,
-    ):
-        self.token = token
-        self.answer = answer
-        self.chosen = chosen
-        self.notes: list[str] = notes or []
-        self.via = via
-
-
-class Failed:
-    """No token: what to say, and the exit code (1 sign in again, 2 usage, 3 try again)."""
-
-    __slots__ = ("code", "lines", "notes")
-
-    def __init__(self, code: int, lines: list[str], notes: list[str] | None = None) -> None:
-        self.code = code
-        self.lines = lines
-        self.notes: list[str] = notes or []
 
 
 class Served:
@@ -120,16 +89,4 @@ class Served:
 
     @property
     def exit_code(self) -> int:
-        from tui.core.errors import EXIT_OK, EXIT_TRANSIENT  # lazy: off token's path
-
         return EXIT_TRANSIENT if self.where == UNREACHABLE else EXIT_OK
-
-
-class OwnSignIn:
-    """No agent answers, and this machine has a sign-in of its own for the slot: its files serve,
-    and `note` says why the agent was not used."""
-
-    __slots__ = ("note",)
-
-    def __init__(self, note: str) -> None:
-        self.note = note
