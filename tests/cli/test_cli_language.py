@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
 from tests.cli.test_cli import run, valid
 from tests.conftest import write_creds
+from tui.core.text.msgfmt import compile_po
 
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 CHINESE, C = "zh_CN.UTF-8", "C.UTF-8"
@@ -133,3 +136,37 @@ def test_doctors_json_and_report_read_the_same_in_any_locale(home, server, local
             each.pop("environment", None)  # holds nothing locale-bound, but is not the point here
         assert data[0] == data[1]
         assert any("Signed in as " in check["finding"] for check in data[0]["checks"])
+
+
+# A process whose gettext default domain has argparse's words in French (argparse looks its words
+# up there, through the gettext module), read by a French reader: we have no French, so the whole
+# command speaks English, argparse's words too.
+FRENCH_ARGPARSE = """msgid ""
+msgstr "Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "usage: "
+msgstr "utilisation : "
+
+msgid "show this help message and exit"
+msgstr "afficher ce message d'aide et quitter"
+"""
+
+
+def test_a_system_catalog_of_argparse_never_mixes_a_language_in(home, locale, tmp_path):
+    catalog = tmp_path / "locale" / "fr" / "LC_MESSAGES"
+    catalog.mkdir(parents=True)
+    (catalog / "messages.mo").write_bytes(compile_po(FRENCH_ARGPARSE))
+    locale("fr_FR.UTF-8")
+    code = (
+        "import gettext, sys; gettext.bindtextdomain('messages', sys.argv[1]);"
+        "print(gettext.gettext('usage: '));"
+        "from tui.cli import main; sys.exit(main(['login', '--help']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "locale")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen, help_text = done.stdout.split("\n", 1)
+    assert seen == "utilisation : "  # the system's catalog is there, and gettext finds it…
+    assert help_text.startswith("usage: assistant-auth login")  # …and our help does not take it
+    assert "show this help message and exit" in help_text and "afficher" not in help_text

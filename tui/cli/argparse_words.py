@@ -1,17 +1,20 @@
 """argparse's own words (`usage:`, `options`, its usage errors) in the reader's language.
 
 argparse looks each of its words up through gettext (`argparse._`, `argparse.ngettext`, taken
-from the gettext module); `speak()` points those two names at our catalog when the reader reads
-a language other than English, so `--help` and a usage error read in one language. The words
-are argparse's exact message ids on Python 3.10 to 3.13, listed here so the catalog carries
-them; one a Python version words differently stays English, as it was.
+from the gettext module); `speak()` points those two names at our catalog, so `--help` and a
+usage error read in one language: the reader's where we have its catalog, else English, never a
+system catalog of argparse's own in a language the rest of the command does not speak. (gettext's
+lookup searched the locale directories again for each word: a third of building the parser, in
+every command that builds it.) The words are argparse's exact message ids on Python 3.10 to
+3.13, listed here so the catalog carries them; one a Python version words differently stays
+English, as it was.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from tui.core.text.i18n import _, ngettext, translated
+from tui.core.text.i18n import _, ngettext
 from tui.core.text.phrase import N_
 from tui.core.text.textwidth import wrap
 
@@ -40,10 +43,9 @@ WORDS = (
 
 
 def speak() -> None:
-    """argparse's words from our catalog, for a reader of another language than English."""
-    if translated():
-        argparse._ = _  # type: ignore[attr-defined]  # argparse's gettext names are module globals
-        argparse.ngettext = ngettext  # type: ignore[attr-defined]  # (see the module docstring)
+    """argparse's words from our catalog: the reader's language, or English as it is."""
+    argparse._ = _  # type: ignore[attr-defined]  # argparse's gettext names are module globals
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]  # (see the module docstring)
 
 
 class CellFormatter(argparse.HelpFormatter):
