@@ -156,9 +156,12 @@ def main() -> int:
     parser.add_argument("--slot", default="assistant-code")
     parser.add_argument("--token-url", default="")
     parser.add_argument("--client-id", default="test-client")
+    parser.add_argument("--say-read", action="store_true", help="print 'read' once the file is read, before locking")
     args = parser.parse_args()
     path = os.path.join(args.home, "credentials", f"{args.slot}.json")
     before = read(path) if args.action == "refresh" else {}
+    if args.say_read:
+        print("read", flush=True)  # a test's sync point: what it read is the file as it was before the lock
     lock = DirLock(args.home, args.slot) if args.protocol == "dir" else FlockLock(args.home, args.slot)
     if not lock.acquire():
         print(json.dumps({"outcome": "lock_timeout", "access_sha": None}), flush=True)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.conftest import default_signals, read_json, write_creds
-from tests.core.test_cotenancy import competitor, finish
+from tests.core.test_cotenancy import competitor, finish, wait_read
 from tui.cli.exec import run_child
 
 CLI = [sys.executable, "-m", "tui.cli"]
@@ -147,7 +147,8 @@ def test_min_ttl_must_be_a_whole_number(home, server, value):
 def test_twenty_callers_and_the_official_client_one_refresh(home, server):
     server.refresh_delay = 0.5
     session(home, server, 600)
-    theirs = competitor(home, server, "refresh", "dir")
+    theirs = competitor(home, server, "refresh", "dir", say_read=True)
+    wait_read(theirs)  # it read the file as it was (a read after our refresh would rotate it again)
     callers = [
         subprocess.Popen(
             [*CLI, "token", "--min-ttl", "800"],

@@ -53,10 +53,13 @@ def cn_base() -> str:
     return endpoints("cn").base_url
 
 
-def competitor(home, server, action="refresh", protocol="dir", seconds=0.0) -> subprocess.Popen:
+def competitor(home, server, action="refresh", protocol="dir", seconds=0.0, say_read=False) -> subprocess.Popen:
     """The official client's lock protocol in a process of its own; `hold` with negative `seconds`
-    keeps the lock until `release(proc)`."""
+    keeps the lock until `release(proc)`; `say_read`: it says `read` once it has read the file,
+    before it locks (`wait_read`)."""
     cmd = [sys.executable, str(OFFICIAL), action, str(seconds), "--protocol", protocol, "--home", str(home)]
+    if say_read:
+        cmd.append("--say-read")
     if server is not None:
         cmd += ["--token-url", endpoints("cn").oauth_host + TOKEN_PATH]
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -65,6 +68,11 @@ def competitor(home, server, action="refresh", protocol="dir", seconds=0.0) -> s
 def release(proc: subprocess.Popen) -> None:
     """A holder started with negative `seconds` lets go of the lock."""
     proc.stdin.close()
+
+
+def wait_read(proc: subprocess.Popen) -> None:
+    line = proc.stdout.readline()
+    assert line.strip() == "read", (line, proc.stderr.read() if proc.poll() is not None else "")
 
 
 def wait_locked(proc: subprocess.Popen) -> None:
@@ -115,9 +123,14 @@ def assert_one_rotation(server, path, our_token, theirs: dict) -> None:
 @pytest.mark.parametrize("protocol", ["dir", "flock"])
 async def test_we_refresh_first_the_official_client_adopts(home, race, protocol):
     path = expired_session(home, race)
+    race.refresh_gate = threading.Event()  # our answer waits until the competitor has read the file
     ours = asyncio.create_task(get_access_token(None, cn_base()))
-    await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))  # we hold every lock, request in flight
-    proc = competitor(home, race, protocol=protocol)  # reads the file before locking: the old token
+    try:
+        await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))  # we hold every lock, request in flight
+        proc = competitor(home, race, protocol=protocol, say_read=True)
+        await asyncio.to_thread(wait_read, proc)  # it read the file before locking: the old token
+    finally:
+        race.refresh_gate.set()  # (a loaded machine once started it after our answer: it read the new one)
     token = await ours
     theirs = await asyncio.to_thread(finish, proc)
     assert theirs["outcome"] == "adopted"
@@ -137,11 +150,16 @@ async def test_official_client_refreshes_first_we_adopt(home, race, protocol):
 
 async def test_refresh_longer_than_the_stale_limit_keeps_the_lock_fresh(home, race):
     """A 6 s answer (beyond the official 5 s staleness): our mtime keeper stops a takeover."""
-    race.refresh_delay = 6.0
+    race.refresh_delay = 6.0  # counted once the competitor has read the file and waits for the lock
+    race.refresh_gate = threading.Event()
     path = expired_session(home, race)
     ours = asyncio.create_task(refresh_access_token(None, cn_base()))
-    await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
-    proc = competitor(home, race, protocol="dir")
+    try:
+        await until_async(lambda: os.path.isdir(dir_lock_path(SLOT)))
+        proc = competitor(home, race, protocol="dir", say_read=True)
+        await asyncio.to_thread(wait_read, proc)
+    finally:
+        race.refresh_gate.set()
     await ours
     theirs = await asyncio.to_thread(finish, proc)
     assert theirs["outcome"] == "adopted"  # the event itself: it never found our lock stale and took it over
