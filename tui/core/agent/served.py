@@ -39,15 +39,6 @@ FILES, AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE = (
 )
 
 
-FILES, AGENT_HERE, FORWARDED, OTHER_HOME, UNREACHABLE = (
-    Source.FILES,
-    Source.AGENT_HERE,
-    Source.FORWARDED,
-    Source.OTHER_HOME,
-    Source.UNREACHABLE,
-)
-
-
 def source_of(alive: dict[str, object], same_home: bool) -> Source:
     """What an agent's `ping` answer says it serves: asked through a forward, the person's own
     machine's sign-in; another config dir (`same_home` False), another home's; else this one's."""
