@@ -5,9 +5,12 @@ composes where one draws it: a third of an app's start). Its keys are born with 
 
 from __future__ import annotations
 
+import time
+
 from textual.widgets._footer import FooterKey
 
 from tests.app.helpers import screen_name, wait_for
+from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.app.widgets.footer import AppFooter
 
@@ -67,3 +70,26 @@ async def test_a_change_that_draws_nothing_new_composes_nothing(home, monkeypatc
         await wait_for(pilot, lambda: not footer.looking)
         await pilot.pause()
         assert widths == [80]
+
+
+async def test_a_look_that_comes_after_its_screen_left_does_nothing(home, server):
+    """A look waits for the next refresh; by then its screen may be leaving (Esc on a loaded
+    machine, CI): its table already removed, the footer still attached. The look asked the
+    inspector for its selected row, the table was not found, and the app ended."""
+    write_creds(home, {**server.issue_tokens(), "expires_at": int(time.time()) + 600})
+    app = AssistantAuthApp(no_browser=True)
+    async with app.run_test(size=(60, 18)) as pilot:
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen" and settled(app))
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen" and settled(app))
+        inspector = app.screen
+        footer = inspector.query_one(AppFooter)
+        table = inspector.query_one("#slots")
+        app.pop_screen()  # Esc: the screen leaves, and its widgets go one by one…
+        await table.remove()
+        assert footer.is_attached and inspector.slots  # …the table gone, the footer not yet
+        await footer._compose_if_changed()  # the look that was waiting for this refresh
+        await wait_for(pilot, lambda: screen_name(app) == "HomeScreen")
+        assert app.is_running
+        await pilot.press("i")  # and the app goes on
+        await wait_for(pilot, lambda: screen_name(app) == "CredentialsScreen")

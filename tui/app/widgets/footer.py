@@ -76,7 +76,9 @@ class AppFooter(Footer):
 
     async def _compose_if_changed(self) -> None:
         self.looking = False
-        if self.is_attached and self._drawn() != self.drawn:
+        if not self.is_attached or not self.screen.is_current:
+            return  # a screen on its way out (its rows may be gone already): nothing of it is shown
+        if self._drawn() != self.drawn:
             await self.recompose()
 
     def _fit(self, width: int) -> None:
