@@ -70,14 +70,18 @@ def release(proc: subprocess.Popen) -> None:
     proc.stdin.close()
 
 
-def wait_read(proc: subprocess.Popen) -> None:
+def said(proc: subprocess.Popen, word: str) -> None:
+    """The competitor's next line is `word` (its stderr shown if it ended instead)."""
     line = proc.stdout.readline()
-    assert line.strip() == "read", (line, proc.stderr.read() if proc.poll() is not None else "")
+    assert line.strip() == word, (line, proc.stderr.read() if proc.poll() is not None else "")
+
+
+def wait_read(proc: subprocess.Popen) -> None:
+    said(proc, "read")
 
 
 def wait_locked(proc: subprocess.Popen) -> None:
-    line = proc.stdout.readline()
-    assert line.strip() == "locked", (line, proc.stderr.read() if proc.poll() is not None else "")
+    said(proc, "locked")
 
 
 def finish(proc: subprocess.Popen) -> dict:

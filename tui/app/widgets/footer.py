@@ -63,7 +63,7 @@ class AppFooter(Footer):
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
         self._fit(width)
-        if width != self.fitted_to and self._bindings_ready:  # else the bindings' own recompose fits them
+        if width != self.fitted_to and self._bindings_ready:  # else the bindings' own look fits them
             self._look_again()
 
     def _look_again(self) -> None:

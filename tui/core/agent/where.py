@@ -1,7 +1,7 @@
 """What the one source (`source`) gives back on `token`'s path, as values: the variable read
-(`SOCKET_ENV`, `socket_path`: in this one place, never written), `Issued` and `Failed`, each
-with the socket that answered (`via`), and `OwnSignIn` where no agent answers and this
-machine's own sign-in serves. Where tokens come from as a judgement (`Source`, `Served`) is
+(`SOCKET_ENV`, `socket_path`: in this one place, never written), `Issued` (with the socket that
+answered, `via`) and `Failed`, and `OwnSignIn` where no agent answers and this machine's own
+sign-in serves. Where tokens come from as a judgement (`Source`, `Served`) is
 `served`, loaded where an agent is pointed at or a command looks before it acts. Below every
 client module: none of them imports `source`, which decides. On `token`'s path: `os` alone."""
 

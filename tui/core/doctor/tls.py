@@ -22,18 +22,12 @@ def ms_since(start: float) -> int:
     return round((time.monotonic() - start) * 1000)
 
 
-def ssl_context() -> ssl.SSLContext:
-    """The trust store every request of this tool uses (`http.tls_trust`: httpx's, with
-    SSL_CERT_FILE/SSL_CERT_DIR)."""
-    return tls_trust()
-
-
 def tls_check(prefix: str, region: str, sock: socket.socket, host: str, reconnect: Reconnect, host_var: str) -> Check:
     """`host_var`: the setting that named the host (said when the certificate is for another name)."""
     name = f"{prefix}.tls"
     start = time.monotonic()
     try:
-        context = ssl_context()
+        context = tls_trust()  # the trust store every request of this tool uses
     except (OSError, ssl.SSLError) as exc:
         hint = Phrase(N_("Point SSL_CERT_FILE at a readable PEM bundle, or unset it."))
         finding = Phrase(N_("{region}: the CA bundle cannot be loaded ({problem})."), region=region, problem=exc)
