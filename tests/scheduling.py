@@ -44,9 +44,12 @@ def longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> None:
 
 
 def _cpu_now() -> float:
-    """CPU-seconds of this process and of the children it has waited for (user and system)."""
+    """CPU-seconds of this process, of the children it has waited for (user and system) and of
+    the commands it had forked by its warm server (`tests.commands`)."""
+    from tests import commands
+
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + commands.cpu_seconds
 
 
 class CpuMeter:

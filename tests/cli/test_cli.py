@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import read_json, write_creds
 from tui.core.spec.keys import region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
@@ -18,10 +19,8 @@ SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).pa
 
 
 def run(*args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    command = [SCRIPT] if SCRIPT else [sys.executable, "-m", "tui.cli"]
-    return subprocess.run(
-        command + list(args), capture_output=True, text=True, env=os.environ.copy(), input=input, timeout=timeout
-    )
+    """The console script as a process of its own (`tests.commands`: forked from a warm Python)."""
+    return run_command(args, env=os.environ.copy(), input=input, timeout=timeout)
 
 
 def valid(server, **extra):
