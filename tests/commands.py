@@ -165,9 +165,7 @@ def _forked(
     cpu_seconds += ended["cpu"]
     answers.close()
     conn.close()
-    return subprocess.CompletedProcess(
-        command, _code_of(status), _text(stdout), _text(stderr)
-    )
+    return subprocess.CompletedProcess(command, _code_of(status), _text(stdout), _text(stderr))
 
 
 def _ints(fds: list[int]) -> bytes:
@@ -176,9 +174,7 @@ def _ints(fds: list[int]) -> bytes:
     return array.array("i", fds).tobytes()
 
 
-def _collect(
-    out_r: int, err_r: int, in_w: int | None, data: bytes, deadline: float | None
-) -> tuple[bytes, bytes]:
+def _collect(out_r: int, err_r: int, in_w: int | None, data: bytes, deadline: float | None) -> tuple[bytes, bytes]:
     """stdout and stderr to their ends (and `data` written to stdin meanwhile), as `communicate`."""
     chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
     with selectors.DefaultSelector() as watch:

@@ -130,10 +130,15 @@ def _stream(fd: int, mode: str, errors: str) -> io.TextIOWrapper:
     """A standard stream as the interpreter makes it in a UTF-8 locale: line-buffered on a
     terminal (stderr always), unbuffered writes under PYTHONUNBUFFERED (`-u`)."""
     unbuffered = mode == "w" and UNBUFFERED
-    raw = io.open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)
+    raw = open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)
     line = mode == "w" and (fd == 2 or os.isatty(fd))
     return io.TextIOWrapper(
-        raw, encoding="utf-8", errors=errors, newline="\n", line_buffering=line and not unbuffered, write_through=unbuffered
+        raw,
+        encoding="utf-8",
+        errors=errors,
+        newline="\n",
+        line_buffering=line and not unbuffered,
+        write_through=unbuffered,
     )
 
 

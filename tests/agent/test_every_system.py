@@ -27,6 +27,7 @@ import pytest
 from tests.agent.conftest import RunningAgent, alive
 from tests.agent.openssh import Forwarded, needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import terminate, write_creds
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client.answering import offer
@@ -37,7 +38,7 @@ from tui.core.agent.wire.protocol import Request
 
 def run(*args: str, **extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_LANG": "en", **extra}
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    return run_command(args, env=env, timeout=PATIENCE)
 
 
 def started_in_background(*args: str) -> dict:

@@ -20,6 +20,7 @@ from tests.agent.another_user import STOLEN, AnotherUsersAgent, needs_root
 from tests.agent.conftest import RunningAgent, alive
 from tests.agent.openssh import SshServer, needs_openssh, remote
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import until
 from tui.core.agent.server import place
@@ -27,7 +28,7 @@ from tui.core.agent.wire import naming
 
 
 def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=60)
+    return run_command(args, env=env, timeout=60)
 
 
 @pytest.fixture

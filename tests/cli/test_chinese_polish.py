@@ -12,13 +12,14 @@ import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tui.app.screens.confirm import ConfirmScreen
 
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    return run_command(args, env={**os.environ, **env}, timeout=60)
 
 
 def test_the_switch_refusal_is_one_english_line_and_a_chinese_lead_and_step(home):

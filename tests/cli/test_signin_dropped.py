@@ -20,6 +20,7 @@ import pytest
 from tests.agent.openssh import SshServer, needs_openssh
 from tests.cli.test_signin_survives import alive
 from tests.cli.test_tui_in_tmux import ENV_NAMES, SCRIPT, TMUX
+from tests.commands import run_command
 from tests.conftest import read_json
 from tests.waiting import until
 from tui.core.spec.keys import DEFAULT_ACCOUNT, account_slot
@@ -135,7 +136,7 @@ def poller_killed(terminal, home, server, region: str = "cn") -> tuple[str, int]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    return run_command(args, env=os.environ.copy(), timeout=60)
 
 
 def test_a_sign_in_nobody_polls_is_said_so_and_login_resumes_it(terminal, home, server):

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import default_signals, read_json, write_creds
 from tests.core.test_cotenancy import competitor, finish, wait_read
 from tui.cli.exec import run_child
@@ -22,9 +23,7 @@ SLOT_FILE = pathlib.Path("credentials") / "assistant-code.json"
 
 
 def run(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(), **kwargs
-    )
+    return run_command(args, timeout=timeout, env=os.environ.copy(), **kwargs)
 
 
 def session(home, server, left: float, **extra) -> dict:

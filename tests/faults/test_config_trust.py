@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import needs_root, write_creds
 from tui.core import Region
 from tui.core.config.provider import provision_managed_provider
@@ -20,9 +20,7 @@ from tui.core.spec.keys import region_key, region_storage_name
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy()
-    )
+    return run_command(args, timeout=timeout, env=os.environ.copy())
 
 
 def global_session(home, server, expired: bool = True) -> None:

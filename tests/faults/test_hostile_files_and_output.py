@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from tests.app.helpers import screen_text, wait_for
+from tests.commands import run_command
 from tests.conftest import default_signals, write_creds
 from tests.toml import tomllib
 from tests.waiting import PATIENCE
@@ -29,9 +30,7 @@ from tui.core.text.redact import redact, register_secret
 
 
 def cli(*args: str, stdin: str | None = None, timeout: float = PATIENCE, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=timeout, input=stdin, **kwargs
-    )
+    return run_command(args, input=stdin, timeout=timeout, **kwargs)
 
 
 def shell(command: str, timeout: float = PATIENCE) -> subprocess.CompletedProcess:

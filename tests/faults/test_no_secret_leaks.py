@@ -7,21 +7,19 @@ import logging
 import os
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
 
 from tests.app.helpers import answer, screen_name, wait_for
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH, Fault
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, env=os.environ.copy()
-    )
+    return run_command(args, env=os.environ.copy())
 
 
 def secrets_of(server) -> set[str]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import needs_root, read_json, write_creds
 from tui.core.credentials.locks import DirLockState, dir_lock_state, is_stale
 from tui.core.doctor import apply_repair, local_checks
@@ -19,13 +19,7 @@ YEAR = 365 * 86400
 
 
 def run(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **env},
-    )
+    return run_command(args, timeout=timeout, env={**os.environ, **env})
 
 
 def lock_path(home):
