@@ -15,6 +15,7 @@ import pytest
 
 from tests.agent.openssh import Forwarded, SshServer
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import until
 from tui.core.system import facts
@@ -71,7 +72,7 @@ def on_server(agent_path: str, server_home: pathlib.Path, **extra: str) -> dict[
 
 
 def run_on_server(env: dict[str, str], *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    return run_command([*args], env=env, timeout=timeout)
 
 
 def files_under(where: pathlib.Path) -> list[str]:

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tests.conftest import default_signals, terminate
 from tests.waiting import PATIENCE, until
 
@@ -129,10 +130,8 @@ def assistant_ssh(
     sshd: SshServer, ours: list[str], command: list[str], env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess:
     """`assistant-auth ssh OURS… HOST COMMAND…` to the test's sshd, run to its end (no terminal)."""
-    return subprocess.run(
-        [SCRIPT, "ssh", *ours, *sshd.options(), sshd.host, *command],
-        capture_output=True,
-        text=True,
+    return run_command(
+        ["ssh", *ours, *sshd.options(), sshd.host, *command],
         env=os.environ.copy() if env is None else env,
         timeout=timeout,
         stdin=subprocess.DEVNULL,

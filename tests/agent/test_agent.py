@@ -17,6 +17,7 @@ import time
 
 from tests.agent.conftest import RunningAgent, files_under, on_server, run_on_server
 from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.commands import run_command
 from tests.conftest import default_signals, needs_root, read_json, write_creds
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client.ask import STALL, AgentUnavailable, ask
@@ -178,7 +179,7 @@ def test_the_socket_is_private(agent):
 
 def test_stop_and_lifetime(laptop, server):
     env = os.environ.copy()
-    started = subprocess.run([SCRIPT, "agent"], capture_output=True, text=True, env=env, timeout=30)
+    started = run_command(["agent"], env=env, timeout=30)
     assert started.returncode == 0, started.stderr
     lines = started.stdout.splitlines()
     assert lines[0].startswith("ASSISTANT_AUTH_SOCK=") and lines[0].endswith("; export ASSISTANT_AUTH_SOCK;")
@@ -187,7 +188,7 @@ def test_stop_and_lifetime(laptop, server):
     pid = int(lines[1].split("=", 1)[1].split(";")[0])
     env.update(ASSISTANT_AUTH_SOCK=path, ASSISTANT_AUTH_AGENT_PID=str(pid))
     assert ask(Request("status"), path)["ok"] is True
-    stopped = subprocess.run([SCRIPT, "agent", "--stop"], capture_output=True, text=True, env=env, timeout=30)
+    stopped = run_command(["agent", "--stop"], env=env, timeout=30)
     assert stopped.returncode == 0 and "unset ASSISTANT_AUTH_SOCK;" in stopped.stdout
     until(lambda: not os.path.exists(path))
     short = RunningAgent(os.environ.copy(), "--lifetime", "1")
@@ -271,9 +272,7 @@ def test_hostile_clients_never_stop_the_others(laptop, server, agent):
     slow.sendall(b"{")  # one byte, then nothing: cut off after the read timeout
     crowd = [connect(agent.path) for _ in range(CROWD)]
     # others are served: another program (the crowd's own process is one peer, bounded: #58 11)
-    other = subprocess.run(
-        [SCRIPT, "token"], capture_output=True, text=True, env={**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
-    )
+    other = run_command(["token"], env={**os.environ, "ASSISTANT_AUTH_SOCK": agent.path})
     assert other.returncode == 0 and other.stdout.strip() == server.issued[-1][0], other.stderr
     for conn in crowd:
         conn.close()

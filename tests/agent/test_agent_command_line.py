@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tests.waiting import PATIENCE, until
 from tui.cli.agent.shell_lines import CSH, FISH, SH, fish_quote, set_lines, shell_of, unset_lines
 from tui.core.text.timespec import format_duration, parse_duration
@@ -84,7 +85,7 @@ def test_csh_and_fish_lines_evaluated_by_the_real_shell(home, shell):
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed here")
     flag = "-c" if shell == "tcsh" else "--fish"
-    lines = subprocess.run([SCRIPT, "agent", flag], capture_output=True, text=True, timeout=PATIENCE).stdout
+    lines = run_command(["agent", flag], timeout=PATIENCE).stdout
     pid = int(lines.rsplit("Agent pid ", 1)[1].split(";")[0])
     try:
         shown = subprocess.run(
@@ -97,23 +98,23 @@ def test_csh_and_fish_lines_evaluated_by_the_real_shell(home, shell):
 
 
 def test_lifetime_in_json_mode_and_a_bad_one_refused(home):
-    done = subprocess.run([SCRIPT, "agent", "--json", "--lifetime", "1h30m"], capture_output=True, text=True)
+    done = run_command(["agent", "--json", "--lifetime", "1h30m"])
     started = json.loads(done.stdout)
     os.kill(started["pid"], signal.SIGTERM)
-    bad = subprocess.run([SCRIPT, "agent", "--lifetime", "soon"], capture_output=True, text=True)
+    bad = run_command(["agent", "--lifetime", "soon"])
     assert bad.returncode == 2 and "90, 30m, 1h30m or 2d" in bad.stderr and bad.stdout == ""
 
 
 def test_an_unknown_option_prints_the_subcommands_usage():
-    done = subprocess.run([SCRIPT, "agent", "--bogus"], capture_output=True, text=True)
+    done = run_command(["agent", "--bogus"])
     assert done.returncode == 2 and "usage: assistant-auth agent" in done.stderr and "--lifetime" in done.stderr
-    plain = subprocess.run([SCRIPT, "--bogus"], capture_output=True, text=True)
+    plain = run_command(["--bogus"])
     assert plain.returncode == 2 and "usage: assistant-auth [" in plain.stderr
 
 
 def test_top_level_help_lists_relay_and_flows_the_exit_codes():
     env = {**os.environ, "COLUMNS": "80", "ASSISTANT_LANG": "en"}
-    text = subprocess.run([SCRIPT, "--help"], capture_output=True, text=True, env=env).stdout
+    text = run_command(["--help"], env=env).stdout
     assert "\n  relay " in text
     codes = text[text.index("exit codes:") :]
     assert all(len(line) <= 79 for line in codes.splitlines())

@@ -11,14 +11,14 @@ import subprocess
 
 from tests.agent.conftest import RunningAgent
 from tests.agent.openssh import needs_openssh
-from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tests.conftest import terminate
 from tests.waiting import PATIENCE, until
 
 
 def token(sock: str, home) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(home), "ASSISTANT_AUTH_SOCK": sock, "ASSISTANT_LANG": "en"}
-    return subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    return run_command(["token"], env=env, timeout=PATIENCE)
 
 
 def test_cause_killed_on_the_agents_own_machine(laptop, server, server_home):

@@ -12,6 +12,7 @@ import subprocess
 from tests.agent.conftest import RunningAgent
 from tests.agent.openssh import needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE, until
 
@@ -21,9 +22,7 @@ def doctor(sock: str | None, home) -> tuple[int, dict]:
     env.pop("ASSISTANT_AUTH_SOCK", None)
     if sock is not None:
         env["ASSISTANT_AUTH_SOCK"] = sock
-    done = subprocess.run(
-        [SCRIPT, "doctor", "--offline", "--json"], capture_output=True, text=True, env=env, timeout=PATIENCE
-    )
+    done = run_command(["doctor", "--offline", "--json"], env=env, timeout=PATIENCE)
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     return done.returncode, checks
 
@@ -97,7 +96,7 @@ def test_status_on_the_server_shows_a_running_relay(laptop, server, server_home)
     note = server_home / "forwarded" / "relay-assistant-code.pid"
     try:
         until(lambda: note.exists() and (server_home / "credentials" / "assistant-code.json").exists())
-        shown = subprocess.run([SCRIPT, "status"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+        shown = run_command(["status"], env=env, timeout=PATIENCE)
         assert f"A relay (pid {relay.pid}) keeps slot assistant-code's file filled" in shown.stdout, shown.stdout
     finally:
         relay.send_signal(signal.SIGTERM)

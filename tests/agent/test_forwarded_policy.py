@@ -15,7 +15,8 @@ import threading
 from tests.agent.conftest import RunningAgent
 from tests.agent.fake_agent import FakeAgent
 from tests.agent.openssh import Forwarded, SshServer, needs_openssh, remote
-from tests.cli.test_cli import SCRIPT, valid
+from tests.cli.test_cli import valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
 from tui.core.agent.client.ask import ask
@@ -35,7 +36,7 @@ def test_a_forwarded_connection_cannot_stop_the_agent(system, laptop, server, ss
         # the same through `agent --stop` on the server
         env = {**os.environ, "ASSISTANT_AUTH_SOCK": through.path, "ASSISTANT_LANG": "en"}
         env.pop("ASSISTANT_AUTH_AGENT_PID", None)
-        done = subprocess.run([SCRIPT, "agent", "--stop"], capture_output=True, text=True, env=env)
+        done = run_command(["agent", "--stop"], env=env)
         assert done.returncode == 2 and "--stop there" in done.stderr and done.stdout == ""
         assert agent.process.poll() is None
     finally:
@@ -83,13 +84,8 @@ def test_forwarded_answers_carry_no_path_of_the_agents_machine(system, laptop, s
 
 
 def ssh_through(sshd: SshServer, env: dict, *command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [SCRIPT, "ssh", *sshd.options(), sshd.host, *command],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE * 2,
-        stdin=subprocess.DEVNULL,
+    return run_command(
+        ["ssh", *sshd.options(), sshd.host, *command], env=env, timeout=PATIENCE * 2, stdin=subprocess.DEVNULL
     )
 
 

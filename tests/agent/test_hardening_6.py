@@ -22,6 +22,7 @@ from tests.agent.conftest import RunningAgent, on_server, run_on_server
 from tests.agent.fake_agent import FakeAgent, line
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import default_signals, read_json, terminate, write_creds
 from tests.waiting import PATIENCE, until
 from tui.app.agent_app import AgentApp
@@ -232,7 +233,7 @@ def test_exec_says_a_hostile_refusal_as_one_line(fake_answers, home):
     for field, answer in variants(FAILURE):
         holder["answer"] = answer
         env = {**os.environ, "ASSISTANT_AUTH_SOCK": where, "ASSISTANT_LANG": "en"}
-        done = subprocess.run([SCRIPT, "exec", "--", "true"], capture_output=True, text=True, env=env)
+        done = run_command(["exec", "--", "true"], env=env)
         assert done.returncode in (1, 2, 3) and "Traceback" not in done.stderr, field
         assert all(is_one_printable_line(shown) for shown in shown_lines(done.stderr)), (field, done.stderr)
         assert not any(shown.startswith("* FORGED") for shown in shown_lines(done.stderr))
@@ -288,7 +289,7 @@ def test_agent_with_a_long_tmpdir_binds_under_a_short_base(tmp_path, home, varia
     deep = tmp_path / ("d" * 120)
     deep.mkdir(mode=0o700)
     env = {**os.environ, variable: str(deep)}
-    done = subprocess.run([SCRIPT, "agent", "--json"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    done = run_command(["agent", "--json"], env=env, timeout=PATIENCE)
     assert done.returncode == 0, done.stderr
     started = json.loads(done.stdout)
     try:
@@ -408,7 +409,7 @@ def test_token_says_the_spacing_and_exits_2(laptop, server, agent, server_home):
 
 
 def started_in_background(env: dict) -> dict:
-    done = subprocess.run([SCRIPT, "agent", "--json"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    done = run_command(["agent", "--json"], env=env, timeout=PATIENCE)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -425,7 +426,7 @@ def test_stop_uses_the_pid_when_the_socket_was_removed(home):
     started = started_in_background(os.environ.copy())
     os.unlink(started["socket"])  # a /tmp cleaner
     env = {**os.environ, "ASSISTANT_AUTH_SOCK": started["socket"], "ASSISTANT_AUTH_AGENT_PID": str(started["pid"])}
-    done = subprocess.run([SCRIPT, "agent", "--stop"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    done = run_command(["agent", "--stop"], env=env, timeout=PATIENCE)
     try:
         assert done.returncode == 0, done.stderr
         assert "does not answer; stopping the agent by its pid" in done.stderr and "unset" in done.stdout
@@ -443,7 +444,7 @@ def test_stop_never_signals_a_pid_that_is_now_another_program(home):
             env.pop("ASSISTANT_AUTH_SOCK", None)
             if socket_set:
                 env["ASSISTANT_AUTH_SOCK"] = "/nonexistent/agent.1"
-            done = subprocess.run([SCRIPT, "agent", "--stop"], capture_output=True, text=True, env=env)
+            done = run_command(["agent", "--stop"], env=env)
             assert done.returncode == 2 and "is not this program's agent" in done.stderr
             assert other.poll() is None  # still running
     finally:
@@ -519,7 +520,7 @@ def test_a_fifo_beside_a_dead_socket_never_holds_token(tmp_path, home):
     os.mkfifo(where + ".ended")
     try:
         env = {**os.environ, "ASSISTANT_AUTH_SOCK": where, "ASSISTANT_LANG": "en"}
-        done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+        done = run_command(["token"], env=env, timeout=PATIENCE)
         assert done.returncode == 3 and "stopped or killed" in done.stderr
     finally:
         for name in (where, where + ".ended"):

@@ -135,9 +135,7 @@ def test_through_a_real_sshd_the_forward_that_lost_the_race_is_never_replaced_by
 
 
 def start_json(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
-    done = subprocess.run(
-        [SCRIPT, "agent", "--json", *args], capture_output=True, text=True, timeout=60, env=env or os.environ.copy()
-    )
+    done = run_command(["agent", "--json", *args], timeout=60, env=env or os.environ.copy())
     try:
         return done, json.loads(done.stdout)
     except ValueError:
@@ -246,12 +244,8 @@ def test_a_connection_uses_the_agent_serving_the_stable_place(laptop, server, ru
     connection = ssh_token(sshd, server_home)
     out, errors = connection.communicate(timeout=120)
     assert connection.returncode == 0 and out.strip() == server.issued[-1][0], errors
-    events = subprocess.run(
-        [SCRIPT, "agent", "--stop", "--json"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ASSISTANT_AUTH_SOCK": service["socket"]},
-        timeout=60,
+    events = run_command(
+        ["agent", "--stop", "--json"], env={**os.environ, "ASSISTANT_AUTH_SOCK": service["socket"]}, timeout=60
     )
     assert events.returncode == 0  # the service was there, and stopped on its own machine
 

@@ -11,6 +11,7 @@ import pytest
 
 from tests.agent.conftest import RunningAgent
 from tests.cli.test_cli import valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.lock_holder import Holder, holding
 from tui.core.agent.client import proof
@@ -184,26 +185,20 @@ def test_the_background_agent_serves_the_home_its_command_named_even_a_relative_
     another directory there (token through it: "sign in first", while status said the agent
     serves this machine's sign-in). The start makes it absolute, and says so."""
     import json
-    import subprocess
 
-    from tests.cli.test_cli import SCRIPT
     from tests.waiting import PATIENCE
 
     stored = valid(server)
     write_creds(laptop, stored)
     relative = os.path.relpath(laptop, tmp_path)
     env = {**os.environ, "ASSISTANT_CODE_HOME": relative}
-    started = subprocess.run(
-        [SCRIPT, "agent", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=PATIENCE
-    )
+    started = run_command(["agent", "--json"], env=env, cwd=tmp_path, timeout=PATIENCE)
     assert started.returncode == 0, started.stderr
     said = json.loads(started.stdout)
     try:
         assert f"ASSISTANT_CODE_HOME is a relative path ({relative}): the agent reads {laptop}" in started.stderr
         through = {**env, "ASSISTANT_AUTH_SOCK": said["socket"]}
-        token = subprocess.run(
-            [SCRIPT, "token"], capture_output=True, text=True, env=through, cwd=tmp_path, timeout=PATIENCE
-        )
+        token = run_command(["token"], env=through, cwd=tmp_path, timeout=PATIENCE)
         assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
         assert ask(Request("ping"), said["socket"])["home"] == str(laptop)
     finally:
@@ -341,7 +336,7 @@ def test_a_switch_made_while_logout_waits_for_the_lock_stands(home):
         assert logout.stderr is not None
         waiting = logout.stderr.readline()  # the exact state: it says it waits for the slot's lock
         assert "Waiting for" in waiting, waiting
-        switched = subprocess.run([SCRIPT, "switch", "zulu"], capture_output=True, text=True, timeout=PATIENCE)
+        switched = run_command(["switch", "zulu"], timeout=PATIENCE)
         assert switched.returncode == 0, switched.stderr
         holder.release()
         out, rest = logout.communicate(timeout=PATIENCE)
@@ -579,9 +574,7 @@ def test_admission_shares_the_room_by_kind_and_bounds_each_peer():
 def test_a_flood_from_one_program_leaves_the_persons_token_served(laptop, server):
     """#58 11: a flood of connections used to take every place; one peer now holds at most its
     bound, and `token` (another process) is served throughout."""
-    import subprocess
 
-    from tests.cli.test_cli import SCRIPT
     from tests.waiting import PATIENCE
     from tui.core.agent.server.admission import PER_PEER
 
@@ -593,7 +586,7 @@ def test_a_flood_from_one_program_leaves_the_persons_token_served(laptop, server
         flooder, busy = _flood(agent.path, PER_PEER + 40)
         assert busy == 40
         env = {**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
-        token = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+        token = run_command(["token"], env=env, timeout=PATIENCE)
         assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
     finally:
         if flooder is not None:
@@ -605,10 +598,8 @@ def test_a_flood_from_one_program_leaves_the_persons_token_served(laptop, server
 def test_a_flood_through_a_servers_forward_leaves_this_machine_served(laptop, server, tmp_path):
     """The same flood from a server, through a real `ssh -R`: its SSH connection is one peer,
     bounded; the laptop's own `token` and another connection's are served."""
-    import subprocess
 
     from tests.agent.openssh import Forwarded, SshServer, needs_openssh
-    from tests.cli.test_cli import SCRIPT
     from tests.waiting import PATIENCE
     from tui.core.agent.server.admission import PER_PEER
 
@@ -624,7 +615,7 @@ def test_a_flood_through_a_servers_forward_leaves_this_machine_served(laptop, se
         flooder, busy = _flood(forward.path, PER_PEER + 20)
         assert busy == 20
         here = {**os.environ, "ASSISTANT_AUTH_SOCK": agent.path}
-        token = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=here, timeout=PATIENCE)
+        token = run_command(["token"], env=here, timeout=PATIENCE)
         assert token.returncode == 0 and token.stdout.strip() == stored["access_token"], token.stderr
     finally:
         if flooder is not None:

@@ -18,7 +18,8 @@ import time
 
 from tests.agent.conftest import RunningAgent, files_under
 from tests.agent.openssh import SshServer, forward, listening, needs_openssh, relay_and_read, relaying_sshd, remote
-from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.cli.test_cli import expired, valid
+from tests.commands import run_command
 from tests.conftest import default_signals, write_creds
 from tests.waiting import PATIENCE
 from tui.demo.server import TOKEN_PATH
@@ -62,20 +63,16 @@ def test_token_exec_and_status_on_the_server_through_assistant_auth_ssh(system, 
     try:
 
         def on_server(*words: str) -> subprocess.CompletedProcess:
-            return subprocess.run(
-                [SCRIPT, "ssh", *sshd.options(), sshd.host, *remote(server_home, *words)],
-                capture_output=True,
-                text=True,
+            return run_command(
+                ["ssh", *sshd.options(), sshd.host, *remote(server_home, *words)],
                 env=os.environ.copy(),
                 timeout=120,
                 stdin=subprocess.DEVNULL,
             )
 
         def on_server_shell(script: str) -> subprocess.CompletedProcess:
-            return subprocess.run(
-                [SCRIPT, "ssh", *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
-                capture_output=True,
-                text=True,
+            return run_command(
+                ["ssh", *sshd.options(), sshd.host, "sh", "-c", shlex.quote(script)],
                 env=os.environ.copy(),
                 timeout=120,
                 stdin=subprocess.DEVNULL,
@@ -137,11 +134,11 @@ def test_a_dropped_connection_ends_the_servers_clients_with_exit_3(laptop, serve
         while not listening(forwarded):  # the forwarding is up: sshd listens there (it binds first)
             assert connection.poll() is None and time.monotonic() < deadline, connection.stderr.read()
             time.sleep(0.05)
-        assert subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=60).returncode == 0
+        assert run_command(["token"], env=env, timeout=60).returncode == 0
         connection.kill()  # the connection drops
         connection.wait()
         started = time.monotonic()
-        done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=env, timeout=60)
+        done = run_command(["token"], env=env, timeout=60)
         assert done.returncode == 3 and "is not answering" in done.stderr and forwarded in done.stderr
         assert time.monotonic() - started < 30
     finally:
@@ -156,10 +153,8 @@ def test_a_server_that_refuses_socket_forwarding_is_explained(laptop, server, tm
     write_creds(laptop, valid(server))
     refusing = SshServer(tmp_path / "refusing", forwarding=False)
     try:
-        done = subprocess.run(
-            [SCRIPT, "ssh", *refusing.options(), refusing.host, *remote(server_home, "token")],
-            capture_output=True,
-            text=True,
+        done = run_command(
+            ["ssh", *refusing.options(), refusing.host, *remote(server_home, "token")],
             env=os.environ.copy(),
             timeout=120,
             stdin=subprocess.DEVNULL,

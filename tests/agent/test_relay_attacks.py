@@ -9,12 +9,12 @@ import os
 import pathlib
 import random
 import signal
-import subprocess
 
 import pytest
 
 from tests.agent.conftest import RunningAgent
-from tests.cli.test_cli import SCRIPT, valid
+from tests.cli.test_cli import valid
+from tests.commands import run_command
 from tests.conftest import needs_root, tmpfs, write_creds
 from tui.core.agent.client.relay import Verdict, judge, write_relayed
 
@@ -52,7 +52,7 @@ def test_the_relay_on_a_full_file_system_keeps_the_file_and_says_why(laptop, ser
             "ASSISTANT_AUTH_SOCK": agent.path,
             "ASSISTANT_LANG": "en",
         }
-        done = subprocess.run([SCRIPT, "relay", "--once"], capture_output=True, text=True, env=env, timeout=120)
+        done = run_command(["relay", "--once"], env=env, timeout=120)
     finally:
         agent.stop()
     assert done.returncode == 1, done.stderr

@@ -11,7 +11,8 @@ import os
 import subprocess
 
 from tests.agent.openssh import needs_openssh
-from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.cli.test_cli import expired, valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
 
@@ -20,9 +21,7 @@ pytestmark = needs_openssh
 
 def on_server(path: str, server_home, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": path, "ASSISTANT_LANG": "en"}
-    return subprocess.run(
-        [SCRIPT, *args], capture_output=True, text=True, env=env, timeout=PATIENCE, stdin=subprocess.DEVNULL
-    )
+    return run_command([*args], env=env, timeout=PATIENCE, stdin=subprocess.DEVNULL)
 
 
 def never_sends_to_the_server(done: subprocess.CompletedProcess, laptop) -> None:
@@ -63,7 +62,7 @@ def test_refresh_of_the_relays_file_says_where_the_refresh_happens(home, server_
     write_creds(server_home, relayed)
     env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_AUTH_SOCK"}
     env.update(ASSISTANT_CODE_HOME=str(server_home), ASSISTANT_LANG="en")
-    done = subprocess.run([SCRIPT, "refresh"], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    done = run_command(["refresh"], env=env, timeout=PATIENCE)
     assert done.returncode == 2 and "filled by the relay" in done.stderr
 
 

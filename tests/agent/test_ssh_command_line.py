@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from tests.agent.openssh import needs_openssh, remote
-from tests.cli.test_cli import SCRIPT, valid
+from tests.cli.test_cli import valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE
 from tui.cli.agent.ssh_words import OURS, OURS_WITH_VALUE
@@ -46,7 +47,7 @@ def test_an_unknown_long_option_is_a_usage_error(home):
         split(["--rlay", "host"], OURS, OURS_WITH_VALUE)
     with pytest.raises(Usage):
         split(["--account"], OURS, OURS_WITH_VALUE)  # its value is missing
-    done = subprocess.run([SCRIPT, "ssh", "--rlay", "host"], capture_output=True, text=True)
+    done = run_command(["ssh", "--rlay", "host"])
     assert done.returncode == 2 and "usage: assistant-auth ssh" in done.stderr
 
 
@@ -57,10 +58,8 @@ def test_double_dash_before_the_command_runs_the_command(laptop, server, sshd, t
     server_home = tmp_path / "server-home"
     server_home.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_AUTH_SOCK"}
-    done = subprocess.run(
-        [SCRIPT, "ssh", *sshd.options(), sshd.host, "-o", "LogLevel=ERROR", "--", *remote(server_home, "token")],
-        capture_output=True,
-        text=True,
+    done = run_command(
+        ["ssh", *sshd.options(), sshd.host, "-o", "LogLevel=ERROR", "--", *remote(server_home, "token")],
         env=env,
         timeout=PATIENCE * 2,
         stdin=subprocess.DEVNULL,
@@ -82,7 +81,7 @@ def test_double_dash_before_the_command_runs_the_command(laptop, server, sshd, t
     ],
 )
 def test_ssh_account_needs_the_relay_and_a_valid_name(home, args, said):
-    done = subprocess.run([SCRIPT, "ssh", *args], capture_output=True, text=True, timeout=60)
+    done = run_command(["ssh", *args], timeout=60)
     assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) <= 2
     assert "ssh:" not in done.stderr  # ssh never started
 

@@ -17,6 +17,7 @@ import tempfile
 
 from tests.agent.conftest import alive
 from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tests.conftest import default_signals, terminate
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client.ask import AgentUnavailable, ask
@@ -25,7 +26,7 @@ from tui.core.agent.wire.protocol import Request
 
 
 def agent_json(*args: str) -> tuple[subprocess.CompletedProcess, dict | None]:
-    done = subprocess.run([SCRIPT, "agent", "--json", *args], capture_output=True, text=True, timeout=PATIENCE)
+    done = run_command(["agent", "--json", *args], timeout=PATIENCE)
     try:
         return done, json.loads(done.stdout)
     except ValueError:
@@ -50,7 +51,7 @@ def test_the_stable_path_and_a_second_start_that_finds_it_running(runtime):
     again, same = agent_json()
     assert again.returncode == 0 and same == found  # the same agent, its lines again
     assert "already running at" in again.stderr
-    lines = subprocess.run([SCRIPT, "agent", "-s"], capture_output=True, text=True, timeout=PATIENCE)
+    lines = run_command(["agent", "-s"], timeout=PATIENCE)
     assert lines.returncode == 0 and f"ASSISTANT_AUTH_AGENT_PID={found['pid']};" in lines.stdout
 
 
@@ -111,7 +112,7 @@ def test_the_user_service_without_a_terminal_binds_the_stable_path(runtime):
     try:
         until(lambda: answers(path) or service.poll() is not None)
         assert service.poll() is None and answers(path)
-        shell = subprocess.run([SCRIPT, "agent", "--json"], capture_output=True, text=True, timeout=PATIENCE)
+        shell = run_command(["agent", "--json"], timeout=PATIENCE)
         assert json.loads(shell.stdout)["socket"] == path  # a login shell finds the service's agent
     finally:
         terminate(service)

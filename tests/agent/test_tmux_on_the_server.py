@@ -16,6 +16,7 @@ import pytest
 from tests.agent.conftest import RunningAgent
 from tests.agent.openssh import assistant_ssh, needs_openssh
 from tests.cli.test_cli import SCRIPT, valid
+from tests.commands import run_command
 from tests.conftest import default_signals, terminate, write_creds
 from tests.waiting import PATIENCE, until
 from tui.core.agent.client.ask import AgentUnavailable, ask
@@ -59,7 +60,7 @@ class Connection:
 
 def on_server(sshd, sock: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(sshd.home), "ASSISTANT_AUTH_SOCK": sock, "ASSISTANT_LANG": "en"}
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=PATIENCE)
+    return run_command([*args], env=env, timeout=PATIENCE)
 
 
 def test_a_stale_tmux_variable_follows_the_newest_live_connection(laptop, server, sshd):

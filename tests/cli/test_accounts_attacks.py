@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
 
-from tests.cli.test_cli import SCRIPT, run
+from tests.cli.test_cli import run
 from tests.cli.test_login_join import Login
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import until
 from tui.core.config.provider import provision_managed_provider
@@ -100,6 +100,6 @@ def test_status_and_switch_under_a_narrow_encoding(home, server):
     for lang in ("en", "zh-CN"):
         for args in (("status",), ("switch", "work"), ("switch", "nobody"), ("switch", "--", "../x")):
             env = {**os.environ, "PYTHONIOENCODING": "ascii", "ASSISTANT_LANG": lang}
-            done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, env=env, timeout=60)
+            done = run_command([*args], env=env, timeout=60)
             assert "Traceback" not in done.stderr and done.returncode in (0, 1, 2), (args, done.stderr)
             (done.stdout + done.stderr).encode("ascii")  # only bytes the stream can carry

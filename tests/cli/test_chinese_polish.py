@@ -11,7 +11,6 @@ import subprocess
 import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
-from tests.cli.test_cli import SCRIPT
 from tests.commands import run_command
 from tui.app.screens.confirm import ConfirmScreen
 
@@ -42,21 +41,11 @@ def test_token_without_a_sign_in_has_its_next_step_in_chinese_and_nothing_more_i
 def test_the_linux_console_gets_english_unless_chinese_is_asked_for(home):
     locale = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LANGUAGE": ""}
     env = {k: v for k, v in os.environ.items() if k != "ASSISTANT_LANG"}
-    console = subprocess.run(
-        [SCRIPT, "status"], capture_output=True, text=True, env={**env, **locale, "TERM": "linux"}, timeout=60
-    )
+    console = run_command(["status"], env={**env, **locale, "TERM": "linux"}, timeout=60)
     assert not CJK.search(console.stdout + console.stderr)
-    asked = subprocess.run(
-        [SCRIPT, "status"],
-        capture_output=True,
-        text=True,
-        env={**env, **locale, "TERM": "linux", "ASSISTANT_LANG": "zh-CN"},
-        timeout=60,
-    )
+    asked = run_command(["status"], env={**env, **locale, "TERM": "linux", "ASSISTANT_LANG": "zh-CN"}, timeout=60)
     assert CJK.search(asked.stdout)
-    xterm = subprocess.run(
-        [SCRIPT, "status"], capture_output=True, text=True, env={**env, **locale, "TERM": "xterm"}, timeout=60
-    )
+    xterm = run_command(["status"], env={**env, **locale, "TERM": "xterm"}, timeout=60)
     assert CJK.search(xterm.stdout)
 
 

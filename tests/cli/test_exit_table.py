@@ -13,6 +13,7 @@ import pytest
 
 from tests.agent.conftest import RunningAgent, on_server
 from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.lock_holder import holding
 from tests.waiting import PATIENCE
@@ -199,10 +200,10 @@ def test_switch_exits_three_on_a_held_lock_by_name_and_by_region(home, server):
     with holding(home):  # config.toml's lock, held by another command
         env = {**os.environ, "ASSISTANT_LOCK_TIMEOUT": "0.3"}
         for words in (["switch", "work"], ["switch", "--region", "global"]):
-            done = subprocess.run([SCRIPT, *words], capture_output=True, text=True, env=env, timeout=PATIENCE)
+            done = run_command([*words], env=env, timeout=PATIENCE)
             assert done.returncode == EXIT_TRANSIENT and "Gave up after" in done.stderr, (words, done.stderr)
 
 
 def test_inspect_of_an_account_that_is_not_there_is_usage(home):
-    done = subprocess.run([SCRIPT, "inspect", "--account", "nosuch"], capture_output=True, text=True, timeout=PATIENCE)
+    done = run_command(["inspect", "--account", "nosuch"], timeout=PATIENCE)
     assert done.returncode == EXIT_USAGE, done.stderr

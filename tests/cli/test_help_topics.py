@@ -4,9 +4,8 @@ program points at a file a pipx install does not have (`docs/…`)."""
 from __future__ import annotations
 
 import pathlib
-import subprocess
 
-from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tui.core.text.helpdocs import page_text, topics
 from tui.dev.messages import marked_strings
 
@@ -14,7 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_help_lists_every_page_of_docs_as_a_topic():
-    done = subprocess.run([SCRIPT, "help"], capture_output=True, text=True)
+    done = run_command(["help"])
     assert done.returncode == 0
     for page in sorted((ROOT / "docs").glob("*.md")):
         assert f"  {page.stem} " in done.stdout
@@ -22,7 +21,7 @@ def test_help_lists_every_page_of_docs_as_a_topic():
 
 
 def test_help_topic_prints_the_page_and_names_other_pages_by_topic():
-    done = subprocess.run([SCRIPT, "help", "agent"], capture_output=True, text=True)
+    done = run_command(["help", "agent"])
     assert done.returncode == 0 and done.stdout.startswith("# The token agent")
     assert "Who may ask what" in done.stdout
     for name in topics():
@@ -30,7 +29,7 @@ def test_help_topic_prints_the_page_and_names_other_pages_by_topic():
 
 
 def test_an_unknown_topic_says_the_topics():
-    done = subprocess.run([SCRIPT, "help", "nope"], capture_output=True, text=True)
+    done = run_command(["help", "nope"])
     assert done.returncode == 2 and "no help topic nope" in done.stderr and "agent" in done.stderr
 
 

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.cli.test_tui_in_tmux import SCRIPT, TMUX
+from tests.commands import run_command
 from tests.conftest import read_json
 from tests.waiting import until
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and th
 
 
 def status(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([SCRIPT, "status", *args], capture_output=True, text=True, env=os.environ.copy(), timeout=30)
+    return run_command(["status", *args], env=os.environ.copy(), timeout=30)
 
 
 def record(home) -> dict | None:
@@ -208,12 +209,8 @@ def test_doctor_knows_the_records_and_never_shows_a_device_code(terminal, home, 
     term.wait_for("Code:")
     until(lambda: record(home), what="the record")
     os.chmod(home / "signin", 0o755)  # the record itself is rewritten 0600 at every poll
-    report = subprocess.run(
-        [SCRIPT, "doctor", "--offline", "--report"], capture_output=True, text=True, env=os.environ.copy(), timeout=60
-    )
-    text = subprocess.run(
-        [SCRIPT, "doctor", "--offline"], capture_output=True, text=True, env=os.environ.copy(), timeout=60
-    ).stdout
+    report = run_command(["doctor", "--offline", "--report"], env=os.environ.copy(), timeout=60)
+    text = run_command(["doctor", "--offline"], env=os.environ.copy(), timeout=60).stdout
     grant = server.grants()[-1]
     for output in (report.stdout, text):
         assert grant.device_code not in output

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE, until
 
@@ -242,12 +243,12 @@ def test_switch_on_home_then_the_cli_agrees(terminal, server, home):
     term.wait_for("* global")
     term.keys("q")
     term.wait_for("EXITED=0")
-    status = subprocess.run([SCRIPT, "status", "--json"], capture_output=True, text=True, env=os.environ.copy())
+    status = run_command(["status", "--json"], env=os.environ.copy())
     import json
 
     assert json.loads(status.stdout)["managed_slot"] == region_storage_name(Region.GLOBAL)
     # and back with the CLI
-    back = subprocess.run([SCRIPT, "switch", "--region", "cn"], capture_output=True, text=True, env=os.environ.copy())
+    back = run_command(["switch", "--region", "cn"], env=os.environ.copy())
     assert back.returncode == 0, back.stderr
     term = terminal()
     term.wait_for("* cn")

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 
 import pytest
 
-from tests.cli.test_cli import SCRIPT
+from tests.commands import run_command
 from tui.core.config.read import parse_config, parse_config_readonly
 from tui.core.config.restore import backup_path, restore_offer
 from tui.core.credentials.repairs import NotDone
@@ -114,15 +113,11 @@ def test_a_change_between_the_look_and_the_act_stops_the_restore(home, change):
 
 def test_doctor_offers_the_restore_and_fix_applies_it(home):
     planted(home)
-    report = subprocess.run(
-        [SCRIPT, "doctor", "--json", "--offline"], capture_output=True, text=True, env=os.environ.copy()
-    )
+    report = run_command(["doctor", "--json", "--offline"], env=os.environ.copy())
     check = next(c for c in json.loads(report.stdout)["checks"] if c["name"] == "config.parse")
     assert check["status"] == "fail" and "line 5, column 8" in check["finding"]
     assert "Restore the copy from before the provider editor's save at " in check["fix"]  # what the copy is
-    fixed = subprocess.run(
-        [SCRIPT, "doctor", "--fix", "--yes", "--offline"], capture_output=True, text=True, env=os.environ.copy()
-    )
+    fixed = run_command(["doctor", "--fix", "--yes", "--offline"], env=os.environ.copy())
     assert "-[broken" in fixed.stderr and "sk-secret-value-1234" not in fixed.stderr + fixed.stdout  # the diff, masked
     assert "restored" in fixed.stderr
     assert (paths.config_path()).read_bytes() == GOOD.encode()

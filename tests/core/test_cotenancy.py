@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import default_signals, read_json, write_creds
 from tests.waiting import PATIENCE, until_async
 from tui.core import (
@@ -448,16 +449,14 @@ async def test_official_tombstone_is_shown_never_refreshed_and_replaced_by_sign_
 
 def test_token_command_on_a_tombstone_prints_both_lines(home):
     write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
-    done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True, env=os.environ.copy()
-    )
+    done = run_command(["token"], env=os.environ.copy())
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.splitlines() == [NO_REFRESH_TOKEN, revoked_hint(SLOT)]
 
 
 def test_status_shows_the_tombstone(home):
     write_creds(home, {"access_token": "", "refresh_token": "", "expires_at": 0})
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
+    done = run_command(["status"])
     assert done.returncode == 1
     assert "* cn: signed out (revoked)" in done.stdout and "sign in again" in done.stdout  # led by the region
     assert "To sign in: assistant-auth login" in done.stdout

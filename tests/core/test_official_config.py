@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import CN_HOST, GLOBAL_BASE, GLOBAL_HOST, write_creds
 from tests.core.test_selection import assert_scan_agrees_or_the_full_parse_answers, tomllib_answer
 from tests.toml import tomllib
@@ -126,14 +127,12 @@ async def test_hostless_global_entry_refreshes_at_the_global_host(home, server):
 
 
 def test_status_reports_the_missing_host(home, server):
-    import subprocess
-    import sys
 
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
         official(f'storage = "file"\nkey = "{global_key()}"\n', endpoints(Region.GLOBAL).base_url)
     )
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
+    done = run_command(["status"])
     assert "names no oauth host in config.toml; its key was made for http://localhost:" in done.stdout
 
 

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.commands import run_command
 from tests.conftest import read_json, write_creds
 from tui.core import (
     MANAGED_PROVIDER,
@@ -51,8 +52,6 @@ async def test_invalid_key_with_the_default_host_keeps_the_spec_fallback(home, s
 
 
 def test_cli_names_the_provider_whose_key_is_invalid(home, server):
-    import subprocess
-    import sys
 
     write_creds(home, {**server.issue_tokens(), "expires_at": 1})
     foreign = f"http://localhost:{server.url.rsplit(':', 1)[1]}"
@@ -60,7 +59,7 @@ def test_cli_names_the_provider_whose_key_is_invalid(home, server):
         f'[providers.mine]\nbase_url = "https://x.test"\noauth = {{ key = "a/b", oauthHost = "{foreign}" }}\n'
     )
     for command in (["token", "--provider", "mine"], ["refresh", "--provider", "mine"]):
-        done = subprocess.run([sys.executable, "-m", "tui.cli", *command], capture_output=True, text=True)
+        done = run_command([*command])
         lines = done.stderr.splitlines()
         assert done.returncode == 1 and lines[0] == "Invalid OAuth token key: a/b", done.stderr
         assert "provider mine" in lines[1]
@@ -161,10 +160,8 @@ async def test_device_id_is_created_private_and_reported_when_unusable(home, ser
     (home / "device_id").write_text("a\nb\n")
     value, problem = read_device_id()
     assert value is None and "ignored" in problem
-    import subprocess
-    import sys
 
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True)
+    done = run_command(["status"])
     assert f"warning: {home / 'device_id'} holds more than one line" in done.stdout
 
 

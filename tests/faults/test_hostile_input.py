@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core import (
@@ -121,12 +120,7 @@ def test_cli_output_is_inert(home, server, hostile):
         body=json.dumps({"user_code": hostile, "device_code": "dc", "verification_uri": hostile}),
     )
     server.inject("/api/oauth/token", status=400, body=json.dumps({"error": "access_denied"}))
-    result = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "login", "--no-tui", "--json"],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-    )
+    result = run_command(["login", "--no-tui", "--json"], env=os.environ.copy())
     assert result.returncode == 1
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\x9b" not in stream and "\u202e" not in stream and "\x07" not in stream
@@ -136,21 +130,14 @@ def test_cli_output_is_inert(home, server, hostile):
 def test_cli_status_with_hostile_file_names_and_fields(home):
     write_creds(home, {"access_token": "AT-x", "\x1b[31mkey": "\x1b]0;title\x07"}, name="ok-name")
     (home / "credentials" / "\x1b[2Jevil.json").write_text("{bad")
-    result = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "status"], capture_output=True, text=True, env=os.environ.copy()
-    )
+    result = run_command(["status"], env=os.environ.copy())
     assert "\x1b" not in result.stdout + result.stderr
     assert "evil" in result.stdout
 
 
 def test_cli_provider_name_is_only_a_lookup(home):
     for name in ("../../etc/passwd", "\x1b[2J", "[@click=app.quit]"):
-        result = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "token", "--provider", name],
-            capture_output=True,
-            text=True,
-            env=os.environ.copy(),
-        )
+        result = run_command(["token", "--provider", name], env=os.environ.copy())
         assert result.returncode == 2 and "No provider named" in result.stderr and "\x1b" not in result.stderr
 
 

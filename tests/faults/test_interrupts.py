@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.app.helpers import screen_name, wait_for
+from tests.commands import run_command
 from tests.conftest import default_signals, read_json, write_creds
 from tests.waiting import PATIENCE, until
 from tui.app import AssistantAuthApp
@@ -82,9 +83,7 @@ def test_a_signal_during_the_refresh_waits_for_the_answer_to_be_stored(home, slo
     if signum == signal.SIGINT:
         assert FINISHING in err
     assert_rotation_kept(home, server)
-    again = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=30
-    )
+    again = run_command(["token"], env=os.environ.copy(), timeout=30)
     assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0]  # still signed in
     assert len(server.refreshes()) == 1
 

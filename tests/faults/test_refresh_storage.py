@@ -16,6 +16,7 @@ import pytest
 import respx
 
 from tests.cli.test_cli import SCRIPT, expired
+from tests.commands import run_command
 from tests.conftest import CN_BASE, CN_HOST, default_signals, read_json, tmpfs, write_creds
 from tui.core import AuthError, get_access_token
 from tui.core.files.atomic import Reserved
@@ -52,7 +53,7 @@ def test_a_refresh_whose_answer_cannot_be_stored_is_never_sent(home, server):
     assert refreshes(server) == 0
     assert path.read_bytes() == before
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # the probe is gone
-    again = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    again = run_command(["token"], env=os.environ.copy(), timeout=60)
     assert again.returncode == 0 and refreshes(server) == 1  # the kept refresh token still works
 
 
@@ -80,7 +81,7 @@ def test_a_large_answer_is_provided_for_or_nothing_is_sent(home, server):
 def test_the_same_large_answer_is_stored_where_there_is_room(home, server):
     path = write_creds(home, expired(server))
     server.inject(TOKEN_PATH, status=200, body=large_rotation())
-    result = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    result = run_command(["token"], env=os.environ.copy(), timeout=60)
     assert result.returncode == 0, result.stderr
     stored = read_json(path)
     assert stored["access_token"] == "a" * 24000 and stored["refresh_token"] == "rt_rotated"
@@ -146,7 +147,7 @@ async def test_an_answer_that_cannot_be_written_is_never_success(home, monkeypat
 def test_server_trouble_never_says_sign_in_again(home, server, status):
     write_creds(home, expired(server))
     server.inject(TOKEN_PATH, Fault(status=status, body="busy", content_type="text/plain"))
-    result = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    result = run_command(["token"], env=os.environ.copy(), timeout=60)
     assert result.returncode == 3
     assert result.stderr.startswith(f"login expired and refresh failed (HTTP {status}): busy")
     assert "sign in again" not in result.stderr.lower()
@@ -175,7 +176,7 @@ def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_
         except OSError:
             pass
     os.truncate(filler, os.stat(filler).st_size - 4096)
-    done = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    done = run_command(["token"], env=os.environ.copy(), timeout=60)
     assert done.returncode == 3, done.stderr
     assert "No space left on device" in done.stderr and "nothing was sent, your sign-in is kept" in done.stderr
     assert (
@@ -184,7 +185,7 @@ def test_on_a_full_filesystem_the_refresh_is_not_sent(server, monkeypatch, tiny_
     assert "Free at least 1.0 MiB on that file system" in done.stderr
     assert refreshes(server) == 0 and path.read_bytes() == before
     filler.unlink()  # room again: the kept refresh token works
-    again = subprocess.run([SCRIPT, "token"], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    again = run_command(["token"], env=os.environ.copy(), timeout=60)
     assert again.returncode == 0 and again.stdout.strip() == server.issued[-1][0] and refreshes(server) == 1
 
 

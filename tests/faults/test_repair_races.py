@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.app.helpers import screen_name, wait_for
+from tests.commands import run_command
 from tests.conftest import write_creds
 from tui.app import AssistantAuthApp
 from tui.core.credentials.repairs import (
@@ -73,12 +74,7 @@ def test_doctor_fix_leaves_a_linked_credentials_dir_alone(home, shared):
     home.mkdir(parents=True)
     os.chmod(home, 0o700)
     (home / "credentials").symlink_to(shared)
-    done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "doctor", "--fix", "--yes", "--offline"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_command(["doctor", "--fix", "--yes", "--offline"], timeout=60)
     assert "Traceback" not in done.stderr
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
 
