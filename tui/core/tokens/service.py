@@ -24,7 +24,6 @@ from typing import Any
 from tui.core.credentials.issued import Granted, Refused, from_files
 from tui.core.credentials.refresh import get_access_token
 from tui.core.credentials.slot import EXPIRY_LEEWAY, expires_at_of, try_load, usable_token
-from tui.core.credentials.valid import required_ttl
 from tui.core.errors import EXIT, EXIT_USAGE, AuthError
 from tui.core.slots.choice import Selection, explain_for, select_for, storage_name_of
 from tui.core.slots.selector import Selector
@@ -62,10 +61,13 @@ class TokenService:
             chosen = select_for(selector)
             slot = storage_name_of(chosen)
             held = try_load(slot) or {}
-            refused = self._spaced(slot, held, min_ttl)
-            if refused is not None:
-                return refused
-            token = await get_access_token(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=chosen.refusal)
+            spaced = self._spaced(slot, held, min_ttl)
+            # raised in place of a refresh, at the moment the token path decides one is needed:
+            # a token that still meets `min_ttl` then is served; the same clock reading decides both
+            refuse = chosen.refusal or (_Spaced(spaced) if spaced is not None else None)
+            token = await get_access_token(chosen.ref, chosen.base_url, min_ttl=min_ttl, refuse=refuse)
+        except _Spaced as exc:
+            return exc.refused
         except AuthError as exc:
             self._note_refresh(slot, held)  # a refresh whose token was still too short (LifetimeTooShort) counts
             return refusal(explain_for(exc, chosen), selector, _slot_or_blank(chosen))
@@ -83,14 +85,16 @@ class TokenService:
 
     def _spaced(self, slot: str, held: Mapping[str, Any], min_ttl: int | None) -> Refused | None:
         """The refusal of a refresh that `min_ttl` alone would cause within half the lifetime of the
-        token the last refresh of `slot` got; None when the request goes its usual way."""
+        token the last refresh of `slot` got: raised by the token path in place of that refresh,
+        only if it finds one needed (a token that meets `min_ttl` when it looks is served); None
+        when the request goes its usual way, refresh included."""
         last = self.refreshed.get(slot)
         expires_at = expires_at_of(held)
         if min_ttl is None or last is None or not usable_token(held.get("access_token")) or expires_at is None:
             return None
         since, half = time.monotonic() - last[0], last[1] / 2
         left = expires_at - time.time()
-        if since >= half or left < EXPIRY_LEEWAY or left >= required_ttl(min_ttl):
+        if since >= half or left < EXPIRY_LEEWAY:
             return None
         wait = max(1, math.ceil(half - since))
         message = (
@@ -99,6 +103,15 @@ class TokenService:
             f"(ask for at most {int(half)} s, or again in {wait} s)"
         )
         return Refused(message, EXIT_USAGE, slot=slot, retry_after=wait)
+
+
+class _Spaced(AuthError):
+    """The spacing's refusal, carried through the token path as its `refuse` (raised instead of
+    sending a refresh)."""
+
+    def __init__(self, refused: Refused) -> None:
+        super().__init__(refused.message, kind="spaced")
+        self.refused = refused
 
 
 def refusal(exc: AuthError, selector: Selector, slot: str) -> Refused:
