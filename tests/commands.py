@@ -2,7 +2,7 @@
 
 `run_command` gives what `subprocess.run([SCRIPT, *args], capture_output=True, text=True, ...)`
 gives. The command is a real process of its own (its own descriptors, environment, directory,
-umask, exit status and signals; it imports the project itself and runs `tui.cli.main` as the
+umask, exit status and signals; it imports the project itself and runs `tui.cli.run` as the
 console script does), forked from a Python this worker started once with the libraries loaded
 (`tests/warm_server.py`): a fresh interpreter and its imports cost about 0.1 s of CPU per command,
 and the suite runs well over a thousand of them.

@@ -22,7 +22,6 @@ HOT_PATH = [
     "tui/cli/__init__.py",
     "tui/cli/options.py",
     "tui/cli/output.py",
-    "tui/cli/streams.py",
     "tui/cli/token.py",
     "tui/core/__init__.py",
     "tui/core/agent/__init__.py",

@@ -11,7 +11,7 @@ working directory, umask) with three descriptors (stdin, stdout, stderr) passed 
   environment of the request, new standard streams on them as the interpreter would make
   (`tests.commands` sends only environments whose streams are UTF-8 and that set no PYTHON*
   variable of their own), the console script's `sys.argv` and `sys.path[0]`, and runs
-  `tui.cli.main` the way the console script does (`sys.exit(main())`), then ends as the
+  `tui.cli.run` as the console script does, then ends as the
   interpreter does (non-daemon threads joined, atexit, the final flush) without freeing what the
   server loaded; anything but SystemExit escaping `main` gets the interpreter's own report and exit;
 - the waiter says the command's pid, then its wait status and CPU-seconds, on the request's
@@ -224,10 +224,11 @@ if __name__ == "__main__":
     request, fds = serve(sys.argv[1])
     _become_the_command(request, fds)
     del request, fds
-    from tui.cli import main
+    from tui.cli import run
 
     try:
-        returned: object = main()
-    except SystemExit as done:  # as `sys.exit(main())` in the console script would end
+        run()  # as the console script: it ends the process itself (`token`), or raises SystemExit
+        returned: object = None
+    except SystemExit as done:
         returned = done.code
     _exit(returned)

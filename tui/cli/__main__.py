@@ -1,5 +1,5 @@
 """`python -m tui.cli`: the same as the `assistant-auth` console script."""
 
-from tui.cli import main
+from tui.cli import run
 
-raise SystemExit(main())
+run()

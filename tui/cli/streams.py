@@ -10,7 +10,8 @@ degrades, and no command ends in "unexpected error" for it.
 - The wizard draws boxes and blocks on stderr: where that stream cannot carry them it does not
   start, and says so in one line (`wizard_problem`).
 
-UTF-8, nearly every terminal's encoding, is recognised first and costs nothing more.
+UTF-8, nearly every terminal's encoding, is recognised first (`tui.cli.utf8_streams`) and this
+module is not even loaded.
 """
 
 from __future__ import annotations
@@ -68,11 +69,10 @@ def carries(stream: object, text: str) -> bool:
 
 
 def fit() -> bool:
-    """Once, before anything is written: each stream that cannot carry our characters gets the
-    stand-ins; True when stdout or stderr cannot carry Chinese (then the process speaks English)."""
+    """Once, before anything is written (`main` calls it only when a stream is not UTF-8): each
+    stream that cannot carry our characters gets the stand-ins; True when stdout or stderr cannot
+    carry Chinese (then the process speaks English)."""
     streams = [stream for stream in (sys.stdout, sys.stderr) if stream is not None]
-    if all(_encoding(stream).lower().replace("-", "") == "utf8" for stream in streams):
-        return False
     codecs.register_error(HANDLER, _stand_in)
     for stream in streams:
         if not carries(stream, "".join(STAND_INS) + CHINESE):

@@ -124,7 +124,7 @@ def bench_token(server, home: pathlib.Path) -> None:
         pathlib.Path(gh_dir, "hosts.yml").write_text(
             "github.com:\n    oauth_token: gho_bench000000000000000000000000000000\n    user: bench\n    git_protocol: https\n"
         )
-    print(f"1. token with valid credentials: median of {RUNS} alternating runs each (target: at most 1.25x the floor)")
+    print(f"1. token with valid credentials: median of {RUNS} alternating runs each (target: at most 1.15x the floor)")
     for label, (env, creds) in _token_scenarios(server, home).items():
         floor = [sys.executable, "-I", "-c", f"import json;print(json.load(open({str(creds)!r}))['access_token'])"]
         commands = {"assistant-auth token": ours, "floor": floor}
