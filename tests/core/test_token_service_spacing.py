@@ -15,12 +15,18 @@ from tui.core.tokens.service import TokenService
 from tui.demo.server import TOKEN_PATH
 
 
-async def test_a_token_that_turns_short_between_the_two_looks_is_refused_not_refreshed(home, server, monkeypatch):
+async def refreshed_once(home, server) -> TokenService:
+    """A service that has just refreshed the default slot for 3598 s of a 3600 s token."""
     server.access_ttl = 3600
     write_creds(home, valid(server))  # 10 minutes left: 3598 s needs a refresh
     service = TokenService()
     first = await service.token(DEFAULT, 3598)
     assert isinstance(first, Granted) and server.count(TOKEN_PATH, "refresh_token") == 1
+    return service
+
+
+async def test_a_token_that_turns_short_between_the_two_looks_is_refused_not_refreshed(home, server, monkeypatch):
+    service = await refreshed_once(home, server)
 
     # the spacing looks first and sees the fresh token meet 3598 s; by the time the token path
     # looks, the clock has moved past it (made certain here, where a busy machine makes it likely)
@@ -34,20 +40,14 @@ async def test_a_token_that_turns_short_between_the_two_looks_is_refused_not_ref
 
 
 async def test_a_token_that_meets_the_lifetime_when_the_path_looks_is_served_within_the_spacing(home, server):
-    server.access_ttl = 3600
-    write_creds(home, valid(server))
-    service = TokenService()
-    assert isinstance(await service.token(DEFAULT, 3598), Granted)
+    service = await refreshed_once(home, server)
     served = await service.token(DEFAULT, 3000)  # met by the token the refresh got: no refusal, no refresh
     assert isinstance(served, Granted)
     assert server.count(TOKEN_PATH, "refresh_token") == 1
 
 
 async def test_a_token_below_the_specs_thirty_seconds_is_refreshed_within_the_spacing(home, server):
-    server.access_ttl = 3600
-    write_creds(home, valid(server))
-    service = TokenService()
-    assert isinstance(await service.token(DEFAULT, 3598), Granted)
+    service = await refreshed_once(home, server)
     creds = write_creds(home, {**valid(server), "expires_at": int(time.time()) + 10})  # nearly gone
     assert creds.exists()
     assert isinstance(await service.token(DEFAULT, 3598), Granted)
