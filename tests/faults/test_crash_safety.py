@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -42,13 +43,14 @@ ZYGOTE = textwrap.dedent(
 
     def refresher(base):
         async def main():
-            async with httpx.AsyncClient(timeout=10) as client:  # built (SSL context and all) before "go"
+            async with httpx.AsyncClient(timeout=10, verify=TRUST) as client:  # built before "go"
                 print("go", os.getpid(), flush=True)
                 while True:
                     await get_access_token(None, base, client=client)
         asyncio.run(main())
 
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps a killed child: gone at once
+    TRUST = tui.core.http.tls_trust()  # loaded once here, as one process of ours does: not 0.1 s per child
     print("ready", flush=True)
     for line in sys.stdin:
         kind, arg = line.split()
@@ -96,9 +98,23 @@ def forks():
 
 
 def kill_soon(pid: int, rng: random.Random, limit: float) -> None:
-    """SIGKILL after a random pause, then wait until the process is gone (never a guess)."""
+    """SIGKILL after a random pause, then wait until the process is gone (never a guess): on its
+    pidfd where the system has them (woken by the exit), else by asking every millisecond."""
     time.sleep(rng.uniform(0, limit))
+    try:
+        exited = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):
+        exited = None
     os.kill(pid, signal.SIGKILL)
+    if exited is not None:
+        try:
+            gone, _, _ = select.select([exited], [], [], PATIENCE)
+        finally:
+            os.close(exited)
+        assert gone, f"process {pid} still there {PATIENCE:g} s after SIGKILL"
+        return
     deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         try:
@@ -143,9 +159,7 @@ def test_sigkill_while_refreshing_keeps_an_issued_pair(home, server, forks):
         pid = forks.spawn("refresher", base)
         # the kill lands in the refresh itself, whatever the machine's load: from the moment the
         # server has the request (it rotates the pair then) through its answer, the write and on
-        deadline = time.monotonic() + PATIENCE
-        while server.count("/api/oauth/token", "refresh_token") == sent and time.monotonic() < deadline:
-            time.sleep(0.001)
+        assert server.wait_for_requests(sent + 1, "/api/oauth/token", "refresh_token", timeout=PATIENCE)
         kill_soon(pid, rng, 0.1)
         lock = home / "oauth" / "assistant-code.lock"
         if lock.exists():  # a SIGKILLed holder's directory lock: stale after 5 s, so age it

@@ -10,6 +10,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, cast
@@ -52,13 +53,21 @@ class Traffic:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)  # notified with each request recorded
         self.received: list[RecordedRequest] = []
         self.faults: dict[str, list[Fault]] = {}
         self.stopping = threading.Event()  # the server stops: hanging and trickling answers end
 
     def record(self, request: RecordedRequest) -> None:
-        with self.lock:
+        with self.arrived:
             self.received.append(request)
+            self.arrived.notify_all()
+
+    def wait_until(self, done: Callable[[list[RecordedRequest]], bool], timeout: float) -> bool:
+        """Until `done(the requests received so far)` is true (True), or `timeout` seconds (False):
+        woken by each request, never polling."""
+        with self.arrived:
+            return self.arrived.wait_for(lambda: done(self.received), timeout)
 
     def recorded(self) -> list[RecordedRequest]:
         with self.lock:

@@ -176,6 +176,18 @@ class AuthServer:
     def count(self, path: str | None = None, grant_type: str | None = None) -> int:
         return len(self.requests(path, grant_type))
 
+    def wait_for_requests(
+        self, count: int, path: str | None = None, grant_type: str | None = None, *, timeout: float
+    ) -> bool:
+        """Until at least `count` requests to `path` (of `grant_type`) have arrived (True), or
+        `timeout` seconds (False): a test waits on the arrival itself, not on a clock."""
+
+        def enough(received: list[RecordedRequest]) -> bool:
+            matching = (r for r in received if (path is None or r.path == path))
+            return sum(1 for r in matching if grant_type is None or r.form.get("grant_type") == grant_type) >= count
+
+        return self.traffic.wait_until(enough, timeout)
+
     def refreshes(self) -> list[RecordedRequest]:
         """The refresh-grant requests received so far."""
         return self.requests(TOKEN_PATH, "refresh_token")
