@@ -10,7 +10,6 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, cast
@@ -63,11 +62,17 @@ class Traffic:
             self.received.append(request)
             self.arrived.notify_all()
 
-    def wait_until(self, done: Callable[[list[RecordedRequest]], bool], timeout: float) -> bool:
-        """Until `done(the requests received so far)` is true (True), or `timeout` seconds (False):
-        woken by each request, never polling."""
+    def requests(self, path: str | None = None, grant_type: str | None = None) -> list[RecordedRequest]:
+        """The requests received so far to `path` (of `grant_type`), in order."""
+        with self.lock:
+            return _matching(self.received, path, grant_type)
+
+    def wait_for(self, count: int, path: str | None = None, grant_type: str | None = None, *, timeout: float) -> bool:
+        """Until at least `count` requests to `path` (of `grant_type`) have arrived (True), or
+        `timeout` seconds (False): woken by each request, never polling, so a test waits on the
+        arrival itself rather than on a clock."""
         with self.arrived:
-            return self.arrived.wait_for(lambda: done(self.received), timeout)
+            return self.arrived.wait_for(lambda: len(_matching(self.received, path, grant_type)) >= count, timeout)
 
     def recorded(self) -> list[RecordedRequest]:
         with self.lock:
@@ -87,6 +92,14 @@ class Traffic:
             if fault.times <= 0:
                 queue.pop(0)
             return fault
+
+
+def _matching(received: list[RecordedRequest], path: str | None, grant_type: str | None) -> list[RecordedRequest]:
+    return [
+        r
+        for r in received
+        if (path is None or r.path == path) and (grant_type is None or r.form.get("grant_type") == grant_type)
+    ]
 
 
 class Endpoints(Protocol):

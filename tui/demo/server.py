@@ -167,26 +167,10 @@ class AuthServer:
         self.traffic.inject(path, fault)
 
     def requests(self, path: str | None = None, grant_type: str | None = None) -> list[RecordedRequest]:
-        return [
-            r
-            for r in self.traffic.recorded()
-            if (path is None or r.path == path) and (grant_type is None or r.form.get("grant_type") == grant_type)
-        ]
+        return self.traffic.requests(path, grant_type)  # waiting for some: `traffic.wait_for`
 
     def count(self, path: str | None = None, grant_type: str | None = None) -> int:
         return len(self.requests(path, grant_type))
-
-    def wait_for_requests(
-        self, count: int, path: str | None = None, grant_type: str | None = None, *, timeout: float
-    ) -> bool:
-        """Until at least `count` requests to `path` (of `grant_type`) have arrived (True), or
-        `timeout` seconds (False): a test waits on the arrival itself, not on a clock."""
-
-        def enough(received: list[RecordedRequest]) -> bool:
-            matching = (r for r in received if (path is None or r.path == path))
-            return sum(1 for r in matching if grant_type is None or r.form.get("grant_type") == grant_type) >= count
-
-        return self.traffic.wait_until(enough, timeout)
 
     def refreshes(self) -> list[RecordedRequest]:
         """The refresh-grant requests received so far."""
