@@ -15,6 +15,7 @@ from textual.widgets._toast import Toast
 from tests.app.helpers import footer_text, screen_name, screen_text, wait_for
 from tests.app.test_providers_screen import write_config
 from tests.conftest import write_creds
+from tests.waiting import PATIENCE
 from tui.app import AssistantAuthApp
 from tui.app.widgets.code_pane import whole_parts
 from tui.core.config.provider import provision_managed_provider
@@ -154,7 +155,7 @@ async def test_a_chinese_toast_never_breaks_a_file_name_or_a_command(home, size)
     said = "已切换：托管提供方现在使用 global（user-global）；官方客户端也会随之切换（config.toml 是共享的）。运行 `assistant-auth status` 查看。"
     app = AssistantAuthApp()
     async with app.run_test(size=size, notifications=True) as pilot:  # toasts drawn, as in a terminal
-        app.notify(said, markup=False)
+        app.notify(said, markup=False, timeout=PATIENCE)  # read before it goes, however slow the machine
         await wait_for(pilot, lambda: bool(app.query(Toast)))
         await pilot.pause()
         toast = app.query_one(Toast)

@@ -20,8 +20,9 @@ pytestmark = [
 ]
 
 
-def over_ssh(terminal, sshd: SshServer, *words: str, lang: str = "en", size=(80, 24)):
+def over_ssh(terminal, sshd: SshServer, *words: str, lang: str = "en", size=(80, 24), **extra: str):
     settings = [f"{name}={os.environ[name]}" for name in ENV_NAMES if name in os.environ]
+    settings += [f"{name}={value}" for name, value in extra.items()]
     command = shlex.join(["env", *settings, f"ASSISTANT_LANG={lang}", SCRIPT, *words]) + "; echo REMOTE_EXITED=$?"
     return terminal("-t", *sshd.options(), sshd.host, command, program=shutil.which("ssh"), size=size)
 
@@ -98,11 +99,13 @@ def test_a_dropped_connection_leaves_no_demo_home(terminal, tmp_path, words, rea
 
     from tests.waiting import until
 
-    pattern = os.path.join(os.environ.get("TMPDIR", "/tmp"), "assistant-auth-demo-*")  # noqa: S108 - where mkdtemp puts it
+    private = tmp_path / "tmp"  # the demo's own TMPDIR: another test's demo home never shows up here
+    private.mkdir()
+    pattern = os.path.join(private, "assistant-auth-demo-*")
     before = set(glob.glob(pattern))
     sshd = SshServer(tmp_path / "sshd")
     try:
-        term = over_ssh(terminal, sshd, *words)
+        term = over_ssh(terminal, sshd, *words, TMPDIR=str(private))
         term.wait_for(ready)
         made = set(glob.glob(pattern)) - before
         assert len(made) == 1, made
