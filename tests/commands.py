@@ -16,6 +16,7 @@ with `subprocess` themselves."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import pathlib
@@ -147,25 +148,22 @@ def _forked(
         for fd in (out_w, err_w, in_r):
             if fd is not None:
                 os.close(fd)
-    answers = conn.makefile("rb")
-    pid = json.loads(answers.readline())["pid"]
-    deadline = None if timeout is None else time.monotonic() + timeout
-    try:
-        stdout, stderr = _collect(out_r, err_r, in_w, (input or "").encode(), deadline)
-    except subprocess.TimeoutExpired:
-        os.kill(pid, signal.SIGKILL)
-        answers.readline()
-        raise subprocess.TimeoutExpired(command, timeout or 0) from None
-    finally:
-        os.close(out_r)
-        os.close(err_r)
-    ended = json.loads(answers.readline())
-    status = ended["status"]
     global cpu_seconds
-    cpu_seconds += ended["cpu"]
-    answers.close()
-    conn.close()
-    return subprocess.CompletedProcess(command, _code_of(status), _text(stdout), _text(stderr))
+    with conn, conn.makefile("rb") as answers:
+        pid = json.loads(answers.readline())["pid"]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            stdout, stderr = _collect(out_r, err_r, in_w, (input or "").encode(), deadline)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):  # it ended as the time ran out
+                os.kill(pid, signal.SIGKILL)
+            raise subprocess.TimeoutExpired(command, timeout or 0) from None
+        finally:
+            os.close(out_r)
+            os.close(err_r)
+            ended = json.loads(answers.readline())  # the waiter's word once the command is gone
+            cpu_seconds += ended["cpu"]
+    return subprocess.CompletedProcess(command, _code_of(ended["status"]), _text(stdout), _text(stderr))
 
 
 def _ints(fds: list[int]) -> bytes:

@@ -9,11 +9,11 @@ working directory, umask) with three descriptors (stdin, stdout, stderr) passed 
 
 - the command takes the descriptors as 0, 1 and 2, the directory, the umask and exactly the
   environment of the request, new standard streams on them as the interpreter would make
-  (`tests.commands` sends only environments whose streams are UTF-8 and that set no PYTHON*
-  variable of their own), the console script's `sys.argv` and `sys.path[0]`, and runs
+  (`tests.commands` sends only environments whose locale is UTF-8 and whose PYTHON* settings
+  are the ones this server started with), the console script's `sys.argv` and `sys.path[0]`, and runs
   `tui.cli.run` as the console script does, then ends as the
   interpreter does (non-daemon threads joined, atexit, the final flush) without freeing what the
-  server loaded; anything but SystemExit escaping `main` gets the interpreter's own report and exit;
+  server loaded; anything but SystemExit escaping `run` gets the interpreter's own report and exit;
 - the waiter says the command's pid, then its wait status and CPU-seconds, on the request's
   connection.
 

@@ -72,7 +72,7 @@ def on_server(agent_path: str, server_home: pathlib.Path, **extra: str) -> dict[
 
 
 def run_on_server(env: dict[str, str], *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
-    return run_command([*args], env=env, timeout=timeout)
+    return run_command(args, env=env, timeout=timeout)
 
 
 def files_under(where: pathlib.Path) -> list[str]:

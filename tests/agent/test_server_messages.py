@@ -21,7 +21,7 @@ pytestmark = needs_openssh
 
 def on_server(path: str, server_home, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": path, "ASSISTANT_LANG": "en"}
-    return run_command([*args], env=env, timeout=PATIENCE, stdin=subprocess.DEVNULL)
+    return run_command(args, env=env, timeout=PATIENCE, stdin=subprocess.DEVNULL)
 
 
 def never_sends_to_the_server(done: subprocess.CompletedProcess, laptop) -> None:

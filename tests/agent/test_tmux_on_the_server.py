@@ -60,7 +60,7 @@ class Connection:
 
 def on_server(sshd, sock: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(sshd.home), "ASSISTANT_AUTH_SOCK": sock, "ASSISTANT_LANG": "en"}
-    return run_command([*args], env=env, timeout=PATIENCE)
+    return run_command(args, env=env, timeout=PATIENCE)
 
 
 def test_a_stale_tmux_variable_follows_the_newest_live_connection(laptop, server, sshd):

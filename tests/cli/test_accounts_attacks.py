@@ -100,6 +100,6 @@ def test_status_and_switch_under_a_narrow_encoding(home, server):
     for lang in ("en", "zh-CN"):
         for args in (("status",), ("switch", "work"), ("switch", "nobody"), ("switch", "--", "../x")):
             env = {**os.environ, "PYTHONIOENCODING": "ascii", "ASSISTANT_LANG": lang}
-            done = run_command([*args], env=env, timeout=60)
+            done = run_command(args, env=env, timeout=60)
             assert "Traceback" not in done.stderr and done.returncode in (0, 1, 2), (args, done.stderr)
             (done.stdout + done.stderr).encode("ascii")  # only bytes the stream can carry

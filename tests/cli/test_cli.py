@@ -2,20 +2,15 @@
 
 import json
 import os
-import pathlib
-import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.commands import run_command
+from tests.commands import SCRIPT, run_command
 from tests.conftest import read_json, write_creds
 from tui.core.spec.keys import region_storage_name
 from tui.demo.server import DEVICE_PATH, TOKEN_PATH
-
-SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 
 
 def run(*args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:

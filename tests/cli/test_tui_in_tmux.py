@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import os
-import pathlib
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 
 import pytest
 
-from tests.commands import run_command
+from tests.commands import SCRIPT, run_command
 from tests.conftest import write_creds
 from tests.waiting import PATIENCE, until
 
 TMUX = shutil.which("tmux")
-SCRIPT = shutil.which("assistant-auth", path=str(pathlib.Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(not (TMUX and SCRIPT), reason="needs tmux and the installed console script")
 
 ENV_NAMES = (

@@ -74,10 +74,6 @@ class Traffic:
         with self.arrived:
             return self.arrived.wait_for(lambda: len(_matching(self.received, path, grant_type)) >= count, timeout)
 
-    def recorded(self) -> list[RecordedRequest]:
-        with self.lock:
-            return list(self.received)
-
     def inject(self, path: str, fault: Fault) -> None:
         with self.lock:
             self.faults.setdefault(path, []).append(fault)
