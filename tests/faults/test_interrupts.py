@@ -201,3 +201,30 @@ def test_an_ignored_signal_stays_ignored(home, slow_rotation):
     out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 0 and out.strip() == server.issued[-1][0] and FINISHING not in err
     assert_rotation_kept(home, server)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_that_comes_with_a_polls_answer_still_discards_the_sign_in(home, server, tmp_path, signum):
+    """The signal and the answer to a poll reach `login --no-tui` in one turn of its event loop
+    (it is stopped while both arrive). Python 3.10/3.11's wait_for returned the answer and lost
+    the cancel: the sign-in polled on until its code expired (a suite flake found it)."""
+    from tests.cli.test_login_join import Login
+    from tui.demo.server import TOKEN_PATH, Fault
+
+    gate, answered = threading.Event(), threading.Event()
+    pending = '{"error": "authorization_pending"}'
+    server.inject(TOKEN_PATH, Fault(status=400, body=pending, gate=gate, answered=answered))
+    login = Login(tmp_path, 0, "--no-browser")
+    try:
+        assert server.traffic.wait_for(1, TOKEN_PATH, timeout=PATIENCE), login.said  # its first poll waits on the gate
+        os.kill(login.process.pid, signal.SIGSTOP)
+        gate.set()
+        assert answered.wait(PATIENCE)  # the answer is in its socket
+        os.kill(login.process.pid, signum)
+        os.kill(login.process.pid, signal.SIGCONT)  # both wake it at once
+        code = login.end()
+    finally:
+        gate.set()
+    assert code == (128 + signum if signum == signal.SIGTERM else 130), login.said
+    assert "Sign-in discarded: nothing was saved." in login.said
+    assert server.count(TOKEN_PATH) == 1  # not one poll after the signal

@@ -275,6 +275,8 @@ async def post_form(
 
     import httpx  # lazy: heavy: httpx
 
+    from tui.core.bounded import within  # lazy: heavy: asyncio
+
     check_secure(url)
     _log_request(url, form)
 
@@ -294,8 +296,8 @@ async def post_form(
                     break
             return response.status_code, chunks
 
-    try:  # wait_for, not asyncio.timeout: Python 3.10 has no asyncio.timeout
-        status, chunks = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT)
+    try:  # within, not wait_for: 3.10/3.11's wait_for can lose a cancel (SIGTERM, Esc) that comes with the answer
+        status, chunks = await within(exchange(), REQUEST_TIMEOUT)
     except (TimeoutError, asyncio.TimeoutError):  # one class since 3.11, two before
         raise _timed_out(failure, url, reached, region) from None
     except (httpx.HTTPError, OSError, ValueError) as exc:

@@ -45,6 +45,7 @@ class Fault:
     delay: float = 0.0
     times: int = 1
     gate: threading.Event | None = None  # "respond" waits for it (a test says when), at most 60 s
+    answered: threading.Event | None = None  # set once a "respond" answer has been written to the socket
 
 
 class Traffic:
@@ -190,6 +191,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self._send(fault.status, body, fault.content_type)
+        if fault.answered is not None:
+            fault.answered.set()
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         path = urlsplit(self.path).path

@@ -8,7 +8,6 @@ one policy (`tui.core.signals.SignInSignals`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import pathlib
 import signal
@@ -29,6 +28,7 @@ from tui.app.screens.qr import QRScreen
 from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.footer import AppFooter
 from tui.app.widgets.qr import QRPane
+from tui.core.bounded import within
 from tui.core.errors import EXIT_SIGN_IN
 from tui.core.signals import SignInSignals
 from tui.core.signin.attempt import Phase, SignIn
@@ -370,4 +370,4 @@ async def ended(stopping: list[Worker[None]], seconds: float = 2.0) -> None:
     and offered to follow it)."""
     for worker in stopping:
         with contextlib.suppress(Exception):  # cancelled, as asked (WorkerCancelled), or failed: ended
-            await asyncio.wait_for(worker.wait(), seconds)
+            await within(worker.wait(), seconds)

@@ -68,6 +68,7 @@ from tui.core.agent.wire.protocol import (
     failure,
     parse_request,
 )
+from tui.core.bounded import within
 from tui.core.errors import EXIT_SIGN_IN, EXIT_USAGE
 from tui.core.spec import paths
 
@@ -151,7 +152,7 @@ class Agent:
                 await self._stopped.wait()
             else:
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._stopped.wait(), self.lifetime)
+                    await within(self._stopped.wait(), self.lifetime)
                 if not self._stopped.is_set():  # its --lifetime ended: a client there is told so
                     place.mark_ended(self.path)
         finally:
@@ -216,7 +217,7 @@ class Agent:
     ) -> None:
         while self._stopped is not None and not self._stopped.is_set():
             try:
-                line = await asyncio.wait_for(reader.readline(), READ_TIMEOUT)
+                line = await within(reader.readline(), READ_TIMEOUT)
             except (ValueError, asyncio.LimitOverrunError):  # a line beyond the bound: said, then closed
                 await self._send(writer, failure(f"request longer than {REQUEST_LINE} bytes", 2))
                 return
@@ -332,7 +333,7 @@ class Agent:
 
     async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         writer.write(data)
-        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        await within(writer.drain(), WRITE_TIMEOUT)
 
     def _tell(self, event: Event) -> None:
         self.events.append(event)

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tui.core.agent.wire.protocol import Decision, Request, parse_answer, question, withdrawn
+from tui.core.bounded import within
 from tui.core.system.process import alive
 
 ALLOW_ONCE, ALLOW_CONNECTION, DENY = Decision.ONCE, Decision.CONNECTION, Decision.DENY  # the wire's one table
@@ -99,7 +100,7 @@ class Confirm:
         if ask is None:
             return ALLOW_ONCE
         try:
-            decision = await asyncio.wait_for(ask(connection, request), self.wait)
+            decision = await within(ask(connection, request), self.wait)
         except asyncio.TimeoutError:
             decision = UNANSWERED
         if decision == ALLOW_CONNECTION:
