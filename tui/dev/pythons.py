@@ -44,6 +44,9 @@ SUITES = (
     "tests/core/test_credentials.py",
     "tests/core/test_keys.py",
     "tests/core/test_digest.py",  # the interpreter's own SHA-256 is named per version (_sha256, _sha2)
+    "tests/core/test_bounded.py",  # asyncio.wait_for loses a cancel on 3.10/3.11, not on 3.12+
+    # ... and the sign-in that lost it: a signal and a poll's answer in one turn of the loop
+    "tests/faults/test_interrupts.py::test_a_signal_that_comes_with_a_polls_answer_still_discards_the_sign_in",
     "tests/core/test_local_server_flows.py",
     "tests/core/test_provider_edit.py",
     "tests/core/test_selection.py",
