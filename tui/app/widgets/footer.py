@@ -120,17 +120,8 @@ class AppFooter(Footer):
         width, keys = self._keys()
         self.fitted_to = width
         self.styles.grid_size_columns = len(keys)
-        compact = "-compact" if self.compact else ""  # born with it: set after mounting, each key restyled
         for binding, enabled, tooltip, shown in keys:
-            yield FooterKey(
-                binding.key,
-                shown,
-                _(binding.description),
-                binding.action,
-                disabled=not enabled,
-                tooltip=tooltip,
-                classes=compact,
-            ).data_bind(compact=Footer.compact)
+            yield self._key(binding.key, shown, _(binding.description), binding.action, enabled, tooltip)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             active = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
             if active is not None:
@@ -139,7 +130,23 @@ class AppFooter(Footer):
                     self.app.get_key_display(active.binding),
                     _(active.binding.description),
                     active.binding.action,
-                    classes="-command-palette",
+                    classes="-command-palette -compact",  # as its compact (True, unbound) makes it at mount
                     disabled=not active.enabled,
                     tooltip=_(active.binding.description),
                 )
+
+    def _key(self, key: str, shown: str, description: str, action: str, enabled: bool, tooltip: str) -> FooterKey:
+        """A key born as the footer's compactness says: its class and its `compact` already agree
+        with the footer's, so neither its first watch nor the binding restyles it (a key is born
+        compact and was restyled twice in a wide footer: out, then back)."""
+        footer_key = FooterKey(
+            key,
+            shown,
+            description,
+            action,
+            disabled=not enabled,
+            tooltip=tooltip,
+            classes="-compact" if self.compact else "",
+        )
+        footer_key.set_reactive(FooterKey.compact, self.compact)
+        return footer_key.data_bind(compact=Footer.compact)
