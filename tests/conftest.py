@@ -158,6 +158,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     from tests.scheduling import CpuMeter, WeightRecorder
+    from tests.shared_css import share_parsed_css
+
+    share_parsed_css()
 
     path, cpu = config.getoption("--record-weights"), config.getoption("--record-cpu")
     if cpu and (hasattr(config, "workerinput") or not config.getoption("numprocesses", None)):
