@@ -7,7 +7,9 @@ stdout, then answers on the Unix socket SOCKET. A request is one JSON line (argv
 working directory, umask) with three descriptors (stdin, stdout, stderr) passed along
 (SCM_RIGHTS). For each the server forks a waiter, which forks the command:
 
-- the command takes the descriptors as 0, 1 and 2, the directory, the umask and exactly the
+- the command takes the descriptors as 0, 1 and 2, the directory, the umask (with
+  `default_signals`, SIGINT, SIGTERM and SIGHUP as a fresh start after `tests.conftest.default_signals`
+  has them) and exactly the
   environment of the request, new standard streams on them as the interpreter would make
   (`tests.commands` sends only environments whose locale is UTF-8 and whose PYTHON* settings
   are the ones this server started with), the console script's `sys.argv` and `sys.path[0]`, and runs
@@ -104,6 +106,10 @@ def _become_the_command(request: dict, fds: list[int]) -> None:
     """In the forked command: its descriptors, place, environment and streams."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if request.get("default_signals"):  # as `tests.conftest.default_signals` before a fresh start
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # what Python makes of SIG_DFL
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     for fd in fds:

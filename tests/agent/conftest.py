@@ -14,22 +14,23 @@ import tempfile
 import pytest
 
 from tests.agent.openssh import Forwarded, SshServer
-from tests.cli.test_cli import SCRIPT, valid
+from tests.cli.test_cli import valid
 from tests.commands import run_command
-from tests.conftest import default_signals, terminate, write_creds
+from tests.conftest import terminate, write_creds
+from tests.spawned import spawn_command
 from tests.waiting import until
 from tui.core.system import facts
 
 
 class RunningAgent:
     def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.process = subprocess.Popen(
-            [SCRIPT, "agent", "--foreground", "--json", *args],
+        self.process = spawn_command(
+            ["agent", "--foreground", "--json", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
             text=True,
-            preexec_fn=default_signals,
+            default_signals=True,
         )
         line = self.process.stdout.readline()
         assert line, self.process.stderr.read()

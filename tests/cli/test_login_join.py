@@ -10,8 +10,7 @@ import subprocess
 import threading
 
 from tests.app.helpers import screen_name, screen_text, wait_for
-from tests.cli.test_cli import SCRIPT
-from tests.conftest import default_signals
+from tests.spawned import spawn_command
 from tests.waiting import until
 from tui.app import AssistantAuthApp
 from tui.demo.server import DEVICE_PATH, Fault
@@ -25,13 +24,13 @@ class Login:
     def __init__(self, tmp_path, number: int, *args: str) -> None:
         self.log = tmp_path / f"login-{number}.err"
         with open(self.log, "w") as handle:
-            self.process = subprocess.Popen(
-                [SCRIPT, "login", "--no-tui", *args],
+            self.process = spawn_command(
+                ["login", "--no-tui", *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=handle,
                 env=os.environ.copy(),
-                preexec_fn=default_signals,
+                default_signals=True,
             )
 
     @property
