@@ -7,6 +7,7 @@ import is still two modules that need each other.
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -61,7 +62,11 @@ def imports_of(name: str) -> set[str]:
     return found
 
 
-GRAPH = {name: imports_of(name) for name in MODULES}
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Every module's imports, read when a test first asks (never at collection: every worker collects
+    this file, and reading 244 modules' syntax trees was a second and a half of each one's start)."""
+    return {name: imports_of(name) for name in MODULES}
 
 
 def layer(name: str) -> str | None:
@@ -78,7 +83,7 @@ def test_imports_go_one_way(name):
     own = layer(name)
     if own is None:
         return
-    wrong = sorted(t for t in GRAPH[name] if layer(t) not in (own, None) and layer(t) not in ALLOWED[own])
+    wrong = sorted(t for t in import_graph()[name] if layer(t) not in (own, None) and layer(t) not in ALLOWED[own])
     assert wrong == [], f"{name} ({own}) must not import {wrong}"
 
 
@@ -120,14 +125,14 @@ def cycles_in(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycles():
-    assert cycles_in(GRAPH) == []
+    assert cycles_in(import_graph()) == []
 
 
 def test_the_checker_finds_cycles_and_lazy_imports():
     """Not vacuous: a two- and a three-module cycle are found, and lazy imports are edges."""
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
     assert cycles_in(graph) == [["a", "b"], ["c", "d", "e"]]
-    assert "tui.core.credentials.refresh" in GRAPH["tui.core.agent.source"]  # imported inside a function
+    assert "tui.core.credentials.refresh" in import_graph()["tui.core.agent.source"]  # imported inside a function
 
 
 def package_of(name: str) -> str:
@@ -142,7 +147,7 @@ def package_of(name: str) -> str:
 def test_no_package_cycles_inside_core():
     """Folders of the core import one way (lazy imports count): the key rules sit below both
     `config/` and `slots/`, and `slots/` builds on `config/`, never the other way round."""
-    core = {n: g for n, g in GRAPH.items() if n.startswith("tui.core.")}
+    core = {n: g for n, g in import_graph().items() if n.startswith("tui.core.")}
     packages: dict[str, set[str]] = {}
     for name, targets in core.items():
         own = package_of(name)
@@ -164,24 +169,24 @@ def test_the_protocol_module_speaks_only_the_protocol():
     """`signin.protocol` sends and parses, and saves nothing: where tokens are stored and under
     which locks is the job of `signin.store`, called by whoever owns the attempt (lazy imports
     count). `tokens` does not borrow from the protocol: both parse token answers through `oauth`."""
-    flow = GRAPH["tui.core.signin.protocol"]
+    flow = import_graph()["tui.core.signin.protocol"]
     assert not {t for t in flow if t == "tui.core.credentials.locks" or t.startswith("tui.core.credentials.locks.")}
     assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
     assert "tui.core.signin.store" not in flow
-    assert "tui.core.signin.saves" in GRAPH["tui.core.signin.attempt"]  # the attempt's SAVING phase
-    assert "tui.core.signin.saving" in GRAPH["tui.core.signin.saves"]
-    assert "tui.core.signin.store" in GRAPH["tui.core.signin.saving"]
-    assert "tui.core.signin.store" in GRAPH["tui.core.signin.api"]
-    assert "tui.core.signin.protocol" not in GRAPH["tui.core.credentials.refresh"]
+    assert "tui.core.signin.saves" in import_graph()["tui.core.signin.attempt"]  # the attempt's SAVING phase
+    assert "tui.core.signin.saving" in import_graph()["tui.core.signin.saves"]
+    assert "tui.core.signin.store" in import_graph()["tui.core.signin.saving"]
+    assert "tui.core.signin.store" in import_graph()["tui.core.signin.api"]
+    assert "tui.core.signin.protocol" not in import_graph()["tui.core.credentials.refresh"]
     assert (
-        "tui.core.credentials.oauth" in GRAPH["tui.core.credentials.refresh"] and "tui.core.credentials.oauth" in flow
+        "tui.core.credentials.oauth" in import_graph()["tui.core.credentials.refresh"] and "tui.core.credentials.oauth" in flow
     )
 
 
 def test_no_product_module_imports_the_developer_tools():
     """`tui/dev` (bench, scenes, screenshots) is for developers; the demo server is product."""
-    product = [name for name in GRAPH if not name.startswith("tui.dev")]
-    assert [n for n in product if any(t.startswith("tui.dev") for t in GRAPH[n])] == []
+    product = [name for name in import_graph() if not name.startswith("tui.dev")]
+    assert [n for n in product if any(t.startswith("tui.dev") for t in import_graph()[n])] == []
 
 
 SIGNAL_CALLS = (
@@ -233,7 +238,7 @@ def test_the_agents_sides_stand_apart():
         "tui.core.agent.wire": ("tui.core.agent.client", "tui.core.agent.server", "tui.cli", "tui.app"),
         "tui.core.system": ("tui.core.agent", "tui.cli", "tui.app"),
     }
-    for module, imports in GRAPH.items():
+    for module, imports in import_graph().items():
         for side, forbidden in rules.items():
             if module == side or module.startswith(side + "."):
                 crossings += [f"{module} -> {name}" for name in imports if name.startswith(forbidden)]
