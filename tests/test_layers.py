@@ -179,7 +179,8 @@ def test_the_protocol_module_speaks_only_the_protocol():
     assert "tui.core.signin.store" in import_graph()["tui.core.signin.api"]
     assert "tui.core.signin.protocol" not in import_graph()["tui.core.credentials.refresh"]
     assert (
-        "tui.core.credentials.oauth" in import_graph()["tui.core.credentials.refresh"] and "tui.core.credentials.oauth" in flow
+        "tui.core.credentials.oauth" in import_graph()["tui.core.credentials.refresh"]
+        and "tui.core.credentials.oauth" in flow
     )
 
 
