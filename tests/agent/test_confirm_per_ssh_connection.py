@@ -13,8 +13,9 @@ import threading
 
 from tests.agent.conftest import RunningAgent
 from tests.agent.openssh import Forwarded, needs_openssh
-from tests.cli.test_cli import SCRIPT, valid
+from tests.cli.test_cli import valid
 from tests.conftest import terminate, write_creds
+from tests.spawned import spawn_command
 from tests.waiting import PATIENCE
 from tui.core.agent.client.answering import Question, offer
 from tui.core.agent.server.confirm import ALLOW_CONNECTION, DENY
@@ -48,10 +49,10 @@ class Person:
         self.answering.close()
 
 
-def token_through(path: str, server_home) -> subprocess.Popen:
+def token_through(path: str, server_home):
     env = {**os.environ, "ASSISTANT_CODE_HOME": str(server_home), "ASSISTANT_AUTH_SOCK": path, "ASSISTANT_LANG": "en"}
-    return subprocess.Popen(
-        [SCRIPT, "token"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL
+    return spawn_command(
+        ["token"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL
     )
 
 

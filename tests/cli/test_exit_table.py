@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 
 import pytest
 
 from tests.agent.conftest import RunningAgent, on_server
-from tests.cli.test_cli import SCRIPT, expired, valid
+from tests.cli.test_cli import expired, valid
 from tests.commands import run_command
 from tests.conftest import write_creds
 from tests.lock_holder import holding
@@ -151,8 +150,8 @@ def _commands(kind: str, here: bool) -> tuple[str, ...]:
 
 def _command(name: str, extra: list[str]) -> list[str]:
     if name == "exec":
-        return [SCRIPT, "exec", *extra, "--", "true"]
-    return [SCRIPT, name, *extra]
+        return ["exec", *extra, "--", "true"]
+    return [name, *extra]
 
 
 @pytest.mark.parametrize("kind", list(FAILURES))
@@ -162,7 +161,7 @@ def test_every_command_here_exits_as_the_table_says(home, server, kind):
     commands = _commands(kind, here=True)
     got = {}
     for name in commands:
-        done = subprocess.run(_command(name, extra), capture_output=True, text=True, env=env, timeout=PATIENCE)
+        done = run_command(_command(name, extra), env=env, timeout=PATIENCE)
         got[name] = (done.returncode, done.stderr.strip()[-300:])
     assert {name: code for name, (code, _) in got.items()} == dict.fromkeys(commands, TABLE[kind]), got
 
@@ -185,7 +184,7 @@ def test_every_command_on_a_server_exits_as_the_table_says(home, server, tmp_pat
         there = on_server(agent.path, server_home)
         got = {}
         for name in _commands(kind, here=False):
-            done = subprocess.run(_command(name, extra), capture_output=True, text=True, env=there, timeout=PATIENCE)
+            done = run_command(_command(name, extra), env=there, timeout=PATIENCE)
             got[name] = (done.returncode, done.stderr.strip()[-300:])
     finally:
         agent.stop()

@@ -23,10 +23,11 @@ import threading
 import pytest
 from hypothesis import given, strategies as st
 
-from tests.cli.test_cli import SCRIPT, run
+from tests.cli.test_cli import run
 from tests.conftest import read_json, write_creds
 from tests.core.test_cotenancy import OFFICIAL, finish
 from tests.lock_holder import holding
+from tests.spawned import spawn_command
 from tests.toml import tomllib
 from tests.waiting import PATIENCE, until
 from tui.core.config.provider import provision_managed_provider
@@ -84,8 +85,8 @@ def test_two_switches_at_once_leave_one_well_formed_config(home, server):
     text = (home / "config.toml").read_text()
     (home / "config.toml").write_text("# kept\n" + text + '\n[providers.other]\ntype = "x"\n')
     for _round in range(6):
-        first = subprocess.Popen([SCRIPT, "switch", "work"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        second = subprocess.Popen([SCRIPT, "switch", "personal"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = spawn_command(["switch", "work"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        second = spawn_command(["switch", "personal"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert first.wait(timeout=PATIENCE) == 0 and second.wait(timeout=PATIENCE) == 0
         raw = (home / "config.toml").read_text()
         parsed = tomllib.loads(raw)  # well-formed
@@ -106,13 +107,13 @@ def test_switch_racing_a_sign_in_to_the_same_account_leaves_both_whole(home, ser
     personal = read_json(home / "credentials" / f"{PERSONAL}.json")
     server.auto_approve = 0
     for _round in range(2):
-        login = subprocess.Popen(
-            [SCRIPT, "login", "--no-tui", "--no-browser", "--account", "work", "--force"],
+        login = spawn_command(
+            ["login", "--no-tui", "--no-browser", "--account", "work", "--force"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
         switches = [
-            subprocess.Popen([SCRIPT, "switch", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            spawn_command(["switch", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for name in ("personal", "work", "personal")
         ]
         assert login.wait(timeout=PATIENCE) == 0, login.stderr.read() if login.stderr else ""
