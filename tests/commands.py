@@ -137,18 +137,12 @@ def _forked(
     if stdin == subprocess.DEVNULL:
         in_r = os.open(os.devnull, os.O_RDONLY)
     given_in = in_r if in_r is not None else (stdin if stdin is not None else 0)
-    umask = os.umask(0o22)
-    os.umask(umask)
-    request = json.dumps({"argv": command, "env": env, "cwd": cwd, "umask": umask}).encode() + b"\n"
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.connect(_path())
-        conn.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _ints([given_in, out_w, err_w]))])
+        conn = send(command, env, cwd, [given_in, out_w, err_w])
     finally:
         for fd in (out_w, err_w, in_r):
             if fd is not None:
                 os.close(fd)
-    global cpu_seconds
     with conn, conn.makefile("rb") as answers:
         pid = json.loads(answers.readline())["pid"]
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -161,9 +155,34 @@ def _forked(
         finally:
             os.close(out_r)
             os.close(err_r)
-            ended = json.loads(answers.readline())  # the waiter's word once the command is gone
-            cpu_seconds += ended["cpu"]
-    return subprocess.CompletedProcess(command, _code_of(ended["status"]), _text(stdout), _text(stderr))
+            code = ended(answers.readline())  # the waiter's word once the command is gone
+    return subprocess.CompletedProcess(command, code, _text(stdout), _text(stderr))
+
+
+def send(command: list[str], env: dict[str, str], cwd: str, fds: list[int], **extra: object) -> socket.socket:
+    """One request to this worker's warm server: the command with its environment, directory,
+    this process's umask (and `extra`, e.g. `default_signals`), and `fds` as its stdin, stdout and
+    stderr. Returns the connection its waiter answers on: the pid, then how it ended (`ended`)."""
+    umask = os.umask(0o22)
+    os.umask(umask)
+    request = json.dumps({"argv": command, "env": env, "cwd": cwd, "umask": umask, **extra}).encode() + b"\n"
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(_path())
+        conn.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _ints(fds))])
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def ended(line: bytes) -> int:
+    """The waiter's last line: the command's exit code as Popen says it (minus a signal's
+    number); the CPU it spent is counted for the test (`cpu_seconds`)."""
+    global cpu_seconds
+    done = json.loads(line)
+    cpu_seconds += done["cpu"]
+    return _code_of(done["status"])
 
 
 def _ints(fds: list[int]) -> bytes:

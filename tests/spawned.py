@@ -18,7 +18,6 @@ import locale
 import os
 import select
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -88,15 +87,9 @@ class Spawned:
         self.args = command
         self.returncode: int | None = None
         ends = [_child_end(stdin, 0, True), _child_end(stdout, 1, False), _child_end(stderr, 2, False)]
-        umask = os.umask(0o22)
-        os.umask(umask)
-        request = {"argv": command, "env": env, "cwd": cwd, "umask": umask, "default_signals": default_signals}
-        self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._buffer = b""
         try:
-            self._conn.connect(commands._path())
-            fds = commands._ints([end[0] for end in ends])
-            self._conn.sendmsg([json.dumps(request).encode() + b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+            self._conn = commands.send(command, env, cwd, [end[0] for end in ends], default_signals=default_signals)
         finally:
             for child, _kept, close in ends:
                 if close:
@@ -139,9 +132,7 @@ class Spawned:
         line = self._line(timeout)
         if line is None:
             return False
-        ended = json.loads(line)
-        commands.cpu_seconds += ended["cpu"]
-        self.returncode = commands._code_of(ended["status"])
+        self.returncode = commands.ended(line)
         self._conn.close()
         return True
 
