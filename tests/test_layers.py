@@ -65,7 +65,7 @@ def imports_of(name: str) -> set[str]:
 @functools.cache
 def import_graph() -> dict[str, set[str]]:
     """Every module's imports, read when a test first asks (never at collection: every worker collects
-    this file, and reading 244 modules' syntax trees was a second and a half of each one's start)."""
+    this file, and reading 244 modules' syntax trees cost each of them 0.85 s of CPU)."""
     return {name: imports_of(name) for name in MODULES}
 
 
