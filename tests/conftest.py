@@ -157,10 +157,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from tests.frozen_heap import FrozenHeap
     from tests.scheduling import CpuMeter, WeightRecorder
     from tests.shared_css import share_parsed_css
 
     share_parsed_css()
+    config.pluginmanager.register(FrozenHeap(), "frozen-heap")
 
     path, cpu = config.getoption("--record-weights"), config.getoption("--record-cpu")
     if cpu and (hasattr(config, "workerinput") or not config.getoption("numprocesses", None)):
