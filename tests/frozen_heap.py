@@ -22,8 +22,8 @@ import gc
 import pytest
 
 # objects outliving collections since the last freeze, past which the next test's end collects
-# and freezes them (a collection of this many costs about 20 ms; measured on three heavy files, 5,000, 20,000 and
-# 60,000 saved alike, 150,000 less)
+# and freezes them (a collection of this many costs about 20 ms; on three heavy files, limits of
+# 5,000, 20,000 and 60,000 saved alike, 150,000 less)
 LIMIT = 20_000
 
 
