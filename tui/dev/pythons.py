@@ -115,13 +115,23 @@ def build_wheel(log: list[str]) -> pathlib.Path | None:
     """The project's wheel, built once for every interpreter (pure Python), in a temporary
     directory: two builds at once in the source tree would race over its build directory."""
     out = pathlib.Path(tempfile.mkdtemp(prefix="assistant-auth-wheel-"))
-    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)]
+    uv = installer()
+    if uv is not None:
+        command = [uv, "build", "--quiet", "--wheel", "--out-dir", str(out), str(ROOT)]
+    else:
+        command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)  # noqa: S603 - no shell
     wheels = sorted(out.glob("*.whl"))
     if done.returncode != 0 or not wheels:
         log.append(f"building the wheel failed:\n{done.stdout}{done.stderr}")
         return None
     return wheels[-1]
+
+
+def installer() -> str | None:
+    """uv, where `make` put it in the main environment (beside its Python), else None (pip)."""
+    uv = pathlib.Path(sys.executable).parent / "uv"
+    return str(uv) if os.access(uv, os.X_OK) else None
 
 
 def test_requirements(names: tuple[str, ...]) -> list[str]:
@@ -139,9 +149,14 @@ def environment(
     stamp = venv / ".installed"
     bin_python = venv / "bin" / "python"
     pyproject = ROOT / "pyproject.toml"
-    # the main environment's pip installs into it (no pip of its own to set up), without compiling
-    # every file of every dependency ahead of time (Python compiles what the tests import)
-    pip = [sys.executable, "-m", "pip", "--python", str(bin_python), "install", "--quiet", "--no-compile"]
+    # the main environment's uv (else its pip) installs into it (no pip of its own to set up),
+    # without compiling every file of every dependency ahead of time (Python compiles what the
+    # tests import)
+    uv = installer()
+    if uv is not None:
+        pip = [uv, "pip", "install", "--quiet", "--python", str(bin_python)]
+    else:
+        pip = [sys.executable, "-m", "pip", "--python", str(bin_python), "install", "--quiet", "--no-compile"]
     if stamp.exists() and bin_python.exists() and stamp.stat().st_mtime >= pyproject.stat().st_mtime:
         steps = [[*pip, "--no-deps", "--force-reinstall", str(wheel)], [*pip, *tools]]
     else:
