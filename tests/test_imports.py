@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.source_tree import nodes_of
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # The modules `assistant-auth token` loads on its valid-token path, with selector flags, and on
@@ -238,7 +240,7 @@ def _function_imports(path: pathlib.Path):
     source = path.read_text()
     lines = source.splitlines()
     seen = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(path):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for inner in ast.walk(node):

@@ -12,6 +12,8 @@ import pathlib
 
 import pytest
 
+from tests.source_tree import nodes_of
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tui"
 
@@ -39,10 +41,9 @@ MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 def imports_of(name: str) -> set[str]:
     """Modules of tui/ that `name` imports, anywhere in its text."""
     path = MODULES[name]
-    tree = ast.parse(path.read_text(), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -205,8 +206,7 @@ def test_one_signal_policy(name):
     product module calls it."""
     if name == "tui.core.signals":
         return
-    tree = ast.parse(MODULES[name].read_text())
-    calls = {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    calls = {ast.unparse(node.func) for node in nodes_of(MODULES[name]) if isinstance(node, ast.Call)}
     assert not {c for c in calls if c.endswith(SIGNAL_CALLS)}, f"{name} sets a signal disposition"
 
 
@@ -221,7 +221,7 @@ def test_rooms_stay_small_enough_to_read():
         source = path.read_text()
         if len(source.splitlines()) > MODULE_LINES:
             too_long.append(f"module {name}: {len(source.splitlines())} lines")
-        for node in ast.walk(ast.parse(source)):
+        for node in nodes_of(path):
             limit = {ast.ClassDef: CLASS_LINES, ast.FunctionDef: FUNCTION_LINES, ast.AsyncFunctionDef: FUNCTION_LINES}
             if type(node) in limit and node.end_lineno - node.lineno + 1 > limit[type(node)]:
                 too_long.append(f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
@@ -254,7 +254,7 @@ def test_every_client_connects_through_the_one_checked_connect():
     for name, path in sorted(MODULES.items()):
         if name.startswith(("tui.core.system", "tui.dev", "tui.demo")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "connect":
                 found.append(f"{name}:{node.lineno}")
     assert found == []
@@ -267,7 +267,7 @@ def test_every_flock_is_taken_through_the_system_layer():
     for name, path in sorted(MODULES.items()):
         if name.startswith(("tui.core.system", "tui.dev", "tui.demo")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -289,7 +289,7 @@ def test_every_socket_is_made_in_the_system_layer():
     for name, path in sorted(MODULES.items()):
         if name.startswith(("tui.core.system", "tui.dev", "tui.demo", "tui.core.doctor.network")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             made = (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -311,8 +311,7 @@ def test_the_agent_variable_is_read_in_one_place_and_never_written():
     for name, path in sorted(MODULES.items()):
         if name.startswith("tui.dev"):
             continue
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
                 first = node.args[0] if node.args else None
                 named = isinstance(first, (ast.Name, ast.Attribute)) and ast.unparse(first).endswith("SOCKET_ENV")
@@ -338,7 +337,7 @@ def test_the_region_words_are_listed_once():
     for name, path in sorted(MODULES.items()):
         if name.startswith(("tui.dev", "tui.core.spec.settings")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) == 2:
                 words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if words == {"cn", "global"}:

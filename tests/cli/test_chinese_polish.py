@@ -12,6 +12,7 @@ import pytest
 
 from tests.app.helpers import screen_name, screen_text, wait_for
 from tests.commands import run_command
+from tests.source_tree import nodes_of
 from tui.app.screens.confirm import ConfirmScreen
 
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
@@ -192,8 +193,7 @@ def test_every_error_message_is_built_from_untranslated_parts():
     root = pathlib.Path(__file__).resolve().parents[2] / "tui"
     wrong = []
     for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
                 "AuthError",
                 "LockUnavailable",

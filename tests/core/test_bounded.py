@@ -15,6 +15,7 @@ import pathlib
 import httpx
 import pytest
 
+from tests.source_tree import nodes_of
 from tui.core.bounded import within
 from tui.core.http import post_form
 
@@ -116,7 +117,7 @@ def test_the_program_never_calls_wait_for():
     """Every bounded wait in `tui` goes through `within`: 3.10/3.11's wait_for can lose a cancel."""
     calls = []
     for path in sorted(PROGRAM.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
