@@ -25,3 +25,16 @@ def test_prepare_leaves_no_mark_when_the_environment_fails(tmp_path, monkeypatch
 
 def test_nothing_found_prepares_nothing():
     assert pythons.prepare_all({"3.10": None, "3.13": None}) == 0
+
+
+def test_the_installer_is_the_uv_beside_the_running_python_else_pip(tmp_path, monkeypatch):
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.touch()
+    monkeypatch.setattr(pythons.sys, "executable", str(python))
+    assert pythons.installer() is None  # no uv there: pip installs, as before
+    uv = tmp_path / "bin" / "uv"
+    uv.write_text("#!/bin/sh\n")
+    assert pythons.installer() is None  # not runnable: not taken
+    uv.chmod(0o755)
+    assert pythons.installer() == str(uv)
