@@ -2,7 +2,7 @@
 
 The rule tests (layers, imports, signals, sockets, locks, messages) each walked every module of
 `tui`: test_layers alone parsed all 244 modules nine times. A tree is only read by them, never
-changed, so each file's tree and its nodes in `ast.walk` order are kept for the next rule."""
+changed, so each file's text, its tree and its nodes in `ast.walk` order are kept for the next rule."""
 
 from __future__ import annotations
 
@@ -12,8 +12,13 @@ import pathlib
 
 
 @functools.cache
+def source_of(path: pathlib.Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@functools.cache
 def syntax_of(path: pathlib.Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return ast.parse(source_of(path), str(path))
 
 
 @functools.cache

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.source_tree import nodes_of
+from tests.source_tree import nodes_of, source_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -237,8 +237,7 @@ def test_hot_path_is_what_token_loads(home, server):
 
 def _function_imports(path: pathlib.Path):
     """(line, module, the line's text) of every import inside a function or method."""
-    source = path.read_text()
-    lines = source.splitlines()
+    lines = source_of(path).splitlines()
     seen = set()
     for node in nodes_of(path):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -298,7 +297,7 @@ def test_private_collections_abc_only_on_the_hot_path():
     hot = set(HOT_PATH)
     for path in sorted((ROOT / "tui").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        for number, text in enumerate(path.read_text().splitlines(), start=1):
+        for number, text in enumerate(source_of(path).splitlines(), start=1):
             if "import" in text and "_collections_abc" in text:
                 assert rel in hot, f"{rel}:{number}: use collections.abc off the hot path"
                 assert "#" in text, f"{rel}:{number}: say why _collections_abc"

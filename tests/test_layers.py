@@ -12,7 +12,7 @@ import pathlib
 
 import pytest
 
-from tests.source_tree import nodes_of
+from tests.source_tree import nodes_of, source_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tui"
@@ -170,25 +170,26 @@ def test_the_protocol_module_speaks_only_the_protocol():
     """`signin.protocol` sends and parses, and saves nothing: where tokens are stored and under
     which locks is the job of `signin.store`, called by whoever owns the attempt (lazy imports
     count). `tokens` does not borrow from the protocol: both parse token answers through `oauth`."""
-    flow = import_graph()["tui.core.signin.protocol"]
+    graph = import_graph()
+    flow = graph["tui.core.signin.protocol"]
     assert not {t for t in flow if t == "tui.core.credentials.locks" or t.startswith("tui.core.credentials.locks.")}
     assert not {t for t in flow if t == "tui.core.config" or t.startswith("tui.core.config.")}
     assert "tui.core.signin.store" not in flow
-    assert "tui.core.signin.saves" in import_graph()["tui.core.signin.attempt"]  # the attempt's SAVING phase
-    assert "tui.core.signin.saving" in import_graph()["tui.core.signin.saves"]
-    assert "tui.core.signin.store" in import_graph()["tui.core.signin.saving"]
-    assert "tui.core.signin.store" in import_graph()["tui.core.signin.api"]
-    assert "tui.core.signin.protocol" not in import_graph()["tui.core.credentials.refresh"]
+    assert "tui.core.signin.saves" in graph["tui.core.signin.attempt"]  # the attempt's SAVING phase
+    assert "tui.core.signin.saving" in graph["tui.core.signin.saves"]
+    assert "tui.core.signin.store" in graph["tui.core.signin.saving"]
+    assert "tui.core.signin.store" in graph["tui.core.signin.api"]
+    assert "tui.core.signin.protocol" not in graph["tui.core.credentials.refresh"]
     assert (
-        "tui.core.credentials.oauth" in import_graph()["tui.core.credentials.refresh"]
-        and "tui.core.credentials.oauth" in flow
+        "tui.core.credentials.oauth" in graph["tui.core.credentials.refresh"] and "tui.core.credentials.oauth" in flow
     )
 
 
 def test_no_product_module_imports_the_developer_tools():
     """`tui/dev` (bench, scenes, screenshots) is for developers; the demo server is product."""
-    product = [name for name in import_graph() if not name.startswith("tui.dev")]
-    assert [n for n in product if any(t.startswith("tui.dev") for t in import_graph()[n])] == []
+    graph = import_graph()
+    product = [name for name in graph if not name.startswith("tui.dev")]
+    assert [n for n in product if any(t.startswith("tui.dev") for t in graph[n])] == []
 
 
 SIGNAL_CALLS = (
@@ -218,7 +219,7 @@ MODULE_LINES, CLASS_LINES, FUNCTION_LINES = 400, 250, 60
 def test_rooms_stay_small_enough_to_read():
     too_long = []
     for name, path in sorted(MODULES.items()):
-        source = path.read_text()
+        source = source_of(path)
         if len(source.splitlines()) > MODULE_LINES:
             too_long.append(f"module {name}: {len(source.splitlines())} lines")
         for node in nodes_of(path):
