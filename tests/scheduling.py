@@ -6,8 +6,11 @@ under every fault), so they came last and the run ended with one worker busy and
 a minute of a five-minute run. Longest first (with `--no-loadscope-reorder`, xdist keeps this
 order) ends the workers within seconds of each other.
 
-`tests/weights.json` holds each file's seconds in a run of the whole suite on eight workers; a file
-not in it (a new one) goes last, in collection order. Refresh it after a file grows a lot:
+`tests/weights.json` holds each file's seconds in a run of the whole suite on eight workers, measured
+beside a CPU hog: on a loaded machine the files bound by CPU (the app's, the faults') take longest and
+the order decides when the run ends; on a quiet one the files that mostly wait lead, and the run is short
+either way. A file not in it (a new one) goes last, in collection order. Refresh it after a
+file grows a lot, with `python3 -c "while True: pass" &` running beside:
 
     .venv/bin/python -m pytest -q -n 8 --dist loadfile --no-loadscope-reorder --record-weights tests/weights.json
 """
