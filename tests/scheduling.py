@@ -10,9 +10,12 @@ order) ends the workers within seconds of each other.
 beside a CPU hog: on a loaded machine the files bound by CPU (the app's, the faults') take longest and
 the order decides when the run ends; on a quiet one the files that mostly wait lead, and the run is short
 either way. A file not in it (a new one) goes last, in collection order. Refresh it after a
-file grows a lot, with `python3 -c "while True: pass" &` running beside:
+file grows a lot, beside a hog in a session of its own (where the kernel groups sessions, as Linux's
+autogroup does, that hog takes a whole core: the most loaded case), stopped after:
 
+    setsid python3 -c "while True: pass" &
     .venv/bin/python -m pytest -q -n 8 --dist loadfile --no-loadscope-reorder --record-weights tests/weights.json
+    pkill -f "while True: pass"
 """
 
 from __future__ import annotations
